@@ -1,0 +1,10 @@
+"""
+spanbert_lib: SpanBERT and span/entity tasks as an AllenNLP plugin.
+
+This top-level module is deliberately light: it must not import allennlp, because
+:mod:`spanbert_lib.compat` (loaded from a ``.pth`` file at interpreter start) lives
+inside this package. Registered components are imported by
+``--include-package spanbert_lib`` or by the ``.allennlp_plugins`` file, which both
+import every submodule, or explicitly (``import spanbert_lib.pretraining``).
+"""
+from spanbert_lib.version import VERSION as __version__  # noqa: F401

@@ -1,0 +1,1 @@
+"""allennlp subcommands added by spanbert_lib (registered with ``Subcommand.register``)."""

@@ -1,0 +1,1 @@
+"""Reusable torch modules: span-boundary heads, MLM head."""

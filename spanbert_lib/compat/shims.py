@@ -1,0 +1,190 @@
+"""
+The individual repairs. Each entry of :data:`SHIMS` is ``(module, before, after)``:
+``before(module)`` runs just before ``module`` executes, ``after(module)`` right after.
+``after`` callbacks must be idempotent (they may run on an already imported module).
+
+What is *not* here, because a pin in ``requirements.lock`` answers it:
+
+* setuptools >= 81 dropped ``pkg_resources``, which py-rouge imports; without it allennlp
+  silently skips the whole allennlp_models plugin. Pinned ``setuptools<81``.
+* huggingface_hub >= 1.0 removed ``HfFolder``/``Repository`` used by
+  ``allennlp/common/push_to_hf.py``. Pinned ``huggingface_hub<1.0``.
+* transformers 5.x removed ``encode_plus``/``batch_encode_plus``/
+  ``build_inputs_with_special_tokens`` that allennlp calls. Pinned ``transformers<5``.
+"""
+import importlib.machinery
+import os
+import sys
+import types
+from types import ModuleType
+from typing import Any, Dict
+
+
+# --- allennlp (package) ------------------------------------------------------------
+
+def quiet_known_warnings(_: ModuleType) -> None:
+    """
+    py-rouge (imported by allennlp-models on every start) imports ``pkg_resources``, which
+    setuptools 80 deprecates with a UserWarning; the pin keeps it working, the warning is noise.
+    """
+    import warnings
+
+    warnings.filterwarnings("ignore", message="pkg_resources is deprecated", category=UserWarning)
+
+
+def offline_by_default(_: ModuleType) -> None:
+    """
+    Nothing may be fetched from model hubs at run time here. ``HF_HUB_OFFLINE`` and
+    ``TRANSFORMERS_OFFLINE`` default to 1 once allennlp is imported; a user who wants
+    downloads sets them to 0 explicitly. Must run before huggingface_hub reads them.
+    """
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+
+def torchvision_placeholders(_: ModuleType) -> None:
+    """
+    ``allennlp/data/image_loader.py`` and ``allennlp/modules/vision`` import torchvision at
+    top level. PyPI's torchvision wheels are CUDA builds that fail to load beside the CPU
+    torch ("operator torchvision::nms does not exist"), and an unpinned install pulls a
+    multi-GB CUDA torch. When torchvision cannot be imported we register empty placeholder
+    modules; allennlp's vision components are then unusable (we have none), all else works.
+    """
+    if "torchvision" in sys.modules:
+        return
+    try:
+        import torchvision  # noqa: F401
+        return
+    except Exception:
+        for name in list(sys.modules):
+            if name == "torchvision" or name.startswith("torchvision."):
+                del sys.modules[name]
+    for name in ("torchvision", "torchvision.ops", "torchvision.ops.boxes", "torchvision.models",
+                 "torchvision.models.detection", "torchvision.io"):
+        placeholder = types.ModuleType(name)
+        placeholder.__doc__ = "Placeholder registered by spanbert_lib.compat: torchvision is not usable here."
+        placeholder.__path__ = []  # lets `import torchvision.ops.boxes` resolve through the parents
+        placeholder.__spec__ = importlib.machinery.ModuleSpec(name, None, is_package=True)
+        sys.modules[name] = placeholder
+    for name in ("ops", "models", "io"):
+        setattr(sys.modules["torchvision"], name, sys.modules[f"torchvision.{name}"])
+    sys.modules["torchvision.ops"].boxes = sys.modules["torchvision.ops.boxes"]
+    sys.modules["torchvision.models"].detection = sys.modules["torchvision.models.detection"]
+
+
+def import_transformers_first(_: ModuleType) -> None:
+    """
+    transformers probes for torchvision when first imported; it must see the real state
+    (unavailable), not our placeholders, or it would try to use them for image processing.
+    """
+    import transformers  # noqa: F401
+
+
+def transformers_adamw(_: ModuleType) -> None:
+    """
+    transformers removed ``transformers.AdamW`` after 4.49 (deprecated in favour of
+    ``torch.optim.AdamW``); ``allennlp/training/optimizers.py`` subclasses it for the
+    ``huggingface_adamw`` optimizer. We provide it again, built on ``torch.optim.AdamW``,
+    right before that module runs (transformers replaces its module object in
+    ``sys.modules`` while importing submodules, so an attribute set earlier can be lost).
+    """
+    import transformers
+
+    if "AdamW" not in vars(transformers):
+        from spanbert_lib.compat.adamw import AdamW
+
+        transformers.AdamW = AdamW
+
+
+# --- allennlp.common.cached_transformers --------------------------------------------
+
+def tokenizer_without_add_special_tokens(module: ModuleType) -> None:
+    """
+    ``PretrainedTransformerTokenizer`` calls ``cached_transformers.get_tokenizer(name,
+    add_special_tokens=...)``, which forwards the keyword to ``AutoTokenizer.from_pretrained``.
+    transformers >= 4.44 rejects it as an init argument. It never had an effect at
+    construction time (allennlp passes it again per call), so we drop it.
+    """
+    original = module.get_tokenizer
+    if getattr(original, "_spanbert_lib_shim", False):
+        return
+
+    def get_tokenizer(model_name: str, **kwargs: Any):
+        kwargs.pop("add_special_tokens", None)
+        return original(model_name, **kwargs)
+
+    get_tokenizer._spanbert_lib_shim = True  # type: ignore[attr-defined]
+    get_tokenizer.__doc__ = original.__doc__
+    module.get_tokenizer = get_tokenizer
+
+
+# --- allennlp.training.learning_rate_schedulers.pytorch_lr_schedulers ---------------
+
+def reduce_on_plateau_without_verbose(module: ModuleType) -> None:
+    """
+    torch 2.x removed the ``verbose`` argument of ``ReduceLROnPlateau`` (deprecated in
+    2.2), which allennlp's ``reduce_on_plateau`` scheduler always passes. We keep
+    ``verbose`` in allennlp's signature (old configs still parse) and no longer forward it.
+    """
+    import inspect
+
+    import torch
+
+    cls = module.ReduceOnPlateauLearningRateScheduler
+    if getattr(cls.__init__, "_spanbert_lib_shim", False):
+        return
+    if "verbose" in inspect.signature(torch.optim.lr_scheduler.ReduceLROnPlateau.__init__).parameters:
+        return
+    base = module._PyTorchLearningRateSchedulerWithMetricsWrapper
+    signature = inspect.signature(cls.__init__)
+
+    def __init__(self, optimizer, mode="min", factor=0.1, patience=10, verbose=False,
+                 threshold_mode="rel", threshold=1e-4, cooldown=0, min_lr=0, eps=1e-8) -> None:
+        lr_scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(
+            optimizer=optimizer, mode=mode, factor=factor, patience=patience,
+            threshold_mode=threshold_mode, threshold=threshold, cooldown=cooldown,
+            min_lr=min_lr, eps=eps,
+        )
+        base.__init__(self, lr_scheduler)
+
+    __init__.__signature__ = signature  # FromParams reads the annotated signature
+    __init__._spanbert_lib_shim = True  # type: ignore[attr-defined]
+    cls.__init__ = __init__
+
+
+# --- allennlp_models.rc.tools.narrativeqa --------------------------------------------
+
+_saved_nltk_download: Dict[str, Any] = {}
+
+
+def silence_nltk_download(_: ModuleType) -> None:
+    """
+    Every ``allennlp`` command imports allennlp-models' ``narrativeqa.py``, which calls
+    ``nltk.download("punkt")`` at import time when punkt is absent: offline that prints
+    errors on every start. We skip the download during that import; NarrativeQA
+    evaluation (not used by this library) would then need punkt installed by hand.
+    """
+    import nltk
+
+    _saved_nltk_download["download"] = nltk.download
+    nltk.download = lambda *args, **kwargs: False
+
+
+def restore_nltk_download(_: ModuleType) -> None:
+    import nltk
+
+    if "download" in _saved_nltk_download:
+        nltk.download = _saved_nltk_download.pop("download")
+
+
+SHIMS = [
+    ("allennlp", offline_by_default, None),
+    ("allennlp", quiet_known_warnings, None),
+    ("allennlp", import_transformers_first, None),
+    ("allennlp", torchvision_placeholders, None),
+    ("allennlp.training.optimizers", transformers_adamw, None),
+    ("allennlp.common.cached_transformers", None, tokenizer_without_add_special_tokens),
+    ("allennlp.training.learning_rate_schedulers.pytorch_lr_schedulers", None,
+     reduce_on_plateau_without_verbose),
+    ("allennlp_models.rc.tools.narrativeqa", silence_nltk_download, restore_nltk_download),
+]

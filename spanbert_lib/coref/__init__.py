@@ -1,0 +1,1 @@
+"""Coreference resolution."""

@@ -1,0 +1,1 @@
+"""SpanBERT pre-training: span masking, MLM + SBO heads, the pre-training model."""

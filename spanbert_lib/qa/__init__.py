@@ -1,0 +1,1 @@
+"""Extractive question answering (SQuAD 1.1/2.0, MRQA)."""

@@ -1,0 +1,1 @@
+"""Relation extraction (TACRED)."""
