@@ -24,12 +24,16 @@ from typing import Any, Dict
 
 def quiet_known_warnings(_: ModuleType) -> None:
     """
+    Warnings about APIs that still work on the pinned stack and that users cannot act on:
     py-rouge (imported by allennlp-models on every start) imports ``pkg_resources``, which
-    setuptools 80 deprecates with a UserWarning; the pin keeps it working, the warning is noise.
+    setuptools 80 deprecates; allennlp's trainer calls ``torch.cuda.amp.autocast(...)``,
+    deprecated in torch 2.4 in favour of ``torch.amp.autocast("cuda", ...)``.
     """
     import warnings
 
     warnings.filterwarnings("ignore", message="pkg_resources is deprecated", category=UserWarning)
+    warnings.filterwarnings("ignore", message=r"`torch\.cuda\.amp\.autocast\(args\.\.\.\)` is deprecated",
+                            category=FutureWarning)
 
 
 def offline_by_default(_: ModuleType) -> None:
@@ -177,6 +181,20 @@ def restore_nltk_download(_: ModuleType) -> None:
         nltk.download = _saved_nltk_download.pop("download")
 
 
+# --- allennlp.common.plugins (registration, not a repair) -----------------------------
+
+def register_command_plugin(module: ModuleType) -> None:
+    """
+    allennlp finds plugin *subcommands* only among its default plugins and the modules
+    listed in a ``.allennlp_plugins`` file of the current directory (``--include-package``
+    is parsed after the subcommand). Adding ``spanbert_lib.commands`` to the default plugins
+    makes ``allennlp coref-score`` etc. work from any directory. It only imports the command
+    modules, which import their heavy dependencies lazily.
+    """
+    if "spanbert_lib.commands" not in module.DEFAULT_PLUGINS:
+        module.DEFAULT_PLUGINS = tuple(module.DEFAULT_PLUGINS) + ("spanbert_lib.commands",)
+
+
 SHIMS = [
     ("allennlp", offline_by_default, None),
     ("allennlp", quiet_known_warnings, None),
@@ -187,4 +205,5 @@ SHIMS = [
     ("allennlp.training.learning_rate_schedulers.pytorch_lr_schedulers", None,
      reduce_on_plateau_without_verbose),
     ("allennlp_models.rc.tools.narrativeqa", silence_nltk_download, restore_nltk_download),
+    ("allennlp.common.plugins", None, register_command_plugin),
 ]
