@@ -1,0 +1,84 @@
+"""The CoNLL-2012 scorer's metrics as an allennlp ``Metric`` accumulated over documents."""
+import logging
+from typing import Dict, Sequence, Tuple
+
+import torch
+from allennlp.training.metrics import Metric
+
+from spanbert_lib.coref.metrics.scorer import ALL_METRICS, CorefScoreAccumulator
+
+logger = logging.getLogger(__name__)
+
+try:
+    # allennlp-models registers a metric under the same name; importing it first makes ours
+    # (registered with exist_ok=True) the one in effect, whatever the later import order.
+    import allennlp_models.coref.metrics.conll_coref_scores  # noqa: F401
+except Exception as error:  # pragma: no cover - allennlp_models missing or broken
+    logger.debug("allennlp_models' conll_coref_scores not imported: %s", error)
+
+Span = Tuple[int, int]
+DocumentClusters = Sequence[Sequence[Span]]
+
+_COUNT_NAMES = ("muc", "bcub", "ceafm", "ceafe", "blanc", "mentions")
+
+
+@Metric.register("conll_coref_scores", exist_ok=True)
+class ConllCorefScores(Metric):
+    """
+    MUC, B-cubed, CEAFm, CEAFe and BLANC with the semantics of the reference scorer v8.01
+    (``spanbert_lib.coref.metrics.scorer``), micro-averaged over every document seen since
+    the last reset.
+
+    Call it with a batch: ``metric(predicted_clusters, gold_clusters)`` where each argument is
+    a list (one item per document) of clusters, a cluster being a list of inclusive
+    ``(start, end)`` word (or wordpiece) spans; predicted and gold spans must use the same
+    offsets. ``get_metric`` returns flat floats: ``{muc,bcub,ceafm,ceafe,blanc,mention}_
+    {precision,recall,f1}`` and ``conll_f1``.
+    """
+
+    supports_distributed = True
+
+    def __init__(self) -> None:
+        self._accumulator = CorefScoreAccumulator(max_repeated_mentions=None)
+
+    def __call__(self, predicted_clusters: Sequence[DocumentClusters],  # type: ignore[override]
+                 gold_clusters: Sequence[DocumentClusters]) -> None:
+        if len(predicted_clusters) != len(gold_clusters):
+            raise ValueError(f"got predicted clusters for {len(predicted_clusters)} documents "
+                             f"but gold clusters for {len(gold_clusters)}")
+        for predicted, gold in zip(predicted_clusters, gold_clusters):
+            self.add_document(predicted, gold)
+
+    def add_document(self, predicted_clusters: DocumentClusters,
+                     gold_clusters: DocumentClusters) -> None:
+        self._accumulator.add_document(gold_clusters, predicted_clusters)
+
+    def _reduced_accumulator(self) -> CorefScoreAccumulator:
+        from allennlp.nn.util import dist_reduce_sum, is_distributed
+
+        if not is_distributed():
+            return self._accumulator
+        flat = [value for name in _COUNT_NAMES for value in self._accumulator.counts[name]]
+        summed = dist_reduce_sum(torch.tensor(flat, dtype=torch.float64)).tolist()
+        reduced = CorefScoreAccumulator()
+        offset = 0
+        for name in _COUNT_NAMES:
+            size = len(reduced.counts[name])
+            reduced.counts[name] = summed[offset:offset + size]
+            offset += size
+        return reduced
+
+    def get_metric(self, reset: bool = False) -> Dict[str, float]:
+        scores = self._reduced_accumulator().scores()
+        metrics: Dict[str, float] = {}
+        for name in ALL_METRICS + ("mentions",):
+            prefix = "mention" if name == "mentions" else name
+            for kind in ("precision", "recall", "f1"):
+                metrics[f"{prefix}_{kind}"] = float(scores[name][kind])
+        metrics["conll_f1"] = float(scores["conll_f1"])
+        if reset:
+            self.reset()
+        return metrics
+
+    def reset(self) -> None:
+        self._accumulator.reset()
