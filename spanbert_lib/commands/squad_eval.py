@@ -1,0 +1,97 @@
+"""
+``allennlp squad-eval DATASET_JSON PREDICTIONS_JSON``: the official SQuAD v1.1 / v2.0
+evaluation (same keys and values as ``evaluate-v1.1.py`` / ``evaluate-v2.0.py``) on a
+predictions file in the official ``{question_id: answer_text}`` format.
+
+    allennlp squad-eval dev-v2.0.json predictions.json --na-prob-file na_prob.json --json
+"""
+import argparse
+import json
+import logging
+import sys
+from typing import Dict, Optional, Tuple
+
+from allennlp.commands.subcommand import Subcommand
+
+from spanbert_lib.qa.metrics.squad_evaluation import SquadEvaluationError, evaluate_v1, evaluate_v2
+from spanbert_lib.qa.metrics.squad_files import (
+    infer_squad_version,
+    load_na_probs,
+    load_predictions,
+    load_squad_dataset,
+)
+
+logger = logging.getLogger(__name__)
+
+
+@Subcommand.register("squad-eval")
+class SquadEval(Subcommand):
+    requires_plugins = False
+
+    def add_subparser(self, parser: argparse._SubParsersAction) -> argparse.ArgumentParser:
+        description = "Official SQuAD v1.1/v2.0 evaluation of a {question_id: answer} predictions file."
+        subparser = parser.add_parser(self.name, description=description, help=description)
+        subparser.add_argument("dataset_file", metavar="DATASET_JSON", help="SQuAD-format dataset file")
+        subparser.add_argument("prediction_file", metavar="PREDICTIONS_JSON",
+                               help="JSON object mapping question ids to predicted answer texts")
+        subparser.add_argument("--version", choices=["1.1", "2.0"], default=None,
+                               help="evaluation script to follow (default: from the dataset's 'version' "
+                                    "field or 'is_impossible' flags, else 1.1)")
+        subparser.add_argument("--na-prob-file", "-n", default=None,
+                               help="v2.0: JSON object mapping question ids to no-answer probabilities")
+        subparser.add_argument("--na-prob-thresh", "-t", type=float, default=1.0,
+                               help='v2.0: predict "" where the no-answer probability exceeds this')
+        subparser.add_argument("--json", action="store_true", help="print the scores as JSON")
+        subparser.add_argument("--output-file", "-o", default=None, help="also write the scores as JSON here")
+        subparser.set_defaults(func=_run)
+        return subparser
+
+
+def evaluate_squad_files(dataset_file: str, prediction_file: str, version: Optional[str] = None,
+                         na_prob_file: Optional[str] = None,
+                         na_prob_thresh: float = 1.0) -> Tuple[str, Dict[str, float]]:
+    """
+    ``(version used, scores)`` for a dataset file and a predictions file; raises
+    :class:`SquadEvaluationError` on unreadable or malformed input, naming the file.
+    """
+    data, version_field = load_squad_dataset(dataset_file)
+    version = version or infer_squad_version(data, version_field)
+    predictions = load_predictions(prediction_file)
+    if version == "1.1":
+        if na_prob_file is not None:
+            raise SquadEvaluationError("--na-prob-file only applies to SQuAD v2.0 evaluation")
+        if version_field is not None and version_field != "1.1":
+            logger.warning("Evaluation expects v-1.1, but got dataset with v-%s", version_field)
+        return version, evaluate_v1(data, predictions, source=f"dataset file {dataset_file}")
+    na_probs = load_na_probs(na_prob_file) if na_prob_file is not None else None
+    return version, evaluate_v2(data, predictions, na_probs, na_prob_thresh,
+                                source=f"dataset file {dataset_file}",
+                                predictions_source=f"predictions file {prediction_file}",
+                                na_probs_source=f"no-answer probability file {na_prob_file}")
+
+
+def format_table(version: str, scores: Dict[str, float]) -> str:
+    """One ``key  value`` line per score, after a ``SQuAD vX evaluation`` header."""
+    width = max(len(key) for key in scores)
+    lines = [f"SQuAD v{version} evaluation"]
+    for key, value in scores.items():
+        shown = str(value) if isinstance(value, int) else f"{value:.4f}"
+        lines.append(f"  {key:<{width}}  {shown}")
+    return "\n".join(lines)
+
+
+def _run(args: argparse.Namespace) -> None:
+    try:
+        version, scores = evaluate_squad_files(args.dataset_file, args.prediction_file, args.version,
+                                               args.na_prob_file, args.na_prob_thresh)
+    except SquadEvaluationError as error:
+        print(f"allennlp squad-eval: error: {error}", file=sys.stderr)
+        sys.exit(1)
+    if args.output_file:
+        with open(args.output_file, "w", encoding="utf-8") as handle:
+            json.dump(scores, handle)
+    if args.json:
+        # the official scripts print v1.1 on one line, v2.0 indented
+        print(json.dumps(scores) if version == "1.1" else json.dumps(scores, indent=2))
+    else:
+        print(format_table(version, scores))
