@@ -1,0 +1,68 @@
+"""
+``allennlp build-wordpiece-vocab TEXT_PATH OUTPUT_DIR``: trains a BERT WordPiece vocabulary on raw
+text and saves a fast tokenizer directory that the pre-training readers and
+``transformers.AutoTokenizer.from_pretrained`` load.
+
+TEXT_PATH is read like the pre-training readers read it: a file, a directory (every ``*.txt``
+below it) or a glob pattern, UTF-8, documents separated by blank lines.
+"""
+import argparse
+import logging
+
+from allennlp.commands.subcommand import Subcommand
+
+logger = logging.getLogger(__name__)
+
+
+@Subcommand.register("build-wordpiece-vocab")
+class BuildWordpieceVocab(Subcommand):
+    def add_subparser(self, parser: argparse._SubParsersAction) -> argparse.ArgumentParser:
+        description = "Train a (cased by default) WordPiece vocabulary on raw text and save a BERT tokenizer."
+        subparser = parser.add_parser(self.name, description=description, help=description)
+        subparser.add_argument("text_path", help="a .txt file, a directory of .txt files, or a glob pattern")
+        subparser.add_argument("output_dir", help="directory to write the tokenizer to")
+        subparser.add_argument(
+            "--vocab-size", type=int, default=28996,
+            help="maximum vocabulary size incl. special tokens (default: 28996, SpanBERT's cased BERT vocabulary)",
+        )
+        subparser.add_argument("--lowercase", action="store_true", help="lowercase and strip accents (uncased)")
+        subparser.add_argument(
+            "--min-frequency", type=int, default=2, help="minimum pair frequency for a merge (default: 2)"
+        )
+        subparser.add_argument(
+            "--encoding-errors", choices=("strict", "replace"), default="strict",
+            help="what to do with invalid UTF-8: fail naming the file and offset (default) or replace",
+        )
+        subparser.set_defaults(func=build_wordpiece_vocab_from_args)
+        return subparser
+
+
+def build_wordpiece_vocab_from_args(args: argparse.Namespace) -> None:
+    size = build_wordpiece_vocab(
+        args.text_path, args.output_dir, args.vocab_size, args.lowercase, args.min_frequency, args.encoding_errors
+    )
+    casing = "lowercased" if args.lowercase else "cased"
+    print(f"Wrote a {casing} WordPiece vocabulary of {size} entries to {args.output_dir}")
+
+
+def build_wordpiece_vocab(
+    text_path: str,
+    output_dir: str,
+    vocab_size: int = 28996,
+    lowercase: bool = False,
+    min_frequency: int = 2,
+    encoding_errors: str = "strict",
+) -> int:
+    """Trains and saves the tokenizer; returns the size of the vocabulary written."""
+    from spanbert_lib.common.wordpiece import train_wordpiece_tokenizer
+    from spanbert_lib.pretraining.dataset_readers.corpus_files import expand_text_paths, iter_documents
+
+    if vocab_size < 1 or min_frequency < 1:
+        raise ValueError(f"--vocab-size and --min-frequency must be positive, got {vocab_size}, {min_frequency}")
+    files = expand_text_paths(text_path)
+    logger.info("Training a WordPiece vocabulary on %d files from %s", len(files), text_path)
+    documents = (document.text for document in iter_documents(files, "blank_line", encoding_errors))
+    tokenizer = train_wordpiece_tokenizer(
+        documents, output_dir, vocab_size=vocab_size, lowercase=lowercase, min_frequency=min_frequency
+    )
+    return len(tokenizer)

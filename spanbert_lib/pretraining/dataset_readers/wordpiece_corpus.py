@@ -1,0 +1,223 @@
+"""
+Shared machinery of the pre-training corpus readers: files -> documents -> wordpieces.
+
+:class:`WordpieceCorpusReader` streams documents from a file / directory / glob, shards them over
+distributed ranks and data-loader workers, tokenises them in batches with a fast Hugging Face
+tokenizer (the Rust ``encode_batch``; no per-token Python), and hands :class:`TokenizedDocument`
+batches to its subclass, which turns them into instances. It counts what was skipped and logs a
+summary at the end of every pass.
+"""
+import itertools
+import logging
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Iterable, Iterator, List, Optional, TypeVar
+
+import numpy as np
+from allennlp.common.checks import ConfigurationError
+from allennlp.common.tqdm import Tqdm
+from allennlp.data import Instance
+from allennlp.data.dataset_readers import DatasetReader
+
+from spanbert_lib.pretraining.dataset_readers.block_packing import word_boundaries, word_start_mask
+from spanbert_lib.pretraining.dataset_readers.corpus_files import (
+    DOCUMENT_SEPARATORS,
+    ENCODING_ERRORS,
+    CorpusFileStats,
+    Document,
+    expand_text_paths,
+    iter_documents,
+)
+
+logger = logging.getLogger(__name__)
+_T = TypeVar("_T")
+
+
+@dataclass
+class TokenizedDocument:
+    """
+    A document as wordpieces. ``N`` pieces, ``W`` words.
+
+    ``input_ids``: int64 ``(N,)``; ``word_index``: int64 ``(N,)`` dense word index ``0..W-1`` of
+    each piece; ``boundaries``: int64 ``(W + 1,)`` token position where each word starts, then
+    ``N``; ``word_start_chars``: int64 ``(W,)`` character offset of each word's first character
+    in ``document.text`` (only when the reader asked for offsets, else None).
+    """
+
+    document: Document
+    input_ids: np.ndarray
+    word_index: np.ndarray
+    boundaries: np.ndarray
+    word_start_chars: Optional[np.ndarray] = None
+
+    @property
+    def num_words(self) -> int:
+        return len(self.boundaries) - 1
+
+
+@dataclass
+class ReadStats:
+    """Counters of one pass over a corpus by one shard."""
+
+    files: CorpusFileStats = field(default_factory=CorpusFileStats)
+    documents: int = 0  # documents turned into instances
+    instances: int = 0
+    tokens: int = 0  # wordpieces in the instances, special tokens included
+    short_documents: Counter = field(default_factory=Counter)  # file -> documents below min words
+    truncated_words: int = 0
+    extra: Counter = field(default_factory=Counter)  # reader-specific counters, logged as is
+
+
+def _batched(iterable: Iterable[_T], size: int) -> Iterator[List[_T]]:
+    iterator = iter(iterable)
+    while batch := list(itertools.islice(iterator, size)):
+        yield batch
+
+
+class WordpieceCorpusReader(DatasetReader):
+    """
+    Base class; see :class:`~spanbert_lib.pretraining.dataset_readers.pretraining_corpus.PretrainingCorpusReader`
+    for the meaning of the shared arguments.
+    """
+
+    _needs_char_offsets = False  # subclasses that map character spans to words set this
+
+    def __init__(
+        self,
+        tokenizer: str,
+        max_sequence_length: int = 512,
+        document_separator: str = "blank_line",
+        encoding_errors: str = "strict",
+        min_document_words: int = 1,
+        documents_per_batch: int = 64,
+        **kwargs,
+    ) -> None:
+        super().__init__(manual_distributed_sharding=True, manual_multiprocess_sharding=True, **kwargs)
+        if document_separator not in DOCUMENT_SEPARATORS:
+            raise ConfigurationError(
+                f"document_separator must be one of {DOCUMENT_SEPARATORS}, got {document_separator!r}"
+            )
+        if encoding_errors not in ENCODING_ERRORS:
+            raise ConfigurationError(f"encoding_errors must be one of {ENCODING_ERRORS}, got {encoding_errors!r}")
+        if documents_per_batch < 1:
+            raise ConfigurationError(f"documents_per_batch must be >= 1, got {documents_per_batch}")
+        self.max_sequence_length = max_sequence_length
+        self.document_separator = document_separator
+        self.encoding_errors = encoding_errors
+        self.min_document_words = min_document_words
+        self.documents_per_batch = documents_per_batch
+        self.tokenizer_name = tokenizer
+        self.tokenizer = self._load_tokenizer(tokenizer)
+        self._backend = self.tokenizer.backend_tokenizer
+        self._backend.no_truncation()
+        self._backend.no_padding()
+        self.pad_token_id: int = self.tokenizer.pad_token_id
+        self.cls_token_id: int = self.tokenizer.cls_token_id
+        self.sep_token_id: int = self.tokenizer.sep_token_id
+
+    @staticmethod
+    def _load_tokenizer(name: str):
+        from transformers import AutoTokenizer
+
+        try:
+            tokenizer = AutoTokenizer.from_pretrained(name)
+        except (OSError, ValueError) as error:
+            raise ConfigurationError(
+                f"Could not load the tokenizer {name!r} (a tokenizer directory or a cached Hugging Face "
+                f"name; build one with `allennlp build-wordpiece-vocab`): {error}"
+            ) from error
+        if not tokenizer.is_fast:
+            raise ConfigurationError(f"Tokenizer {name!r} is not a fast (Rust) tokenizer; one is required.")
+        missing = [t for t in ("pad_token", "cls_token", "sep_token") if getattr(tokenizer, t + "_id") is None]
+        if missing:
+            raise ConfigurationError(f"Tokenizer {name!r} lacks the special token(s) {missing}.")
+        return tokenizer
+
+    # ---- to be provided by subclasses -------------------------------------------------------
+
+    def _batch_instances(self, batch: List[TokenizedDocument], stats: ReadStats) -> Iterator[Instance]:
+        """Instances for a batch of documents (in corpus order); update ``stats``."""
+        raise NotImplementedError
+
+    # ---- reading ------------------------------------------------------------------------------
+
+    def tokenize_documents(self, documents: List[Document]) -> List[TokenizedDocument]:
+        encodings = self._backend.encode_batch([d.text for d in documents], add_special_tokens=False)
+        result = []
+        for document, encoding in zip(documents, encodings):
+            input_ids = np.asarray(encoding.ids, dtype=np.int64)
+            word_ids = encoding.word_ids
+            if None in word_ids:  # tokens outside any word: make each one its own word
+                word_ids = [-2 - i if w is None else w for i, w in enumerate(word_ids)]
+            starts = word_start_mask(np.asarray(word_ids, dtype=np.int64))
+            boundaries = word_boundaries(starts)
+            word_start_chars = None
+            if self._needs_char_offsets:
+                offsets = np.asarray(encoding.offsets, dtype=np.int64).reshape(-1, 2)
+                word_start_chars = offsets[boundaries[:-1], 0]
+            result.append(
+                TokenizedDocument(document, input_ids, np.cumsum(starts) - 1, boundaries, word_start_chars)
+            )
+        return result
+
+    def _shard_label(self) -> str:
+        worker, dist = self.get_worker_info(), self.get_distributed_info()
+        parts = []
+        if dist is not None:
+            parts.append(f"rank {dist.global_rank}/{dist.world_size}")
+        if worker is not None:
+            parts.append(f"worker {worker.id}/{worker.num_workers}")
+        return f" ({', '.join(parts)})" if parts else ""
+
+    def _is_first_shard(self) -> bool:
+        worker, dist = self.get_worker_info(), self.get_distributed_info()
+        return (worker is None or worker.id == 0) and (dist is None or dist.global_rank == 0)
+
+    def _read(self, file_path) -> Iterator[Instance]:
+        files = expand_text_paths(file_path)
+        stats = ReadStats()
+        documents: Iterable[Document] = self.shard_iterable(
+            iter_documents(files, self.document_separator, self.encoding_errors, stats.files)
+        )
+        if self.get_worker_info() is None:
+            documents = Tqdm.tqdm(documents, desc=f"reading {file_path}", unit=" documents")
+        for batch in _batched(documents, self.documents_per_batch):
+            kept = []
+            for tokenized in self.tokenize_documents(batch):
+                if tokenized.num_words < max(self.min_document_words, 1):
+                    stats.short_documents[tokenized.document.path] += 1
+                else:
+                    kept.append(tokenized)
+            if kept:
+                stats.documents += len(kept)
+                yield from self._batch_instances(kept, stats)
+        self._log_summary(file_path, stats)
+
+    def _log_summary(self, file_path, stats: ReadStats) -> None:
+        shard = self._shard_label()
+        extra = "".join(f", {name}: {count}" for name, count in sorted(stats.extra.items()))
+        logger.info(
+            "Read %s%s: %d files, %d documents -> %d instances, %d wordpieces; skipped %d empty and %d "
+            "short documents, truncated %d words%s",
+            file_path, shard, stats.files.files, stats.documents, stats.instances, stats.tokens,
+            sum(stats.files.empty_documents.values()), sum(stats.short_documents.values()),
+            stats.truncated_words, extra,
+        )
+        # Every shard walks all files, so file-level skips are reported once, by the first shard.
+        if stats.files.empty_documents and self._is_first_shard():
+            per_file = ", ".join(f"{path} ({n})" for path, n in stats.files.empty_documents.items())
+            logger.warning(
+                "Skipped %d empty or whitespace-only documents/files: %s",
+                sum(stats.files.empty_documents.values()), per_file,
+            )
+        if stats.short_documents:
+            per_file = ", ".join(f"{path} ({n})" for path, n in stats.short_documents.items())
+            logger.warning(
+                "Skipped %d documents with fewer than %d words%s: %s",
+                sum(stats.short_documents.values()), max(self.min_document_words, 1), shard, per_file,
+            )
+        if stats.truncated_words:
+            logger.warning(
+                "Truncated %d words longer than a whole sequence (max_sequence_length=%d)%s",
+                stats.truncated_words, self.max_sequence_length, shard,
+            )
