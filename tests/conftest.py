@@ -13,6 +13,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
+import spanbert_lib.plugin  # noqa: E402,F401  (registers every component, as the CLI plugin does)
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 TINY_BERT_DIR = REPO_ROOT / "fixtures" / "tiny_bert"
 

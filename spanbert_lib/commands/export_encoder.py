@@ -1,0 +1,57 @@
+"""
+``allennlp export-encoder ARCHIVE OUT_DIR``: write the encoder of a trained model (and its
+tokenizer files) as a Hugging Face directory, loadable with
+``transformers.AutoModel.from_pretrained(OUT_DIR)`` / ``AutoTokenizer.from_pretrained(OUT_DIR)``
+and usable as ``model_name`` of allennlp's ``pretrained_transformer`` components.
+"""
+import argparse
+import logging
+from pathlib import Path
+
+from allennlp.commands.subcommand import Subcommand
+
+logger = logging.getLogger(__name__)
+
+
+@Subcommand.register("export-encoder")
+class ExportEncoder(Subcommand):
+    requires_plugins = True
+
+    def add_subparser(self, parser: argparse._SubParsersAction) -> argparse.ArgumentParser:
+        description = "Export the transformer encoder of a trained model archive as a Hugging Face directory."
+        subparser = parser.add_parser(self.name, description=description, help=description)
+        subparser.add_argument("archive_file", type=str, help="model.tar.gz or a serialization directory")
+        subparser.add_argument("output_dir", type=str, help="directory to write config, weights and tokenizer to")
+        subparser.add_argument("--weights-file", type=str, default=None,
+                               help="a weights file (e.g. best.th) other than the archive's")
+        subparser.set_defaults(func=_export_from_args)
+        return subparser
+
+
+def _export_from_args(args: argparse.Namespace) -> None:
+    output = export_encoder(args.archive_file, args.output_dir, weights_file=args.weights_file)
+    print(f"encoder written to {output}")
+
+
+def export_encoder(archive_file: str, output_dir: str, weights_file: str = None) -> Path:
+    """Loads the archive, finds its encoder and writes it with ``save_pretrained``. Returns the output path."""
+    import spanbert_lib.plugin  # noqa: F401  (registers the models archives may contain)
+    from allennlp.common.checks import ConfigurationError
+    from allennlp.models.archival import load_archive
+
+    archive = load_archive(archive_file, weights_file=weights_file)
+    model = archive.model
+    encoder = getattr(model, "encoder", None)
+    tokenizer = getattr(model, "tokenizer", None)
+    if encoder is None or not hasattr(encoder, "save_pretrained"):
+        raise ConfigurationError(
+            f"{archive_file}: model {type(model).__name__} has no Hugging Face `encoder` attribute to export"
+        )
+    output = Path(output_dir)
+    output.mkdir(parents=True, exist_ok=True)
+    encoder.save_pretrained(str(output), safe_serialization=True)
+    if tokenizer is not None:
+        tokenizer.save_pretrained(str(output))
+    else:
+        logger.warning("%s: the model has no tokenizer attribute; only the encoder was written", archive_file)
+    return output

@@ -1,0 +1,109 @@
+"""
+``allennlp masking-stats CONFIG_OR_READER_JSON TEXT_PATH [--json] [--plot FILE.png]``
+
+Reads TEXT_PATH with the configured dataset reader, applies the configured masking scheme
+and reports what it did: masked fraction of tokens, mean span length in words, the
+span-length histogram (Joshi et al. 2020, Figure 2; ``--plot`` draws it), the share of spans
+replaced by [MASK] / random tokens / kept, and how many spans start at a word start.
+
+CONFIG_OR_READER_JSON is a training config (its ``dataset_reader`` and ``model.masker`` are
+used) or the parameters of a dataset reader alone, optionally with a ``masker`` key.
+"""
+import argparse
+import json
+from typing import Any, Dict, Optional
+
+from allennlp.commands.subcommand import Subcommand
+
+
+@Subcommand.register("masking-stats")
+class MaskingStats(Subcommand):
+    requires_plugins = True
+
+    def add_subparser(self, parser: argparse._SubParsersAction) -> argparse.ArgumentParser:
+        description = "Apply a configured masking scheme to text and report span statistics."
+        subparser = parser.add_parser(self.name, description=description, help=description)
+        subparser.add_argument("config", type=str, help="training config or dataset reader params (json/jsonnet)")
+        subparser.add_argument("text_path", type=str, help="text file, directory or glob to read")
+        subparser.add_argument("--json", action="store_true", help="print one JSON object")
+        subparser.add_argument("--plot", type=str, default=None, help="write the span length histogram as a PNG")
+        subparser.add_argument("--batch-size", type=int, default=32)
+        subparser.add_argument("--seed", type=int, default=0, help="seed of the masking generator")
+        subparser.add_argument("--max-blocks", type=int, default=None, help="stop after this many blocks")
+        subparser.add_argument("-o", "--overrides", type=str, default="",
+                               help="a JSON structure used to override the config, as for `allennlp train`")
+        subparser.set_defaults(func=_masking_stats_from_args)
+        return subparser
+
+
+def _masking_stats_from_args(args: argparse.Namespace) -> None:
+    statistics = masking_statistics(args.config, args.text_path, batch_size=args.batch_size, seed=args.seed,
+                                    max_blocks=args.max_blocks, plot=args.plot, overrides=args.overrides)
+    if args.json:
+        print(json.dumps(statistics, sort_keys=True))
+    else:
+        print(format_statistics(statistics))
+
+
+def masking_statistics(config: str, text_path: str, batch_size: int = 32, seed: int = 0,
+                       max_blocks: Optional[int] = None, plot: Optional[str] = None,
+                       overrides: str = "") -> Dict[str, Any]:
+    """Masks every block the reader yields for ``text_path``; returns the statistics dict."""
+    import itertools
+
+    import torch
+    from allennlp.common import Params
+    from allennlp.data import Batch, DatasetReader
+    from transformers import AutoTokenizer
+
+    import spanbert_lib.plugin  # noqa: F401
+    from spanbert_lib.pretraining.masking import Masker, MaskingStatistics, plot_span_length_histogram
+
+    params = Params.from_file(config, params_overrides=overrides)
+    if "dataset_reader" in params:
+        reader_params = params.pop("dataset_reader")
+        masker_params = params.get("model", Params({})).pop("masker", None)
+    else:
+        reader_params = params
+        masker_params = params.pop("masker", None)
+    tokenizer_name = reader_params.get("tokenizer")
+    reader = DatasetReader.from_params(reader_params)
+    masker = Masker.from_params(masker_params) if masker_params is not None else Masker.by_name("geometric_span")()
+    tokenizer = AutoTokenizer.from_pretrained(tokenizer_name)
+    vocab_size = len(tokenizer)  # len() of a fast tokenizer is not free: once, not per batch
+
+    generator = torch.Generator().manual_seed(seed)
+    accumulator = MaskingStatistics()
+    instances = reader.read(text_path)
+    if max_blocks is not None:
+        instances = itertools.islice(instances, max_blocks)
+    while True:
+        chunk = list(itertools.islice(instances, batch_size))
+        if not chunk:
+            break
+        tensors = Batch(chunk).as_tensor_dict()
+        output = masker.mask(tensors["input_ids"], tensors["word_ids"], mask_token_id=tokenizer.mask_token_id,
+                             vocab_size=vocab_size, phrase_ids=tensors.get("phrase_ids"), generator=generator)
+        accumulator.update(output, tensors["word_ids"])
+    statistics = accumulator.get_statistics()
+    if plot:
+        plot_span_length_histogram(statistics["span_length_histogram"], plot,
+                                   title=f"{type(masker).__name__} on {text_path}")
+    return statistics
+
+
+def format_statistics(statistics: Dict[str, Any]) -> str:
+    lines = [
+        f"tokens (maskable)          {statistics['num_tokens']}",
+        f"masked fraction            {statistics['masked_fraction']:.4f}",
+        f"mean span length (words)   {statistics['mean_span_length_words']:.3f}",
+        f"spans starting at a word   {statistics['spans_start_at_word_start']:.4f}",
+        "replacement (over spans)   " + "  ".join(f"{k} {v:.3f}" for k, v in statistics["replacement"].items()),
+        "span length histogram (words: count)",
+    ]
+    histogram = statistics["span_length_histogram"]
+    total = max(1, sum(histogram.values()))
+    for length in sorted(histogram, key=int):
+        count = histogram[length]
+        lines.append(f"  {int(length):>3} {count:>8}  {'#' * round(50 * count / total)}")
+    return "\n".join(lines)

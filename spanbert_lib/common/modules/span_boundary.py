@@ -1,0 +1,151 @@
+"""
+Span-boundary building blocks (SpanBERT, Joshi et al. 2020, section 3.2).
+
+* :class:`SpanBoundaryHead` - the span boundary objective's predictor: a representation of
+  each position inside a span computed only from the span's *external* boundary tokens
+  x(s-1), x(e+1) and a relative position embedding.
+* :class:`ExternalBoundarySpanExtractor` - allennlp ``SpanExtractor`` ``"external_boundary"``
+  giving ``[x(s-1); x(e+1)]`` for arbitrary spans, the same vectors the head reads.
+
+Both are meant to be reused in other models (span classification, coreference, NER).
+"""
+from typing import Optional
+
+import torch
+from allennlp.common import Registrable
+from allennlp.modules.span_extractors import SpanExtractor
+
+
+def gather_positions(sequence: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+    """
+    sequence: FloatTensor[B, L, H]; positions: LongTensor[B, T] (indices into L).
+    Returns FloatTensor[B, T, H] with ``out[b, t] = sequence[b, positions[b, t]]``.
+    """
+    index = positions.unsqueeze(-1).expand(*positions.shape, sequence.size(-1))
+    return sequence.gather(1, index)
+
+
+def external_boundaries(spans: torch.Tensor, sequence_length: int) -> torch.Tensor:
+    """
+    spans: LongTensor[..., 2] inclusive (start, end). Returns LongTensor[..., 2] with the
+    external boundary positions (start - 1, end + 1), clamped into [0, sequence_length - 1]
+    (a span touching the edge of the sequence uses the edge token itself; with
+    ``[CLS] ... [SEP]`` blocks this never happens for spans of ordinary tokens).
+    """
+    boundaries = torch.stack([spans[..., 0] - 1, spans[..., 1] + 1], dim=-1)
+    return boundaries.clamp(0, sequence_length - 1)
+
+
+class SpanBoundaryHead(torch.nn.Module, Registrable):
+    """
+    y_i = LN(GeLU(W2 . LN(GeLU(W1 . [x(s-1); x(e+1); p(i-s+1)]))))
+
+    for every target position i of a span (s, e), where p is a learned relative position
+    embedding (``position_embedding_dim``, 200 in the paper). Returns y_i of size
+    ``input_dim``; SpanBERT decodes it with the output embeddings tied to the input ones.
+
+    input_dim: size H of the encoder states.
+    max_span_width: positions i - s >= max_span_width share the last position embedding.
+    """
+
+    default_implementation = "span_boundary"
+
+    def __init__(self, input_dim: int, position_embedding_dim: int = 200, max_span_width: int = 32,
+                 layer_norm_eps: float = 1e-12) -> None:
+        super().__init__()
+        self.input_dim = input_dim
+        self.max_span_width = max_span_width
+        self.position_embeddings = torch.nn.Embedding(max_span_width, position_embedding_dim)
+        self.layer1 = torch.nn.Linear(2 * input_dim + position_embedding_dim, input_dim)
+        self.norm1 = torch.nn.LayerNorm(input_dim, eps=layer_norm_eps)
+        self.layer2 = torch.nn.Linear(input_dim, input_dim)
+        self.norm2 = torch.nn.LayerNorm(input_dim, eps=layer_norm_eps)
+        self.activation = torch.nn.GELU()
+
+    def get_output_dim(self) -> int:
+        return self.input_dim
+
+    def forward(self, sequence: torch.Tensor, span_starts: torch.Tensor, span_ends: torch.Tensor,
+                target_positions: torch.Tensor) -> torch.Tensor:
+        """
+        sequence: FloatTensor[B, L, H] encoder states.
+        span_starts, span_ends: LongTensor[B, T], inclusive span of each target.
+        target_positions: LongTensor[B, T], the position i of each target (s <= i <= e).
+        Returns FloatTensor[B, T, H].
+        """
+        boundaries = external_boundaries(torch.stack([span_starts, span_ends], dim=-1), sequence.size(1))
+        left = gather_positions(sequence, boundaries[..., 0])
+        right = gather_positions(sequence, boundaries[..., 1])
+        relative = (target_positions - span_starts).clamp(0, self.max_span_width - 1)
+        return self.from_boundaries(left, right, relative)
+
+    def from_boundaries(self, left: torch.Tensor, right: torch.Tensor, relative_positions: torch.Tensor) -> torch.Tensor:
+        """
+        left, right: FloatTensor[..., H] boundary vectors x(s-1), x(e+1);
+        relative_positions: LongTensor[...] 0-based offsets i - s. Returns FloatTensor[..., H].
+        """
+        features = torch.cat([left, right, self.position_embeddings(relative_positions)], dim=-1)
+        hidden = self.norm1(self.activation(self.layer1(features)))
+        return self.norm2(self.activation(self.layer2(hidden)))
+
+    def span_representation(self, sequence: torch.Tensor, spans: torch.Tensor,
+                            span_mask: Optional[torch.Tensor] = None) -> torch.Tensor:
+        """
+        A fixed-size representation of whole spans from their boundary vectors: the mean of
+        y_i over the span's positions (widths beyond ``max_span_width`` are averaged over the
+        first ``max_span_width`` positions).
+
+        sequence: FloatTensor[B, L, H]; spans: LongTensor[B, S, 2] inclusive; span_mask:
+        BoolTensor[B, S] (masked spans give zeros). Returns FloatTensor[B, S, H].
+        """
+        boundaries = external_boundaries(spans, sequence.size(1))
+        left = gather_positions(sequence, boundaries[..., 0])          # [B, S, H]
+        right = gather_positions(sequence, boundaries[..., 1])
+        offsets = torch.arange(self.max_span_width, device=spans.device)  # [W]
+        widths = (spans[..., 1] - spans[..., 0] + 1).clamp(1, self.max_span_width)  # [B, S]
+        outputs = self.from_boundaries(
+            left.unsqueeze(2).expand(-1, -1, self.max_span_width, -1),
+            right.unsqueeze(2).expand(-1, -1, self.max_span_width, -1),
+            offsets.expand(*spans.shape[:2], -1),
+        )                                                                  # [B, S, W, H]
+        inside = (offsets < widths.unsqueeze(-1)).unsqueeze(-1).to(outputs.dtype)
+        representation = (outputs * inside).sum(2) / widths.unsqueeze(-1).to(outputs.dtype)
+        if span_mask is not None:
+            representation = representation * span_mask.unsqueeze(-1).to(representation.dtype)
+        return representation
+
+
+SpanBoundaryHead.register("span_boundary")(SpanBoundaryHead)
+
+
+@SpanExtractor.register("external_boundary")
+class ExternalBoundarySpanExtractor(SpanExtractor):
+    """
+    Represents a span (s, e) by its external boundary tokens ``[x(s-1); x(e+1)]``, the
+    information SpanBERT's span boundary objective trains the encoder to put there.
+    Output dim: 2 * input_dim.
+    """
+
+    def __init__(self, input_dim: int) -> None:
+        super().__init__()
+        self._input_dim = input_dim
+
+    def get_input_dim(self) -> int:
+        return self._input_dim
+
+    def get_output_dim(self) -> int:
+        return 2 * self._input_dim
+
+    def forward(self, sequence_tensor: torch.Tensor, span_indices: torch.Tensor,
+                sequence_mask: Optional[torch.Tensor] = None,
+                span_indices_mask: Optional[torch.Tensor] = None) -> torch.Tensor:
+        """
+        sequence_tensor: FloatTensor[B, L, H]; span_indices: LongTensor[B, S, 2] inclusive.
+        Returns FloatTensor[B, S, 2H]; spans masked out by ``span_indices_mask`` are zeros.
+        """
+        boundaries = external_boundaries(span_indices, sequence_tensor.size(1))
+        representation = torch.cat([gather_positions(sequence_tensor, boundaries[..., 0]),
+                                    gather_positions(sequence_tensor, boundaries[..., 1])], dim=-1)
+        if span_indices_mask is not None:
+            representation = representation * span_indices_mask.unsqueeze(-1).to(representation.dtype)
+        return representation

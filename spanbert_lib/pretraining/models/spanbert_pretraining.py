@@ -1,0 +1,184 @@
+"""The SpanBERT pre-training model: MLM + span boundary objective (+ optional NSP)."""
+import logging
+from typing import Any, Dict, Optional
+
+import torch
+from allennlp.data import Vocabulary
+from allennlp.models import Model
+from allennlp.training.metrics import Average, CategoricalAccuracy
+
+from spanbert_lib.common.modules import MaskedLanguageModelHead, SpanBoundaryHead, TiedVocabularyDecoder
+from spanbert_lib.common.transformers_encoder import load_encoder_and_tokenizer
+from spanbert_lib.pretraining.masking import IGNORE_INDEX, Masker
+
+logger = logging.getLogger(__name__)
+
+
+class _TokenPredictionMetrics:
+    """Accuracy and perplexity (exp of the mean token cross-entropy) of one prediction head."""
+
+    def __init__(self) -> None:
+        self.accuracy = CategoricalAccuracy()
+        self.mean_loss = Average()
+
+    def __call__(self, logits: torch.Tensor, targets: torch.Tensor, loss: torch.Tensor) -> None:
+        self.accuracy(logits.detach(), targets)
+        self.mean_loss(loss.detach())
+
+    def get(self, prefix: str, reset: bool) -> Dict[str, float]:
+        mean_loss = self.mean_loss.get_metric(reset)
+        return {f"{prefix}_accuracy": self.accuracy.get_metric(reset),
+                f"{prefix}_perplexity": float(torch.tensor(mean_loss).exp())}
+
+
+@Model.register("spanbert_pretraining")
+class SpanBertPretrainingModel(Model):
+    """
+    Pre-trains a BERT-family encoder as in SpanBERT (Joshi et al. 2020): the batch is masked
+    on the fly by ``masker`` (fresh masks every time a batch is seen, i.e. every epoch), and the
+    loss is ``mlm_weight * MLM + sbo_weight * SBO (+ nsp_weight * NSP)``. Both token heads
+    decode through the encoder's input embedding matrix (tied output embeddings).
+
+    transformer_model: directory (or hub name) with the tokenizer files, and the pretrained
+        weights unless ``transformer_config`` is given.
+    transformer_config: build a freshly initialised encoder with this configuration (e.g.
+        ``{"hidden_size": 768, "num_hidden_layers": 12, ...}``; ``model_type`` defaults to bert).
+    sbo_weight: 0 disables the span boundary objective (the paper's "span masking only").
+    nsp_weight: > 0 adds BERT's next sentence prediction (the bi-sequence baseline); the reader
+        must then provide ``segment_ids`` and ``next_sentence_label`` (``spanbert_nsp_corpus``).
+    masking_seed: seed of the masking generator (offset by the distributed rank); evaluation
+        uses a generator re-seeded with it for every batch, so validation masks are fixed.
+
+    Inputs (from ``spanbert_pretraining_corpus``): ``input_ids`` LongTensor[B, L], ``word_ids``
+    LongTensor[B, L] (-1 at specials/padding), optional ``phrase_ids`` LongTensor[B, L].
+    """
+
+    def __init__(
+        self,
+        vocab: Vocabulary,
+        transformer_model: str,
+        transformer_config: Optional[Dict[str, Any]] = None,
+        masker: Optional[Masker] = None,
+        mlm_weight: float = 1.0,
+        sbo_weight: float = 1.0,
+        nsp_weight: float = 0.0,
+        sbo_position_embedding_dim: int = 200,
+        sbo_max_span_width: int = 32,
+        masking_seed: int = 13,
+        **kwargs,
+    ) -> None:
+        super().__init__(vocab, **kwargs)
+        self.encoder, tokenizer = load_encoder_and_tokenizer(transformer_model, transformer_config)
+        self.transformer_model = transformer_model
+        self._tokenizer = tokenizer
+        self.masker = masker or Masker.by_name(Masker.default_implementation)()
+        self.mask_token_id = tokenizer.mask_token_id
+        self.pad_token_id = tokenizer.pad_token_id
+        embeddings = self.encoder.get_input_embeddings()
+        self.vocab_size = embeddings.num_embeddings
+        hidden_size = embeddings.embedding_dim
+        layer_norm_eps = getattr(self.encoder.config, "layer_norm_eps", 1e-12)
+
+        self.mlm_weight, self.sbo_weight, self.nsp_weight = mlm_weight, sbo_weight, nsp_weight
+        self.mlm_head = MaskedLanguageModelHead(embeddings, layer_norm_eps=layer_norm_eps)
+        self.sbo_head = self.sbo_decoder = None
+        if sbo_weight > 0:
+            self.sbo_head = SpanBoundaryHead(hidden_size, sbo_position_embedding_dim, sbo_max_span_width,
+                                             layer_norm_eps=layer_norm_eps)
+            self.sbo_decoder = TiedVocabularyDecoder(embeddings)
+        self.nsp_classifier = torch.nn.Linear(hidden_size, 2) if nsp_weight > 0 else None
+        if self.nsp_classifier is None and getattr(self.encoder, "pooler", None) is not None:
+            # Unused without NSP: frozen, so that DDP does not wait for its gradients
+            # (the weights are kept and exported unchanged).
+            self.encoder.pooler.requires_grad_(False)
+
+        self.masking_seed = masking_seed
+        self._generators: Dict[str, torch.Generator] = {}
+        self._mlm_metrics = _TokenPredictionMetrics()
+        self._sbo_metrics = _TokenPredictionMetrics()
+        self._nsp_accuracy = CategoricalAccuracy()
+
+    @property
+    def tokenizer(self):
+        return self._tokenizer
+
+    def _generator(self, device: torch.device) -> torch.Generator:
+        key = f"{device}:{'train' if self.training else 'eval'}"
+        generator = self._generators.get(key)
+        if generator is None:
+            generator = torch.Generator(device=device)
+            rank = torch.distributed.get_rank() if torch.distributed.is_initialized() else 0
+            generator.manual_seed(self.masking_seed + 1000003 * rank)
+            self._generators[key] = generator
+        if not self.training:
+            generator.manual_seed(self.masking_seed)
+        return generator
+
+    def forward(  # type: ignore
+        self,
+        input_ids: torch.Tensor,
+        word_ids: torch.Tensor,
+        phrase_ids: Optional[torch.Tensor] = None,
+        segment_ids: Optional[torch.Tensor] = None,
+        next_sentence_label: Optional[torch.Tensor] = None,
+    ) -> Dict[str, torch.Tensor]:
+        """
+        Returns ``loss`` (scalar) and the separate ``mlm_loss``/``sbo_loss``/``nsp_loss``.
+        """
+        masked = self.masker.mask(input_ids, word_ids, mask_token_id=self.mask_token_id,
+                                  vocab_size=self.vocab_size, phrase_ids=phrase_ids,
+                                  generator=self._generator(input_ids.device))
+        attention_mask = input_ids != self.pad_token_id
+        encoded = self.encoder(input_ids=masked.input_ids, attention_mask=attention_mask.long(),
+                               token_type_ids=segment_ids)
+        hidden = encoded.last_hidden_state                                   # [B, L, H]
+
+        targets_at = masked.labels != IGNORE_INDEX                           # [B, L]
+        batch_index, position = targets_at.nonzero(as_tuple=True)            # [N] each
+        targets = masked.labels[batch_index, position]                       # [N]
+        target_hidden = hidden[batch_index, position]                        # [N, H]
+        output: Dict[str, torch.Tensor] = {"num_masked_tokens": targets.new_tensor(targets.numel())}
+
+        mlm_logits = self.mlm_head(target_hidden)                            # [N, V]
+        mlm_loss = torch.nn.functional.cross_entropy(mlm_logits, targets) if targets.numel() else hidden.sum() * 0
+        output["mlm_loss"] = mlm_loss
+        loss = self.mlm_weight * mlm_loss
+        if targets.numel():
+            self._mlm_metrics(mlm_logits, targets, mlm_loss)
+
+        if self.sbo_head is not None:
+            span_starts = masked.span_starts[batch_index, position].unsqueeze(0)  # [1, N]
+            span_ends = masked.span_ends[batch_index, position].unsqueeze(0)
+            # Flatten the batch: gather boundaries from each target's own sequence.
+            flat_hidden = hidden.reshape(1, -1, hidden.size(-1))
+            offset = (batch_index * hidden.size(1)).unsqueeze(0)
+            sbo_hidden = self.sbo_head(flat_hidden, span_starts + offset, span_ends + offset,
+                                       position.unsqueeze(0) + offset).squeeze(0)  # [N, H]
+            sbo_logits = self.sbo_decoder(sbo_hidden)
+            sbo_loss = torch.nn.functional.cross_entropy(sbo_logits, targets) if targets.numel() else hidden.sum() * 0
+            output["sbo_loss"] = sbo_loss
+            loss = loss + self.sbo_weight * sbo_loss
+            if targets.numel():
+                self._sbo_metrics(sbo_logits, targets, sbo_loss)
+
+        if self.nsp_classifier is not None:
+            if next_sentence_label is None:
+                raise ValueError("nsp_weight > 0 needs `next_sentence_label` from the reader "
+                                 "(use the `spanbert_nsp_corpus` dataset reader)")
+            pooled = encoded.pooler_output if getattr(encoded, "pooler_output", None) is not None else hidden[:, 0]
+            nsp_logits = self.nsp_classifier(pooled)
+            nsp_loss = torch.nn.functional.cross_entropy(nsp_logits, next_sentence_label.view(-1))
+            output["nsp_loss"] = nsp_loss
+            loss = loss + self.nsp_weight * nsp_loss
+            self._nsp_accuracy(nsp_logits.detach(), next_sentence_label.view(-1))
+        output["loss"] = loss
+        return output
+
+    def get_metrics(self, reset: bool = False) -> Dict[str, float]:
+        metrics = self._mlm_metrics.get("mlm", reset)
+        if self.sbo_head is not None:
+            metrics.update(self._sbo_metrics.get("sbo", reset))
+        if self.nsp_classifier is not None:
+            metrics["nsp_accuracy"] = self._nsp_accuracy.get_metric(reset)
+        return metrics
+
