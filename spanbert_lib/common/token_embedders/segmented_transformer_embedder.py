@@ -1,0 +1,105 @@
+"""
+The ``segmented_transformer`` token embedder: encodes the segments made by the
+``segmented_wordpiece`` indexer independently and returns one vector per document wordpiece.
+"""
+from typing import Any, Dict, Optional
+
+import torch
+from allennlp.modules.token_embedders import PretrainedTransformerEmbedder, TokenEmbedder
+from allennlp.nn import util
+
+
+@TokenEmbedder.register("segmented_transformer")
+class SegmentedTransformerEmbedder(TokenEmbedder):
+    """
+    Runs a transformer on every real segment of a batch (padding segments are skipped), each
+    segment on its own (no attention across segments), and gathers the states of the
+    document's wordpieces into the flattened layout of the ``segmented_wordpiece`` indexer
+    (``[CLS]``/``[SEP]``/padding removed), so ``word_starts``/``word_ends`` index the output.
+
+    # Parameters
+
+    model_name : `str`
+        The transformer (directory or cached Hugging Face name); same as the indexer's.
+    max_segments_per_pass : `int`, optional (default = `None`)
+        Encode at most this many segments per transformer call (bounds activation memory on
+        long documents); None encodes all segments of the batch at once.
+    train_parameters, last_layer_only, override_weights_file, override_weights_strip_prefix,
+    load_weights, gradient_checkpointing, tokenizer_kwargs, transformer_kwargs
+        As for allennlp's `pretrained_transformer` embedder (used inside, without folding).
+    """
+
+    def __init__(
+        self,
+        model_name: str,
+        *,
+        max_segments_per_pass: Optional[int] = None,
+        train_parameters: bool = True,
+        last_layer_only: bool = True,
+        override_weights_file: Optional[str] = None,
+        override_weights_strip_prefix: Optional[str] = None,
+        load_weights: bool = True,
+        gradient_checkpointing: Optional[bool] = None,
+        tokenizer_kwargs: Optional[Dict[str, Any]] = None,
+        transformer_kwargs: Optional[Dict[str, Any]] = None,
+    ) -> None:
+        super().__init__()
+        if max_segments_per_pass is not None and max_segments_per_pass < 1:
+            raise ValueError(f"max_segments_per_pass must be positive, got {max_segments_per_pass}")
+        self.max_segments_per_pass = max_segments_per_pass
+        self.segment_encoder = PretrainedTransformerEmbedder(
+            model_name,
+            max_length=None,
+            train_parameters=train_parameters,
+            last_layer_only=last_layer_only,
+            override_weights_file=override_weights_file,
+            override_weights_strip_prefix=override_weights_strip_prefix,
+            load_weights=load_weights,
+            gradient_checkpointing=gradient_checkpointing,
+            tokenizer_kwargs=tokenizer_kwargs,
+            transformer_kwargs=transformer_kwargs,
+        )
+
+    def get_output_dim(self) -> int:
+        return self.segment_encoder.get_output_dim()
+
+    def encode_segments(self, input_ids: torch.LongTensor,
+                        segment_mask: torch.BoolTensor) -> torch.Tensor:
+        """
+        ``(B, S, L)`` ids and mask -> ``(B, S, L, H)`` states; rows whose mask is all False
+        (padding segments) are not encoded and get zeros.
+        """
+        batch_size, num_segments, length = input_ids.shape
+        flat_ids = input_ids.reshape(-1, length)
+        flat_mask = segment_mask.reshape(-1, length)
+        real = flat_mask.any(dim=-1).nonzero(as_tuple=True)[0]
+        states = flat_ids.new_zeros((flat_ids.size(0), length, self.get_output_dim()),
+                                    dtype=torch.get_default_dtype())
+        if real.numel():
+            step = self.max_segments_per_pass or real.numel()
+            chunks = [self.segment_encoder(flat_ids[rows], flat_mask[rows])
+                      for rows in real.split(step)]
+            encoded = torch.cat(chunks, dim=0)
+            states = states.to(encoded.dtype).index_copy(0, real, encoded)
+        return states.view(batch_size, num_segments, length, states.size(-1))
+
+    def forward(self, input_ids: torch.LongTensor, segment_mask: torch.BoolTensor,  # type: ignore
+                piece_positions: torch.LongTensor, mask: torch.BoolTensor,
+                **unused: torch.Tensor) -> torch.Tensor:
+        """
+        # Parameters
+
+        input_ids, segment_mask : `(B, S, L)`
+        piece_positions : `(B, P)` flat index of each piece in the `(S * L)` layout
+        mask : `(B, P)` real pieces
+        (the indexer's word/sentence/segment maps are accepted and ignored)
+
+        # Returns
+
+        `(B, P, H)` wordpiece states, zero at padding pieces.
+        """
+        batch_size, num_segments, length = input_ids.shape
+        states = self.encode_segments(input_ids, segment_mask)
+        flat_states = states.view(batch_size, num_segments * length, states.size(-1))
+        pieces = util.batched_index_select(flat_states, piece_positions)
+        return pieces * mask.unsqueeze(-1).to(pieces.dtype)

@@ -1,0 +1,106 @@
+"""
+Candidate mention spans of a document (every span of at most ``max_span_width`` words inside
+one sentence, Lee et al. 2017) and their gold cluster labels, vectorised with numpy.
+"""
+from dataclasses import dataclass, field
+from typing import List, Sequence, Tuple
+
+import numpy as np
+
+Span = Tuple[int, int]
+
+
+@dataclass
+class CandidateSpans:
+    """
+    ``spans`` ``(N, 2)`` int64: inclusive ``(start, end)`` word offsets, ordered by start, then
+    end. ``grid`` ``(W * max_span_width,)``: the row of span ``(s, s + k)`` in ``spans`` at
+    index ``s * max_span_width + k``, -1 where that span is not a candidate.
+    """
+
+    spans: np.ndarray
+    grid: np.ndarray
+    max_span_width: int
+
+    def __len__(self) -> int:
+        return len(self.spans)
+
+    def lookup(self, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+        """Rows of the spans ``(starts[i], ends[i])``; -1 for spans that are no candidates."""
+        starts, ends = np.asarray(starts, dtype=np.int64), np.asarray(ends, dtype=np.int64)
+        widths = ends - starts
+        inside = (widths >= 0) & (widths < self.max_span_width) & (starts >= 0)
+        inside &= starts * self.max_span_width < len(self.grid)
+        rows = np.full(len(starts), -1, dtype=np.int64)
+        rows[inside] = self.grid[starts[inside] * self.max_span_width + widths[inside]]
+        return rows
+
+
+def enumerate_candidate_spans(sentence_ids: np.ndarray, max_span_width: int) -> CandidateSpans:
+    """All spans of 1..``max_span_width`` words whose words share one sentence id
+    (``sentence_ids`` ``(W,)``, one per word)."""
+    if max_span_width < 1:
+        raise ValueError(f"max_span_width must be positive, got {max_span_width}")
+    sentence_ids = np.asarray(sentence_ids, dtype=np.int64)
+    num_words = len(sentence_ids)
+    starts = np.repeat(np.arange(num_words, dtype=np.int64), max_span_width)
+    ends = starts + np.tile(np.arange(max_span_width, dtype=np.int64), num_words)
+    valid = ends < num_words
+    valid[valid] = sentence_ids[ends[valid]] == sentence_ids[starts[valid]]
+    grid = np.where(valid, np.cumsum(valid) - 1, -1)
+    return CandidateSpans(np.stack((starts[valid], ends[valid]), axis=1), grid, max_span_width)
+
+
+@dataclass
+class SpanLabels:
+    """
+    ``labels`` ``(N,)`` int64: the index of the gold cluster of each candidate span, -1 for
+    spans that are no gold mention. A span listed in several clusters gets the first.
+    """
+
+    labels: np.ndarray
+    num_mentions: int = 0
+    too_wide: List[Span] = field(default_factory=list)
+    """Gold mentions longer than ``max_span_width`` words (no candidate can match them)."""
+    crossing_sentences: List[Span] = field(default_factory=list)
+    """Gold mentions whose words lie in more than one sentence."""
+    in_several_clusters: List[Span] = field(default_factory=list)
+    """Spans that are mentions of more than one cluster (labelled with the first)."""
+
+    @property
+    def unreachable(self) -> List[Span]:
+        return sorted(set(self.too_wide) | set(self.crossing_sentences))
+
+
+def label_candidate_spans(candidates: CandidateSpans, sentence_ids: np.ndarray,
+                          clusters: Sequence[Sequence[Span]]) -> SpanLabels:
+    """Gold cluster index per candidate, and the gold mentions no candidate can represent."""
+    labels = np.full(len(candidates), -1, dtype=np.int64)
+    mentions = [(start, end, index) for index, cluster in enumerate(clusters)
+                for start, end in cluster]
+    if not mentions:
+        return SpanLabels(labels)
+    table = np.asarray(mentions, dtype=np.int64).reshape(-1, 3)
+    starts, ends, cluster_index = table[:, 0], table[:, 1], table[:, 2]
+    rows = candidates.lookup(starts, ends)
+    sentence_ids = np.asarray(sentence_ids, dtype=np.int64)
+    wide = ends - starts + 1 > candidates.max_span_width
+    crossing = sentence_ids[starts] != sentence_ids[ends]
+
+    reachable = np.flatnonzero(rows >= 0)
+    # first mention of each candidate row (mentions are in cluster order)
+    unique_rows, first = np.unique(rows[reachable], return_index=True)
+    labels[unique_rows] = cluster_index[reachable[first]]
+
+    several = []
+    if len(unique_rows) < len(reachable):
+        pairs = np.unique(np.stack((rows[reachable], cluster_index[reachable]), axis=1), axis=0)
+        rows_in_clusters, counts = np.unique(pairs[:, 0], return_counts=True)
+        several = [tuple(int(v) for v in candidates.spans[row])
+                   for row in rows_in_clusters[counts > 1]]
+
+    def as_spans(selected: np.ndarray) -> List[Span]:
+        return [(int(s), int(e)) for s, e in zip(starts[selected], ends[selected])]
+
+    return SpanLabels(labels, num_mentions=len(mentions), too_wide=as_spans(wide),
+                      crossing_sentences=as_spans(crossing), in_several_clusters=several)

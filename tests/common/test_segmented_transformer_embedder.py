@@ -1,0 +1,99 @@
+"""
+The ``segmented_transformer`` embedder: each segment is encoded on its own, exactly as the
+plain transformer encodes ``[CLS] pieces [SEP]``, and the pieces come back in document order.
+"""
+from pathlib import Path
+
+import pytest
+import torch
+from allennlp.common import Params
+from allennlp.data import Batch, Instance, Vocabulary
+from allennlp.data.fields import TextField
+from allennlp.modules.text_field_embedders import BasicTextFieldEmbedder, TextFieldEmbedder
+from allennlp.nn import util
+from transformers import AutoModel
+
+from spanbert_lib.common.token_embedders import SegmentedTransformerEmbedder
+from spanbert_lib.common.token_indexers import SegmentedWordpieceIndexer, sentence_tokens
+from spanbert_lib.coref.conll_format import read_conll_documents
+
+REPO = Path(__file__).resolve().parents[2]
+TINY_BERT = str(REPO / "fixtures" / "tiny_bert")
+FIXTURE = REPO / "fixtures" / "coref" / "segmented_document.gold_conll"
+
+
+@pytest.fixture(scope="module")
+def documents():
+    return read_conll_documents(FIXTURE)
+
+
+@pytest.fixture(scope="module")
+def indexer():
+    return SegmentedWordpieceIndexer(TINY_BERT, max_segment_len=16)
+
+
+@pytest.fixture(scope="module")
+def reference_model():
+    return AutoModel.from_pretrained(TINY_BERT).eval()
+
+
+def batch_tensors(document_sentences, indexer):
+    instances = [Instance({"text": TextField(sentence_tokens(sentences), {"tokens": indexer})})
+                 for sentences in document_sentences]
+    batch = Batch(instances)
+    batch.index_instances(Vocabulary())
+    return batch.as_tensor_dict()["text"]
+
+
+def expected_piece_states(sentences, indexer, model) -> torch.Tensor:
+    """``(P, H)``: each segment run alone through the plain model, specials dropped."""
+    document = indexer.segment(sentences)
+    states = []
+    with torch.no_grad():
+        for start, end in zip(document.segment_starts, document.segment_ends):
+            ids = [document.cls_token_id, *document.piece_ids[start:end].tolist(),
+                   document.sep_token_id]
+            output = model(input_ids=torch.tensor([ids])).last_hidden_state[0]
+            states.append(output[1:-1])
+    return torch.cat(states, dim=0)
+
+
+def test_pieces_match_independent_segment_encoding(documents, indexer, reference_model):
+    embedder = SegmentedTransformerEmbedder(TINY_BERT).eval()
+    text = batch_tensors([d.sentences for d in documents], indexer)
+    with torch.no_grad():
+        output = embedder(**text["tokens"])
+    mask = text["tokens"]["mask"]
+    assert output.shape == (*mask.shape, 32)
+    for row, document in enumerate(documents):
+        expected = expected_piece_states(document.sentences, indexer, reference_model)
+        num_pieces = len(expected)
+        torch.testing.assert_close(output[row, :num_pieces], expected, atol=1e-5, rtol=1e-4)
+        assert output[row, num_pieces:].abs().sum() == 0  # padding pieces are zero
+
+
+def test_batched_equals_one_document_at_a_time(documents, indexer):
+    embedder = SegmentedTransformerEmbedder(TINY_BERT, max_segments_per_pass=2).eval()
+    text = batch_tensors([d.sentences for d in documents], indexer)
+    with torch.no_grad():
+        together = embedder(**text["tokens"])
+        for row, document in enumerate(documents):
+            alone = embedder(**batch_tensors([document.sentences], indexer)["tokens"])
+            torch.testing.assert_close(together[row, :alone.size(1)], alone[0], atol=1e-5,
+                                       rtol=1e-4)
+
+
+def test_text_field_embedder_from_params_and_word_spans(documents, indexer):
+    embedder = TextFieldEmbedder.from_params(Params({"token_embedders": {"tokens": {
+        "type": "segmented_transformer", "model_name": TINY_BERT}}}))
+    assert isinstance(embedder, BasicTextFieldEmbedder)
+    assert embedder.get_output_dim() == 32
+    text = batch_tensors([documents[0].sentences], indexer)
+    states = embedder(text)
+    assert states.shape[:2] == util.get_text_field_mask(text).shape
+    # the first and last piece of each word are reachable through the word maps
+    starts = util.batched_index_select(states, text["tokens"]["word_starts"])
+    assert starts.shape == (1, documents[0].num_words, 32)
+    starts.sum().backward()
+    grads = [p.grad for p in embedder.parameters() if p.requires_grad]
+    assert any(g is not None and g.abs().sum() > 0 for g in grads)
