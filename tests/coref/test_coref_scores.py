@@ -264,7 +264,7 @@ def test_blanc_with_repeated_twinless_span_uses_link_sets():
 def test_allennlp_metric_is_registered_and_accumulates_documents():
     from allennlp.training.metrics import Metric
 
-    assert Metric.by_name("conll_coref_scores") is ConllCorefScores
+    assert Metric.by_name("conll2012_coref_scores") is ConllCorefScores
     metric = ConllCorefScores()
     gold = [KEY, [[a, b, c, d, e]]]
     predicted = [[[a], [d, e]], [[a, b, c, d, e]]]
@@ -296,7 +296,7 @@ def test_allennlp_models_metric_does_not_take_the_name_back():
     from allennlp.training.metrics import Metric
 
     importlib.import_module("allennlp_models.coref")
-    assert Metric.by_name("conll_coref_scores") is ConllCorefScores
+    assert Metric.by_name("conll2012_coref_scores") is ConllCorefScores
     assert theirs.ConllCorefScores is not ConllCorefScores
 
 

@@ -1,5 +1,4 @@
 """The CoNLL-2012 scorer's metrics as an allennlp ``Metric`` accumulated over documents."""
-import logging
 from typing import Dict, Sequence, Tuple
 
 import torch
@@ -7,14 +6,6 @@ from allennlp.training.metrics import Metric
 
 from spanbert_lib.coref.metrics.scorer import ALL_METRICS, CorefScoreAccumulator
 
-logger = logging.getLogger(__name__)
-
-try:
-    # allennlp-models registers a metric under the same name; importing it first makes ours
-    # (registered with exist_ok=True) the one in effect, whatever the later import order.
-    import allennlp_models.coref.metrics.conll_coref_scores  # noqa: F401
-except Exception as error:  # pragma: no cover - allennlp_models missing or broken
-    logger.debug("allennlp_models' conll_coref_scores not imported: %s", error)
 
 Span = Tuple[int, int]
 DocumentClusters = Sequence[Sequence[Span]]
@@ -22,7 +13,8 @@ DocumentClusters = Sequence[Sequence[Span]]
 _COUNT_NAMES = ("muc", "bcub", "ceafm", "ceafe", "blanc", "mentions")
 
 
-@Metric.register("conll_coref_scores", exist_ok=True)
+# Not "conll_coref_scores": allennlp-models registers its own (different API) under that name.
+@Metric.register("conll2012_coref_scores")
 class ConllCorefScores(Metric):
     """
     MUC, B-cubed, CEAFm, CEAFe and BLANC with the semantics of the reference scorer v8.01
