@@ -1,0 +1,109 @@
+"""The SpanBERT relation classifier (section 4.1): encoder, dropout, linear layer over [CLS] or the entity starts."""
+from typing import Any, Dict, List, Optional
+
+import torch
+import torch.nn.functional as F
+from allennlp.common.checks import ConfigurationError
+from allennlp.data import TextFieldTensors, Vocabulary
+from allennlp.models.model import Model
+from allennlp.modules import TextFieldEmbedder
+from allennlp.nn import InitializerApplicator
+from allennlp.nn.util import batched_index_select
+
+from spanbert_lib.relation.metrics.tacred_f1 import TacredF1
+from spanbert_lib.relation.models.entity_marker_embedder import EntityMarkerAwareEmbedder
+from spanbert_lib.relation.tacred_schema import NO_RELATION
+
+POOLINGS = ("cls", "entity_start")
+
+
+@Model.register("spanbert_relation_classifier")
+class SpanBertRelationClassifier(Model):
+    """
+    Relation classification over one sentence with a marked subject and object.
+
+    The sentence (from the ``tacred`` reader) is encoded by ``text_field_embedder``, which must
+    contain an ``entity_marker_aware`` token embedder (so the marker tokens have embedding rows).
+    ``pooling="cls"`` (the paper) classifies the final ``[CLS]`` vector; ``"entity_start"``
+    classifies the concatenated vectors at the first wordpiece of the subject and object spans
+    (the ``[SUBJ-*]`` / ``[OBJ-*]`` markers in the marker schemes). Dropout, then one linear layer;
+    cross-entropy over all labels, ``no_relation`` being an ordinary class.
+
+    Metrics: TACRED micro precision / recall / F1 ignoring ``negative_label`` and accuracy
+    (:class:`~spanbert_lib.relation.metrics.tacred_f1.TacredF1`).
+    """
+
+    def __init__(
+        self,
+        vocab: Vocabulary,
+        text_field_embedder: TextFieldEmbedder,
+        pooling: str = "cls",
+        dropout: float = 0.1,
+        label_namespace: str = "labels",
+        negative_label: str = NO_RELATION,
+        initializer: InitializerApplicator = InitializerApplicator(),
+        **kwargs,
+    ) -> None:
+        super().__init__(vocab, **kwargs)
+        if pooling not in POOLINGS:
+            raise ConfigurationError(f"spanbert_relation_classifier: unknown pooling {pooling!r}; "
+                                     f"choose one of {', '.join(POOLINGS)}")
+        if not any(isinstance(module, EntityMarkerAwareEmbedder) for module in text_field_embedder.modules()):
+            raise ConfigurationError("spanbert_relation_classifier: text_field_embedder needs an "
+                                     "'entity_marker_aware' token embedder so that the entity marker tokens "
+                                     "have embeddings")
+        self._text_field_embedder = text_field_embedder
+        self._pooling = pooling
+        self._label_namespace = label_namespace
+        num_labels = vocab.get_vocab_size(label_namespace)
+        if num_labels < 2:
+            raise ConfigurationError(f"spanbert_relation_classifier: {num_labels} label(s) in vocabulary "
+                                     f"namespace {label_namespace!r}; at least 2 are needed")
+        input_dim = text_field_embedder.get_output_dim() * (2 if pooling == "entity_start" else 1)
+        self._dropout = torch.nn.Dropout(dropout)
+        self._classifier = torch.nn.Linear(input_dim, num_labels)
+        self._tacred = TacredF1(vocabulary=vocab, negative_label=negative_label, label_namespace=label_namespace)
+        initializer(self)
+
+    def forward(  # type: ignore[override]
+        self,
+        tokens: TextFieldTensors,
+        subject_span: Optional[torch.LongTensor] = None,
+        object_span: Optional[torch.LongTensor] = None,
+        label: Optional[torch.LongTensor] = None,
+        metadata: Optional[List[Dict[str, Any]]] = None,
+    ) -> Dict[str, torch.Tensor]:
+        """
+        tokens : wordpieces ``(batch_size, num_pieces)`` with ``[CLS]`` first.
+        subject_span, object_span : ``(batch_size, 2)`` inclusive wordpiece spans; needed for ``entity_start``.
+        label : ``(batch_size,)`` relation ids.
+
+        Returns ``logits`` and ``probs`` ``(batch_size, num_labels)`` and, with labels, the mean ``loss``.
+        """
+        encoded = self._text_field_embedder(tokens)  # (batch_size, num_pieces, hidden)
+        if self._pooling == "cls":
+            pooled = encoded[:, 0]
+        else:
+            if subject_span is None or object_span is None:
+                raise ConfigurationError("spanbert_relation_classifier: entity_start pooling needs "
+                                         "subject_span and object_span")
+            starts = torch.stack([subject_span[:, 0], object_span[:, 0]], dim=1)  # (batch_size, 2)
+            pooled = batched_index_select(encoded, starts).flatten(1)  # (batch_size, 2 * hidden)
+        logits = self._classifier(self._dropout(pooled))
+        output: Dict[str, torch.Tensor] = {"logits": logits, "probs": F.softmax(logits, dim=-1)}
+        if label is not None:
+            output["loss"] = F.cross_entropy(logits, label.long())
+            self._tacred(logits, label)
+        return output
+
+    def make_output_human_readable(self, output_dict: Dict[str, torch.Tensor]) -> Dict[str, Any]:
+        """Adds ``label``: the name of the most probable relation of every example."""
+        predicted = output_dict["probs"].argmax(dim=-1).tolist()
+        output_dict["label"] = [self.vocab.get_token_from_index(i, namespace=self._label_namespace)
+                                for i in predicted]
+        return output_dict
+
+    def get_metrics(self, reset: bool = False) -> Dict[str, float]:
+        return self._tacred.get_metric(reset)
+
+    default_predictor = "tacred"

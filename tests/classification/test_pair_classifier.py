@@ -1,0 +1,48 @@
+"""
+Sentence-pair classification with allennlp's own components (allennlp-models' `snli` reader,
+`basic_classifier` with `cls_pooler`) on the tiny BERT and the project's pair fixture.
+"""
+from pathlib import Path
+
+import allennlp_models.pair_classification  # noqa: F401  (registers the "snli" reader)
+from allennlp.common import Params
+from allennlp.common.testing import ModelTestCase
+from allennlp.data import DatasetReader
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+CONFIG = REPO_ROOT / "fixtures" / "configs" / "classification" / "tiny_pair_classifier.jsonnet"
+TRAIN = REPO_ROOT / "fixtures" / "classification_pair" / "train.jsonl"
+POOLER = {"_text_field_embedder.token_embedder_tokens.transformer_model.pooler.dense.weight",
+          "_text_field_embedder.token_embedder_tokens.transformer_model.pooler.dense.bias"}
+
+
+class TestPairClassifier(ModelTestCase):
+    def setup_method(self):
+        super().setup_method()
+        self.set_up_model(CONFIG, TRAIN)
+
+    def test_pair_config_trains_saves_and_loads(self):
+        self.ensure_model_can_train_save_and_load(self.param_file, gradients_to_ignore=POOLER)
+
+    def test_pairs_are_one_sequence_with_segment_ids(self):
+        assert len(self.instances) == 24
+        assert sorted(self.vocab.get_token_to_index_vocabulary("labels")) == ["contradiction", "entailment", "neutral"]
+        first = self.instances[0]
+        # "A man is walking his dog along the river." / "A man is outside with an animal."
+        tokens = first["tokens"].tokens
+        texts = [t.text for t in tokens]
+        first_sep = texts.index("[SEP]")
+        assert texts[0] == "[CLS]" and texts[-1] == "[SEP]" and texts.count("[SEP]") == 2
+        assert texts[1:4] == ["A", "man", "is"] and texts[first_sep - 1] == "."
+        assert texts[first_sep + 1:first_sep + 4] == ["A", "man", "is"]
+        # segment A = [CLS] premise [SEP], segment B = hypothesis [SEP]
+        assert [t.type_id for t in tokens] == [0] * (first_sep + 1) + [1] * (len(tokens) - first_sep - 1)
+        assert first["label"].label == "entailment"
+
+    def test_long_sentences_are_truncated_to_fit_128_pieces(self):
+        params = Params.from_file(str(CONFIG))
+        reader = DatasetReader.from_params(params["dataset_reader"])
+        long_sentence = " ".join(["river"] * 200)
+        instance = reader.text_to_instance(long_sentence, long_sentence, "neutral")
+        # each sentence is cut to 62 pieces: 62 + 62 + [CLS] + 2 x [SEP] = 127
+        assert len(instance["tokens"].tokens) == 127
