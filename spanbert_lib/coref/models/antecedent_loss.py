@@ -1,0 +1,33 @@
+"""
+The training objective of Lee et al. (2017): the marginal log-likelihood of all correct
+antecedents of each kept span,
+
+    L = - sum_i log sum_{j in GOLD(i)} P(j | i),   P(. | i) = softmax over [dummy] + antecedents,
+
+where ``GOLD(i)`` holds the kept antecedents in ``i``'s gold cluster, or only the dummy when
+there is none (``i`` is no gold mention, or none of its cluster's earlier mentions survived).
+"""
+import torch
+
+
+def antecedent_labels(span_labels: torch.LongTensor, antecedents: torch.LongTensor,
+                      mask: torch.BoolTensor) -> torch.BoolTensor:
+    """
+    ``span_labels`` ``(k,)`` gold cluster of each kept span (-1: no gold mention),
+    ``antecedents``/``mask`` ``(k, c)`` -> ``(k, c + 1)`` bool: column 0 the dummy, column
+    ``1 + s`` whether slot ``s`` is a correct antecedent. Every row has at least one True.
+    """
+    same_cluster = span_labels[antecedents] == span_labels.unsqueeze(1)
+    correct = same_cluster & mask & (span_labels >= 0).unsqueeze(1)
+    dummy = ~correct.any(dim=1, keepdim=True)
+    return torch.cat([dummy, correct], dim=1)
+
+
+def marginal_log_likelihood_loss(scores_with_dummy: torch.Tensor,
+                                 labels: torch.BoolTensor) -> torch.Tensor:
+    """``scores_with_dummy`` ``(k, c + 1)`` (``-inf`` at masked slots), ``labels`` as
+    :func:`antecedent_labels` -> scalar ``sum_i (logsumexp(all_i) - logsumexp(gold_i))``."""
+    if scores_with_dummy.numel() == 0:
+        return scores_with_dummy.sum()
+    gold = scores_with_dummy.masked_fill(~labels, float("-inf"))
+    return (torch.logsumexp(scores_with_dummy, dim=1) - torch.logsumexp(gold, dim=1)).sum()

@@ -1,0 +1,66 @@
+"""
+From antecedent scores to clusters: each kept span links to its best-scoring antecedent (or to
+none when the dummy wins); clusters are the connected groups of linked spans. Antecedents
+always come earlier, so the links form a forest whose roots are found by pointer jumping
+(``O(k log k)`` tensor work, no loop over spans).
+"""
+from typing import List, Tuple
+
+import torch
+
+Span = Tuple[int, int]
+
+
+def predicted_antecedents(scores_with_dummy: torch.Tensor,
+                          antecedents: torch.LongTensor) -> Tuple[torch.LongTensor,
+                                                                  torch.LongTensor]:
+    """
+    ``scores_with_dummy`` ``(k, c + 1)``, ``antecedents`` ``(k, c)`` -> ``(slots, spans)``,
+    both ``(k,)``: the chosen slot (index into ``antecedents[i]``, -1 for the dummy) and the
+    chosen kept span (-1 for the dummy). Ties go to the dummy.
+    """
+    best = scores_with_dummy.argmax(dim=1) - 1
+    chosen = antecedents.gather(1, best.clamp(min=0).unsqueeze(1)).squeeze(1)
+    return best, torch.where(best >= 0, chosen, torch.full_like(chosen, -1))
+
+
+def cluster_roots(antecedent_spans: torch.LongTensor) -> torch.LongTensor:
+    """``antecedent_spans`` ``(k,)`` (each < its own index, or -1) -> ``(k,)`` the first span
+    of each span's chain (itself when it has no antecedent)."""
+    positions = torch.arange(antecedent_spans.numel(), device=antecedent_spans.device)
+    parents = torch.where(antecedent_spans >= 0, antecedent_spans, positions)
+    if bool((parents > positions).any()):
+        raise ValueError("an antecedent must come before its span")
+    while True:
+        grandparents = parents[parents]
+        if torch.equal(grandparents, parents):
+            return parents
+        parents = grandparents
+
+
+def clusters_from_antecedents(spans: torch.LongTensor,
+                              antecedent_spans: torch.LongTensor) -> List[List[Span]]:
+    """
+    ``spans`` ``(k, 2)`` inclusive word offsets of the kept spans, ``antecedent_spans``
+    ``(k,)`` as :func:`cluster_roots` -> clusters of at least two spans, each in span order,
+    ordered by their first span.
+    """
+    if antecedent_spans.numel() == 0:
+        return []
+    roots = cluster_roots(antecedent_spans)
+    linked = antecedent_spans >= 0
+    in_cluster = linked.clone()
+    in_cluster[antecedent_spans[linked]] = True
+    members = torch.nonzero(in_cluster).squeeze(1)
+    # group members by root (stable: members are in span order within a root)
+    members = members[torch.argsort(roots[members], stable=True)]
+    member_roots = roots[members].tolist()
+    member_spans = spans[members].tolist()
+    clusters: List[List[Span]] = []
+    previous_root = None
+    for root, (start, end) in zip(member_roots, member_spans):
+        if root != previous_root:
+            clusters.append([])
+            previous_root = root
+        clusters[-1].append((int(start), int(end)))
+    return clusters

@@ -1,0 +1,115 @@
+"""
+Coarse-to-fine antecedent pruning (Lee et al. 2018, section 3): every kept span ``i`` scores
+every earlier kept span ``j`` cheaply,
+
+    s_c(i, j) = s_m(i) + s_m(j) + (W_c g_i + b_c) . g_j + prior(bucket(i - j)),
+
+and keeps its ``c`` best antecedents. The scores are computed in blocks of rows, so memory is
+``O(k * c)`` plus one ``(rows, k)`` block, never ``(k, k)`` for the whole document.
+"""
+from dataclasses import dataclass
+
+import torch
+
+from spanbert_lib.coref.models.chunking import row_chunks
+
+NUM_DISTANCE_BUCKETS = 10
+
+
+_BUCKET_BOUNDARIES = (1, 2, 3, 4, 5, 8, 16, 32, 64)
+
+
+def bucket_distance(distances: torch.LongTensor) -> torch.LongTensor:
+    """
+    Semi-log buckets of Lee et al.: ``0, 1, 2, 3, 4`` each their own bucket, then
+    ``5-7 -> 5, 8-15 -> 6, 16-31 -> 7, 32-63 -> 8, 64+ -> 9`` (negative values -> 0).
+    Same shape as the input.
+    """
+    boundaries = torch.tensor(_BUCKET_BOUNDARIES, dtype=distances.dtype, device=distances.device)
+    return torch.bucketize(distances, boundaries, right=True)
+
+
+@dataclass
+class TopAntecedents:
+    """
+    For ``k`` kept spans and ``c`` antecedent slots: ``indices`` ``(k, c)`` long (into the kept
+    spans; any value where masked), ``mask`` ``(k, c)`` bool (``indices < row``), ``offsets``
+    ``(k, c)`` long (``row - index``), ``scores`` ``(k, c)`` coarse scores (``-inf`` where
+    masked; differentiable in training).
+    """
+
+    indices: torch.LongTensor
+    mask: torch.BoolTensor
+    offsets: torch.LongTensor
+    scores: torch.Tensor
+
+
+class CoarseAntecedentScorer(torch.nn.Module):
+    """The bilinear term and the distance prior of the coarse score."""
+
+    def __init__(self, span_dim: int, feature_size: int, dropout: float = 0.0) -> None:
+        super().__init__()
+        self.bilinear = torch.nn.Linear(span_dim, span_dim)
+        self.distance_embedding = torch.nn.Embedding(NUM_DISTANCE_BUCKETS, feature_size)
+        self.distance_scorer = torch.nn.Linear(feature_size, 1)
+        self.dropout = torch.nn.Dropout(dropout)
+
+    def distance_prior(self, apply_dropout: bool = True) -> torch.Tensor:
+        """``(NUM_DISTANCE_BUCKETS,)`` prior score per distance bucket."""
+        table = self.distance_embedding.weight
+        if apply_dropout:
+            table = self.dropout(table)
+        return self.distance_scorer(table).squeeze(-1)
+
+    def pair_scores(self, span_embeddings: torch.Tensor, mention_scores: torch.Tensor,
+                    antecedents: torch.LongTensor, mask: torch.BoolTensor) -> torch.Tensor:
+        """
+        Differentiable coarse scores of given pairs: ``span_embeddings`` ``(k, D)``,
+        ``mention_scores`` ``(k,)``, ``antecedents``/``mask`` ``(k, c)`` -> ``(k, c)``
+        (``-inf`` where masked). Dropout on both sides of the bilinear term, as Lee et al.
+        """
+        rows = torch.arange(span_embeddings.size(0), device=span_embeddings.device)
+        source = self.dropout(self.bilinear(span_embeddings))  # (k, D)
+        target = self.dropout(span_embeddings)[antecedents]  # (k, c, D)
+        scores = torch.einsum("kd,kcd->kc", source, target)
+        scores = scores + mention_scores.unsqueeze(1) + mention_scores[antecedents]
+        offsets = rows.unsqueeze(1) - antecedents
+        scores = scores + self.distance_prior()[bucket_distance(offsets)]
+        return scores.masked_fill(~mask, float("-inf"))
+
+    def top_antecedents(self, span_embeddings: torch.Tensor, mention_scores: torch.Tensor,
+                        max_antecedents: int, budget: int = 2 ** 22) -> TopAntecedents:
+        """
+        The ``c = min(max_antecedents, k)`` best earlier spans of each of the ``k`` spans
+        (``span_embeddings`` ``(k, D)`` and ``mention_scores`` ``(k,)``, in document order).
+        Selection runs without gradient or dropout, in row blocks of about ``budget``
+        elements; with gradients enabled the selected pairs' scores are recomputed
+        differentiably (:meth:`pair_scores`). Rows with fewer than ``c`` earlier spans get
+        masked slots.
+        """
+        num_spans = span_embeddings.size(0)
+        slots = min(max_antecedents, num_spans)
+        device = span_embeddings.device
+        indices = torch.zeros((num_spans, slots), dtype=torch.long, device=device)
+        scores = span_embeddings.new_zeros((num_spans, slots))
+        with torch.no_grad():
+            prior = self.distance_prior(apply_dropout=False)
+            source = self.bilinear(span_embeddings)
+            for chunk in row_chunks(num_spans, num_spans, budget):
+                rows = torch.arange(chunk.start, chunk.stop, device=device)
+                # only spans before the block's last row can be antecedents
+                columns = max(chunk.stop, slots)
+                block = source[chunk].matmul(span_embeddings[:columns].t())  # (r, columns)
+                block += mention_scores[chunk].unsqueeze(1) + mention_scores[:columns]
+                offsets = rows.unsqueeze(1) - torch.arange(columns, device=device)
+                block += prior[bucket_distance(offsets)]
+                block.masked_fill_(offsets < 1, float("-inf"))
+                scores[chunk], indices[chunk] = block.topk(slots, dim=1)
+        rows = torch.arange(num_spans, device=device).unsqueeze(1)
+        mask = indices < rows
+        if torch.is_grad_enabled() and (span_embeddings.requires_grad
+                                        or mention_scores.requires_grad):
+            scores = self.pair_scores(span_embeddings, mention_scores, indices, mask)
+        else:
+            scores = scores.masked_fill(~mask, float("-inf"))
+        return TopAntecedents(indices=indices, mask=mask, offsets=rows - indices, scores=scores)

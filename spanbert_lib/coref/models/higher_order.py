@@ -1,0 +1,46 @@
+"""
+Higher-order inference (Lee et al. 2018, section 2): each kept span attends over its
+antecedents (the dummy antecedent, score 0, standing for the span itself) and its
+representation is refined with a learned gate,
+
+    a_i = sum_j P(j | i) g_j   (j over [dummy = i] + antecedents),
+    f_i = sigmoid(W_f [g_i; a_i] + b_f),
+    g'_i = f_i * a_i + (1 - f_i) * g_i.
+"""
+import torch
+import torch.nn.functional as F
+
+
+def with_dummy(scores: torch.Tensor) -> torch.Tensor:
+    """``(k, c)`` antecedent scores -> ``(k, c + 1)`` with the dummy's score 0 in column 0."""
+    return torch.cat([scores.new_zeros((scores.size(0), 1)), scores], dim=1)
+
+
+def attend_antecedents(span_embeddings: torch.Tensor, antecedents: torch.LongTensor,
+                       scores_with_dummy: torch.Tensor) -> torch.Tensor:
+    """
+    ``a_i``: ``span_embeddings`` ``(k, D)``, ``antecedents`` ``(k, c)``, ``scores_with_dummy``
+    ``(k, c + 1)`` (``-inf`` at masked slots) -> ``(k, D)``. The weighted sum over antecedents
+    uses ``embedding_bag``, so no ``(k, c, D)`` tensor is built.
+    """
+    weights = torch.softmax(scores_with_dummy, dim=1)
+    if antecedents.size(1) == 0:
+        return span_embeddings * weights[:, :1]
+    attended = F.embedding_bag(antecedents, span_embeddings, mode="sum",
+                               per_sample_weights=weights[:, 1:].contiguous())
+    return attended + weights[:, :1] * span_embeddings
+
+
+class GatedSpanRefiner(torch.nn.Module):
+    """One refinement step ``g -> g'`` (see the module docstring)."""
+
+    def __init__(self, span_dim: int) -> None:
+        super().__init__()
+        self.gate = torch.nn.Linear(2 * span_dim, span_dim)
+
+    def forward(self, span_embeddings: torch.Tensor, antecedents: torch.LongTensor,  # type: ignore
+                scores_with_dummy: torch.Tensor) -> torch.Tensor:
+        """``(k, D)``, ``(k, c)``, ``(k, c + 1)`` -> ``(k, D)``."""
+        attended = attend_antecedents(span_embeddings, antecedents, scores_with_dummy)
+        gate = torch.sigmoid(self.gate(torch.cat([span_embeddings, attended], dim=-1)))
+        return gate * attended + (1 - gate) * span_embeddings

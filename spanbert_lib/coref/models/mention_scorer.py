@@ -1,0 +1,78 @@
+"""
+Mention scores (Lee et al. 2017/2018): ``s_m(i) = FFNN(g_i) + prior(width_i)``, the prior a
+FFNN over a learned width embedding (Joshi et al.'s ``use_prior``).
+
+:meth:`MentionScorer.score_candidates` scores ALL candidate spans of a document for pruning
+without building their representations: the first FFNN layer is applied to each wordpiece
+state once (start, end and head shares) and the per-span pre-activations are gathered and
+summed (the head share through the attention weights), chunk by chunk.
+"""
+import torch
+import torch.nn.functional as F
+
+from spanbert_lib.coref.models.chunking import row_chunks
+from spanbert_lib.coref.models.feedforward import FeedForwardScorer
+from spanbert_lib.coref.models.span_embedder import SpanEmbedder
+
+START, END, HEAD, WIDTH = range(4)
+
+
+class MentionScorer(torch.nn.Module):
+    """
+    ``span_embedder`` gives the input layout (its :attr:`SpanEmbedder.part_dims`); it is NOT
+    a submodule of this scorer (the model owns it).
+    """
+
+    def __init__(self, span_embedder: SpanEmbedder, hidden_dim: int, depth: int = 1,
+                 dropout: float = 0.0) -> None:
+        super().__init__()
+        self.span_scorer = FeedForwardScorer(span_embedder.part_dims, hidden_dim, depth, dropout)
+        feature_size = span_embedder.width_embedding.embedding_dim
+        self.width_prior_embedding = torch.nn.Embedding(span_embedder.max_span_width, feature_size)
+        self.width_prior_scorer = FeedForwardScorer([feature_size], hidden_dim, depth, dropout)
+
+    def width_prior(self, apply_dropout: bool = True) -> torch.Tensor:
+        """``(max_span_width,)`` prior score of each width."""
+        table = self.width_prior_embedding.weight
+        return self.width_prior_scorer.from_first_layer(
+            self.width_prior_scorer.part_projection(table, 0), apply_dropout)
+
+    def forward(self, span_embeddings: torch.Tensor,  # type: ignore[override]
+                widths: torch.LongTensor) -> torch.Tensor:
+        """``span_embeddings`` ``(n, D)``, ``widths`` ``(n,)`` -> ``(n,)`` mention scores."""
+        return self.span_scorer(span_embeddings) + self.width_prior()[widths]
+
+    @torch.no_grad()
+    def score_candidates(self, span_embedder: SpanEmbedder, states: torch.Tensor,
+                         piece_starts: torch.LongTensor, piece_ends: torch.LongTensor,
+                         widths: torch.LongTensor, budget: int = 2 ** 23) -> torch.Tensor:
+        """
+        The same scores as ``self(span_embedder(states, ...), widths)`` in eval mode, for many
+        spans, without gradient and without dropout.
+
+        ``states`` ``(P, H)``; ``piece_starts``, ``piece_ends``, ``widths`` ``(N,)``. Spans are
+        processed in chunks of about ``budget / (4 * hidden_dim)`` spans; each chunk projects
+        only the wordpieces between its first start and last end, so spans sorted by start keep
+        the work linear in the document length. Returns ``(N,)``.
+        """
+        scorer = self.span_scorer
+        prior = self.width_prior(apply_dropout=False)
+        width_table = scorer.part_projection(span_embedder.width_embedding.weight, WIDTH)
+        head_logits = span_embedder.head_scorer(states).squeeze(-1)
+        scores = states.new_empty(piece_starts.shape)
+        for chunk in row_chunks(piece_starts.numel(), 4 * scorer.hidden_dim, budget):
+            starts, ends = piece_starts[chunk], piece_ends[chunk]
+            low, high = int(starts.min()), int(ends.max()) + 1
+            window = states[low:high]
+            starts, ends = starts - low, ends - low
+            pieces, offsets, weights = span_embedder.head_attention(head_logits[low:high],
+                                                                    starts, ends)
+            pre_activation = scorer.part_projection(window, START)[starts]
+            pre_activation += scorer.part_projection(window, END)[ends]
+            pre_activation += F.embedding_bag(pieces, scorer.part_projection(window, HEAD), offsets,
+                                              mode="sum", per_sample_weights=weights)
+            pre_activation += width_table[widths[chunk]]
+            scores[chunk] = (scorer.from_first_layer(pre_activation, apply_dropout=False,
+                                                      in_place=True)
+                             + prior[widths[chunk]])
+        return scores

@@ -1,0 +1,175 @@
+"""
+The fine antecedent score of Lee et al.: ``s_a(i, j) = FFNN([g_i; g_j; g_i * g_j; phi(i, j)])``
+with ``phi`` the pair features of Joshi et al. 2019 (same speaker, genre, segment distance,
+bucketed antecedent distance), each switchable.
+
+The FFNN's first layer is applied part by part: ``W_1 g_i`` and ``W_2 g_j`` once per span,
+only ``W_3 (g_i * g_j)`` per pair; the features take few values, so (without feature dropout)
+their share is a lookup in a table of every combination's projection. Pairs are scored in
+blocks of rows, so without gradients memory is ``O(block * c * hidden)``, not
+``O(k * c * hidden)``.
+"""
+from dataclasses import dataclass
+from typing import List, Optional, Tuple
+
+import torch
+
+from spanbert_lib.coref.models.chunking import row_chunks
+from spanbert_lib.coref.models.coarse_antecedents import NUM_DISTANCE_BUCKETS, bucket_distance
+from spanbert_lib.coref.models.feedforward import FeedForwardScorer
+
+TARGET, ANTECEDENT, PRODUCT, FEATURES = range(4)
+
+
+@dataclass
+class SpanMetadata:
+    """Per kept span (``k``): ``speakers`` ``(k,)`` speaker id of its first word (only
+    equality matters), ``segments`` ``(k,)`` segment of its first wordpiece; ``genre`` ``()``
+    the document's genre id."""
+
+    speakers: torch.LongTensor
+    segments: torch.LongTensor
+    genre: torch.LongTensor
+
+
+class PairFeatures(torch.nn.Module):
+    """
+    ``phi(i, j)``: the concatenation of the enabled embeddings, each of ``feature_size``, in
+    this order: same speaker (2 values), genre (``num_genres``), segment distance
+    (``seg(i) - seg(j)`` clipped to ``0 .. num_segment_distances - 1``) and antecedent distance
+    (``i - j`` in kept spans, bucketed as :func:`bucket_distance`). Dropout applies to the
+    concatenation.
+    """
+
+    def __init__(self, feature_size: int, use_speaker: bool = True, use_genre: bool = True,
+                 num_genres: int = 8, use_segment_distance: bool = True,
+                 num_segment_distances: int = 3, use_distance: bool = True,
+                 dropout: float = 0.0) -> None:
+        super().__init__()
+        if use_genre and num_genres < 1:
+            raise ValueError(f"num_genres must be positive, got {num_genres}")
+        if use_segment_distance and num_segment_distances < 1:
+            raise ValueError(f"num_segment_distances must be positive, got {num_segment_distances}")
+        self.speaker_embedding = torch.nn.Embedding(2, feature_size) if use_speaker else None
+        self.genre_embedding = torch.nn.Embedding(num_genres, feature_size) if use_genre else None
+        self.segment_distance_embedding = (torch.nn.Embedding(num_segment_distances, feature_size)
+                                           if use_segment_distance else None)
+        self.distance_embedding = (torch.nn.Embedding(NUM_DISTANCE_BUCKETS, feature_size)
+                                   if use_distance else None)
+        self.dropout = torch.nn.Dropout(dropout)
+        self.num_genres = num_genres
+
+    def _enabled(self) -> List[torch.nn.Embedding]:
+        return [embedding for embedding in (self.speaker_embedding, self.genre_embedding,
+                                            self.segment_distance_embedding,
+                                            self.distance_embedding) if embedding is not None]
+
+    def get_output_dim(self) -> int:
+        return sum(embedding.embedding_dim for embedding in self._enabled())
+
+    def indices(self, rows: torch.LongTensor, antecedents: torch.LongTensor,
+                metadata: SpanMetadata) -> List[Tuple[torch.nn.Embedding, torch.LongTensor]]:
+        """Each enabled feature's embedding and its value per pair (``(r, c)``, or ``()`` for
+        the genre, the same for all pairs), in concatenation order."""
+        values = []
+        if self.speaker_embedding is not None:
+            same = metadata.speakers[rows].unsqueeze(1) == metadata.speakers[antecedents]
+            values.append((self.speaker_embedding, same.long()))
+        if self.genre_embedding is not None:
+            values.append((self.genre_embedding, metadata.genre.reshape(())))
+        if self.segment_distance_embedding is not None:
+            distance = metadata.segments[rows].unsqueeze(1) - metadata.segments[antecedents]
+            distance = distance.clamp(0, self.segment_distance_embedding.num_embeddings - 1)
+            values.append((self.segment_distance_embedding, distance))
+        if self.distance_embedding is not None:
+            values.append((self.distance_embedding,
+                           bucket_distance(rows.unsqueeze(1) - antecedents)))
+        return values
+
+    def forward(self, rows: torch.LongTensor, antecedents: torch.LongTensor,  # type: ignore
+                metadata: SpanMetadata) -> Optional[torch.Tensor]:
+        """``rows`` ``(r,)`` kept-span indices, ``antecedents`` ``(r, c)`` their antecedents ->
+        ``(r, c, get_output_dim())``, or None when no feature is enabled."""
+        parts = [embedding(index).expand(*antecedents.shape, -1)
+                 for embedding, index in self.indices(rows, antecedents, metadata)]
+        if not parts:
+            return None
+        return self.dropout(torch.cat(parts, dim=-1))
+
+    def projected_lookup(self, rows: torch.LongTensor, antecedents: torch.LongTensor,
+                         metadata: SpanMetadata, project) -> Optional[torch.Tensor]:
+        """
+        ``project(values, offset)`` applied to ``phi`` (``offset`` = column where the values
+        start inside ``phi``), WITHOUT dropout: ``(r, c, h)``, computed as one lookup in a
+        table of all value combinations (at most 2 * num_genres * segment distances * 10 rows).
+        """
+        table, index, offset = None, None, 0
+        for embedding, values in self.indices(rows, antecedents, metadata):
+            projected = project(embedding.weight, offset)  # (n, h)
+            offset += embedding.embedding_dim
+            if table is None:
+                table, index = projected, values
+            else:
+                table = (table.unsqueeze(1) + projected.unsqueeze(0)).reshape(-1, projected.size(-1))
+                index = index * embedding.num_embeddings + values
+        if table is None:
+            return None
+        return table[index.expand(*antecedents.shape)]
+
+
+class PairwiseScorer(torch.nn.Module):
+    """``s_a(i, j)`` for each kept span and its top antecedents."""
+
+    def __init__(self, span_dim: int, features: PairFeatures, hidden_dim: int, depth: int = 1,
+                 dropout: float = 0.0) -> None:
+        super().__init__()
+        self.features = features
+        self.scorer = FeedForwardScorer([span_dim, span_dim, span_dim, features.get_output_dim()],
+                                        hidden_dim, depth, dropout)
+
+    def _feature_term(self, rows, antecedents, metadata) -> Optional[torch.Tensor]:
+        """The features' share of the first layer, ``(r, c, h)`` (None without features)."""
+        if self.training and self.features.dropout.p > 0:
+            features = self.features(rows, antecedents, metadata)  # per-pair dropout
+            return None if features is None else self.scorer.part_projection(features, FEATURES)
+        return self.features.projected_lookup(
+            rows, antecedents, metadata,
+            lambda values, offset: self.scorer.part_projection(values, FEATURES, offset))
+
+    def forward(self, span_embeddings: torch.Tensor, antecedents: torch.LongTensor,  # type: ignore
+                metadata: SpanMetadata, budget: int = 2 ** 23) -> torch.Tensor:
+        """
+        ``span_embeddings`` ``(k, D)``, ``antecedents`` ``(k, c)`` -> ``(k, c)`` scores (also
+        at masked slots: mask them afterwards). Rows are processed in blocks of about
+        ``budget / (c * (D + 2 * hidden))`` rows.
+        """
+        num_spans, slots = antecedents.shape
+        scorer = self.scorer
+        if num_spans == 0 or slots == 0:
+            return span_embeddings.new_zeros((num_spans, slots))
+        in_place = not torch.is_grad_enabled()
+        targets = scorer.part_projection(span_embeddings, TARGET)  # (k, h)
+        antecedent_terms = scorer.part_projection(span_embeddings, ANTECEDENT)  # (k, h)
+        per_row = slots * (span_embeddings.size(1) + 2 * scorer.hidden_dim)
+        blocks = []
+        for chunk in row_chunks(num_spans, per_row, budget):
+            rows = torch.arange(chunk.start, chunk.stop, device=antecedents.device)
+            block_antecedents = antecedents[chunk]  # (r, c)
+            products = span_embeddings[block_antecedents]  # (r, c, D)
+            if in_place:
+                products.mul_(span_embeddings[chunk].unsqueeze(1))
+            else:
+                products = products * span_embeddings[chunk].unsqueeze(1)
+            pre_activation = scorer.part_projection(products, PRODUCT)  # (r, c, h)
+            del products
+            terms = [targets[chunk].unsqueeze(1), antecedent_terms[block_antecedents],
+                     self._feature_term(rows, block_antecedents, metadata)]
+            for term in terms:
+                if term is None:
+                    continue
+                if in_place:
+                    pre_activation += term
+                else:
+                    pre_activation = pre_activation + term
+            blocks.append(scorer.from_first_layer(pre_activation, in_place=in_place))
+        return torch.cat(blocks, dim=0)

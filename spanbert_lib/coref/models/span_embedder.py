@@ -1,0 +1,98 @@
+"""
+Span representations of Lee et al. (2017), as Joshi et al. (2019) compute them over BERT
+wordpieces: ``g = [x_start; x_end; head; phi(width)]`` where ``x_start``/``x_end`` are the
+states of the span's first and last wordpiece, ``head`` is an attention-weighted sum of the
+states of all its wordpieces (one learned attention logit per wordpiece, normalised within the
+span) and ``phi(width)`` a learned embedding of the span width in words.
+
+The attention sum uses ``embedding_bag`` over a flat list of (span, wordpiece) pairs, so
+memory is linear in the total span length, never ``(num_spans, max_width, hidden)``.
+"""
+from typing import Tuple
+
+import torch
+import torch.nn.functional as F
+
+
+def flat_span_pieces(piece_starts: torch.LongTensor,
+                     piece_ends: torch.LongTensor) -> Tuple[torch.LongTensor, torch.LongTensor,
+                                                            torch.LongTensor]:
+    """
+    Every wordpiece of every span, spans one after another.
+
+    ``piece_starts``/``piece_ends`` ``(n,)``: inclusive wordpiece bounds (``end >= start``).
+    Returns ``(pieces, span_ids, offsets)``: ``pieces`` ``(T,)`` wordpiece indices with
+    ``T = sum(end - start + 1)``, ``span_ids`` ``(T,)`` the span each belongs to, ``offsets``
+    ``(n,)`` where each span's run starts in ``pieces`` (the ``embedding_bag`` offsets).
+    """
+    lengths = piece_ends - piece_starts + 1
+    if lengths.numel() and int(lengths.min()) < 1:
+        raise ValueError("a span ends before it starts")
+    offsets = torch.cumsum(lengths, 0) - lengths
+    span_ids = torch.repeat_interleave(torch.arange(lengths.numel(), device=lengths.device), lengths)
+    positions = torch.arange(span_ids.numel(), device=lengths.device)
+    pieces = piece_starts[span_ids] + positions - offsets[span_ids]
+    return pieces, span_ids, offsets
+
+
+def segment_softmax(logits: torch.Tensor, segment_ids: torch.LongTensor,
+                    num_segments: int) -> torch.Tensor:
+    """Softmax of ``logits`` ``(T,)`` within each group of equal ``segment_ids`` ``(T,)``
+    (groups ``0 .. num_segments - 1``); returns ``(T,)``."""
+    with torch.no_grad():  # the shift cancels out of the softmax, no gradient needed
+        maxima = logits.new_full((num_segments,), float("-inf")).scatter_reduce(
+            0, segment_ids, logits, reduce="amax", include_self=True)
+    exponentials = torch.exp(logits - maxima[segment_ids])
+    sums = logits.new_zeros(num_segments).index_add(0, segment_ids, exponentials)
+    return exponentials / sums[segment_ids]
+
+
+class SpanEmbedder(torch.nn.Module):
+    """
+    ``g = [x_start; x_end; head; width_embedding]``, of size ``3 * input_dim + feature_size``
+    (parts in that order, see :attr:`part_dims`). Widths are ``end_word - start_word`` (0 for a
+    one-word span), below ``max_span_width``. Dropout applies to the width embedding, as in
+    Lee et al.
+    """
+
+    def __init__(self, input_dim: int, feature_size: int, max_span_width: int,
+                 dropout: float = 0.0) -> None:
+        super().__init__()
+        self.input_dim = input_dim
+        self.max_span_width = max_span_width
+        self.head_scorer = torch.nn.Linear(input_dim, 1)
+        self.width_embedding = torch.nn.Embedding(max_span_width, feature_size)
+        self.dropout = torch.nn.Dropout(dropout)
+
+    @property
+    def part_dims(self) -> Tuple[int, int, int, int]:
+        """Sizes of ``(x_start, x_end, head, width)``."""
+        return (self.input_dim, self.input_dim, self.input_dim, self.width_embedding.embedding_dim)
+
+    def get_output_dim(self) -> int:
+        return sum(self.part_dims)
+
+    def head_attention(self, head_logits: torch.Tensor, piece_starts: torch.LongTensor,
+                       piece_ends: torch.LongTensor) -> Tuple[torch.LongTensor, torch.LongTensor,
+                                                              torch.Tensor]:
+        """
+        ``head_logits`` ``(P,)`` (one per wordpiece) -> ``(pieces, offsets, weights)`` for
+        ``F.embedding_bag``: the span's wordpieces (see :func:`flat_span_pieces`) and their
+        attention weights ``(T,)``, summing to 1 within each span.
+        """
+        pieces, span_ids, offsets = flat_span_pieces(piece_starts, piece_ends)
+        weights = segment_softmax(head_logits[pieces], span_ids, piece_starts.numel())
+        return pieces, offsets, weights
+
+    def forward(self, states: torch.Tensor, piece_starts: torch.LongTensor,  # type: ignore[override]
+                piece_ends: torch.LongTensor, widths: torch.LongTensor) -> torch.Tensor:
+        """
+        ``states`` ``(P, input_dim)`` wordpiece states of one document; ``piece_starts``,
+        ``piece_ends`` ``(n,)`` inclusive wordpiece bounds of the spans; ``widths`` ``(n,)``
+        word widths minus one. Returns ``(n, get_output_dim())``.
+        """
+        head_logits = self.head_scorer(states).squeeze(-1)
+        pieces, offsets, weights = self.head_attention(head_logits, piece_starts, piece_ends)
+        head = F.embedding_bag(pieces, states, offsets, mode="sum", per_sample_weights=weights)
+        width = self.dropout(self.width_embedding(widths))
+        return torch.cat([states[piece_starts], states[piece_ends], head, width], dim=-1)

@@ -1,0 +1,406 @@
+"""
+The ``spanbert_coref`` model: the higher-order coarse-to-fine coreference model of Lee et al.
+(2018) on a BERT-family encoder applied to independent segments (Joshi et al. 2019, "BERT for
+Coreference Resolution", independent variant), as used in the SpanBERT paper (section 4.1).
+
+Per document:
+
+1. the encoder embeds each segment on its own (the ``segmented_transformer`` token embedder
+   behind a ``segmented_wordpiece`` indexer); wordpiece states in document order ``(P, H)``;
+2. all candidate spans (word offsets from the ``spanbert_coref`` reader) get a mention score
+   ``s_m`` without gradient, chunk by chunk (:meth:`MentionScorer.score_candidates`);
+3. the ``top_span_ratio * num_words`` best non-crossing spans are kept (``k``), their
+   representations ``g`` and mention scores recomputed with gradient;
+4. coarse scores ``s_c`` choose ``max_top_antecedents`` antecedents per kept span (``c``);
+5. fine scores ``s_a`` (pair FFNN with speaker/genre/segment-distance/distance features) and
+   ``coref_depth - 1`` gated refinements of ``g``; the final score of a pair is
+   ``s_c + s_a``, the dummy antecedent's 0;
+6. loss: marginal log-likelihood of the gold antecedents; prediction: best antecedent per span,
+   clusters by transitivity (word offsets).
+
+Nothing of size ``(num_candidates, num_candidates)`` or ``(k, k)`` is built; without
+gradients memory is linear in the document length (blocks bounded by ``memory_budget``).
+
+Parameter names: the encoder's start with ``_encoder.``, everything else is task-specific (give
+it its own learning rate with an optimizer parameter group on ``^_encoder\\.``).
+"""
+import logging
+import math
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional, Tuple
+
+import torch
+from allennlp.common.checks import ConfigurationError
+from allennlp.data import TextFieldTensors, Vocabulary
+from allennlp.models.model import Model
+from allennlp.modules import TextFieldEmbedder
+from allennlp.nn import InitializerApplicator, util
+from allennlp.training.metrics import Average
+
+from spanbert_lib.coref.metrics import ConllCorefScores
+from spanbert_lib.coref.models.antecedent_loss import (antecedent_labels,
+                                                       marginal_log_likelihood_loss)
+from spanbert_lib.coref.models.cluster_decoding import (clusters_from_antecedents,
+                                                        predicted_antecedents)
+from spanbert_lib.coref.models.coarse_antecedents import CoarseAntecedentScorer, TopAntecedents
+from spanbert_lib.coref.models.higher_order import GatedSpanRefiner, with_dummy
+from spanbert_lib.coref.models.mention_scorer import MentionScorer
+from spanbert_lib.coref.models.pairwise_scorer import PairFeatures, PairwiseScorer, SpanMetadata
+from spanbert_lib.coref.models.pruning import prune_non_crossing
+from spanbert_lib.coref.models.span_embedder import SpanEmbedder
+
+logger = logging.getLogger(__name__)
+
+Span = Tuple[int, int]
+WORD_MAP_KEYS = ("word_starts", "word_ends", "word_mask", "piece_segment_ids")
+
+
+@dataclass
+class DocumentOutput:
+    """What :meth:`SpanBertCoreference._document` returns for one document (``k`` kept spans,
+    ``c`` antecedent slots)."""
+
+    top_spans: torch.LongTensor  # (k, 2) word offsets
+    antecedents: torch.LongTensor  # (k, c) indices into top_spans
+    slots: torch.LongTensor  # (k,) chosen slot, -1 for none
+    antecedent_spans: torch.LongTensor  # (k,) chosen kept span, -1 for none
+    loss: Optional[torch.Tensor]
+    gold_kept: int  # gold mentions among the kept spans
+    gold_total: int  # gold mentions among the candidates
+
+
+@Model.register("spanbert_coref")
+class SpanBertCoreference(Model):
+    """
+    # Parameters
+
+    vocab : `Vocabulary` (unused: the encoder brings its own wordpiece vocabulary)
+    text_field_embedder : `TextFieldEmbedder`
+        Embeds the reader's `text` field to wordpiece states `(batch, pieces, hidden)`; its
+        indexer must be `segmented_wordpiece` (its word <-> wordpiece maps are read from the
+        text tensors). Use a `segmented_transformer` token embedder.
+    max_span_width : `int` (default 30), the reader's; widths are embedded up to it.
+    feature_size : `int` (default 20), size of every width/distance/speaker/genre embedding.
+    ffnn_size, ffnn_depth : `int` (3000, 1), hidden size and number of hidden layers of the
+        mention, width-prior and pair scorers.
+    dropout : `float` (0.3), on FFNN hidden layers, feature embeddings and the coarse bilinear
+        term (Joshi et al.'s `dropout_rate`).
+    top_span_ratio : `float` (0.4), spans kept per word.
+    max_top_antecedents : `int` (50), antecedents per kept span after coarse pruning.
+    coref_depth : `int` (2), rounds of antecedent scoring (depth - 1 gated refinements).
+    use_speaker, use_genre, use_segment_distance, use_distance : `bool` (all True), pair
+        features.
+    num_genres : `int` (8), at least the reader's `num_genres` (7 OntoNotes genres + unknown).
+    num_segment_distances : `int` (3), segment distances are clipped to `0 .. this - 1`
+        (Joshi et al. use `max_training_segments`).
+    memory_budget : `int` (2 ** 24), elements per intermediate block in chunked scoring (larger
+        blocks: fewer, bigger tensor operations; peak memory grows with it, not with the
+        document).
+    initializer : `InitializerApplicator`, optional, applied after the default initialisation
+        (task weights normal(0, 0.02), biases 0, as Joshi et al.).
+    """
+
+    default_predictor = "spanbert_coref"
+
+    def __init__(
+        self,
+        vocab: Vocabulary,
+        text_field_embedder: TextFieldEmbedder,
+        max_span_width: int = 30,
+        feature_size: int = 20,
+        ffnn_size: int = 3000,
+        ffnn_depth: int = 1,
+        dropout: float = 0.3,
+        top_span_ratio: float = 0.4,
+        max_top_antecedents: int = 50,
+        coref_depth: int = 2,
+        use_speaker: bool = True,
+        use_genre: bool = True,
+        num_genres: int = 8,
+        use_segment_distance: bool = True,
+        num_segment_distances: int = 3,
+        use_distance: bool = True,
+        memory_budget: int = 2 ** 24,
+        initializer: Optional[InitializerApplicator] = None,
+        **kwargs,
+    ) -> None:
+        super().__init__(vocab, **kwargs)
+        for name, value in (("max_span_width", max_span_width), ("feature_size", feature_size),
+                            ("ffnn_size", ffnn_size), ("ffnn_depth", ffnn_depth),
+                            ("max_top_antecedents", max_top_antecedents),
+                            ("coref_depth", coref_depth), ("memory_budget", memory_budget)):
+            if value < 1:
+                raise ConfigurationError(f"spanbert_coref: {name} must be positive, got {value}")
+        if not 0 < top_span_ratio <= 1:
+            raise ConfigurationError(f"spanbert_coref: top_span_ratio must be in (0, 1], got "
+                                     f"{top_span_ratio}")
+        self._encoder = text_field_embedder
+        hidden = text_field_embedder.get_output_dim()
+        self._span_embedder = SpanEmbedder(hidden, feature_size, max_span_width, dropout)
+        span_dim = self._span_embedder.get_output_dim()
+        self._mention_scorer = MentionScorer(self._span_embedder, ffnn_size, ffnn_depth, dropout)
+        self._coarse_scorer = CoarseAntecedentScorer(span_dim, feature_size, dropout)
+        features = PairFeatures(feature_size, use_speaker=use_speaker, use_genre=use_genre,
+                                num_genres=num_genres, use_segment_distance=use_segment_distance,
+                                num_segment_distances=num_segment_distances,
+                                use_distance=use_distance, dropout=dropout)
+        self._pairwise_scorer = PairwiseScorer(span_dim, features, ffnn_size, ffnn_depth, dropout)
+        self._refiner = GatedSpanRefiner(span_dim) if coref_depth > 1 else None
+        self.max_span_width = max_span_width
+        self.top_span_ratio = top_span_ratio
+        self.max_top_antecedents = max_top_antecedents
+        self.coref_depth = coref_depth
+        self.use_speaker = use_speaker
+        self.use_genre = use_genre
+        self.num_genres = num_genres
+        self.memory_budget = memory_budget
+        self._conll_scores = ConllCorefScores()
+        self._pruned_mention_recall = Average()
+        self._initialize_task_weights()
+        if initializer is not None:
+            initializer(self)
+
+    def _initialize_task_weights(self) -> None:
+        for name, module in self.named_modules():
+            if name.startswith("_encoder"):
+                continue
+            if isinstance(module, (torch.nn.Linear, torch.nn.Embedding)):
+                torch.nn.init.normal_(module.weight, std=0.02)
+            if isinstance(module, torch.nn.Linear) and module.bias is not None:
+                torch.nn.init.zeros_(module.bias)
+
+    # ------------------------------------------------------------------ forward
+
+    def forward(  # type: ignore[override]
+        self,
+        text: TextFieldTensors,
+        spans: torch.LongTensor,
+        span_labels: Optional[torch.LongTensor] = None,
+        speaker_ids: Optional[torch.LongTensor] = None,
+        sentence_ids: Optional[torch.LongTensor] = None,
+        genre: Optional[torch.LongTensor] = None,
+        metadata: Optional[List[Dict[str, Any]]] = None,
+    ) -> Dict[str, Any]:
+        """
+        # Parameters (``B`` documents, ``N`` candidate spans, ``W`` words)
+
+        text : the ``segmented_wordpiece`` tensors (see that indexer).
+        spans : `(B, N, 2)` inclusive word offsets of the candidate spans, -1 padding.
+        span_labels : `(B, N)` gold cluster per span (-1: none), optional.
+        speaker_ids : `(B, W)` speaker per word (only equality matters).
+        sentence_ids : `(B, W)`, accepted and unused (candidates already respect sentences).
+        genre : `(B,)` genre id.
+        metadata : per document, the reader's dict (``clusters`` is used for the metric).
+
+        # Returns
+
+        ``top_spans`` `(B, k, 2)` kept spans (word offsets, -1 padding), ``antecedent_indices``
+        `(B, k, c)` their antecedents (indices into ``top_spans``), ``predicted_antecedents``
+        `(B, k)` the chosen slot of ``antecedent_indices`` (-1: no antecedent), ``loss`` with
+        ``span_labels``; ``document`` (words) and ``clusters`` with ``metadata``.
+        """
+        word_maps = self._word_maps(text)
+        states = self._encoder(text)  # (B, P, H)
+        piece_mask = util.get_text_field_mask(text)  # (B, P) real wordpieces
+        batch_size = spans.size(0)
+        documents = []
+        for index in range(batch_size):
+            documents.append(self._document(
+                states[index, :int(piece_mask[index].sum())],
+                word_maps, index, spans[index],
+                None if span_labels is None else span_labels[index],
+                None if speaker_ids is None else speaker_ids[index],
+                None if genre is None else genre[index],
+                metadata[index] if metadata is not None else None))
+        output = self._pad_outputs(documents, spans.device)
+        if span_labels is not None:
+            output["loss"] = torch.stack([document.loss for document in documents]).sum()
+            for document in documents:
+                if document.gold_total:
+                    self._pruned_mention_recall(document.gold_kept / document.gold_total)
+        if metadata is not None:
+            output["document"] = [item.get("words") for item in metadata]
+            clusters = self._clusters(documents)
+            output["clusters"] = clusters
+            gold = [item.get("clusters") for item in metadata]
+            if all(item is not None for item in gold):
+                self._conll_scores(clusters, gold)
+        return output
+
+    @staticmethod
+    def _word_maps(text: TextFieldTensors) -> Dict[str, torch.Tensor]:
+        for tensors in text.values():
+            if all(key in tensors for key in WORD_MAP_KEYS):
+                return tensors
+        raise ConfigurationError("spanbert_coref needs the word <-> wordpiece maps of a "
+                                 "segmented_wordpiece token indexer in its text field; got "
+                                 f"tensors {[sorted(t) for t in text.values()]}")
+
+    def _describe(self, metadata: Optional[Dict[str, Any]], index: int) -> str:
+        if metadata and metadata.get("doc_key") is not None:
+            return f"document {metadata['doc_key']!r} part {metadata.get('part', '')!r}"
+        return f"document {index} of the batch"
+
+    def _document(self, states: torch.Tensor, word_maps: Dict[str, torch.Tensor], index: int,
+                  spans: torch.LongTensor, span_labels: Optional[torch.LongTensor],
+                  speaker_ids: Optional[torch.LongTensor], genre: Optional[torch.LongTensor],
+                  metadata: Optional[Dict[str, Any]]) -> DocumentOutput:
+        """One document: ``states`` ``(P, H)``, ``spans`` ``(N, 2)`` (padded), ``span_labels``
+        ``(N,)``, ``speaker_ids`` ``(W,)``, ``genre`` ``()``."""
+        num_words = int(word_maps["word_mask"][index].sum())
+        word_starts = word_maps["word_starts"][index, :num_words]
+        word_ends = word_maps["word_ends"][index, :num_words]
+        real = spans[:, 0] >= 0
+        candidates = spans[real]
+        labels = span_labels[real] if span_labels is not None else None
+        if candidates.size(0) > 1 and bool((candidates[1:, 0] < candidates[:-1, 0]).any()):
+            # chunked candidate scoring is linear only for spans sorted by start
+            order = torch.argsort(candidates[:, 0], stable=True)
+            candidates = candidates[order]
+            labels = labels[order] if labels is not None else None
+        self._check_candidates(candidates, num_words, metadata, index)
+        widths = candidates[:, 1] - candidates[:, 0]
+        piece_starts, piece_ends = word_starts[candidates[:, 0]], word_ends[candidates[:, 1]]
+
+        candidate_scores = self._mention_scorer.score_candidates(
+            self._span_embedder, states, piece_starts, piece_ends, widths, self.memory_budget)
+        num_to_keep = int(math.floor(self.top_span_ratio * num_words))
+        kept = prune_non_crossing(candidate_scores, candidates[:, 0], candidates[:, 1],
+                                  num_to_keep)
+        top_spans = candidates[kept]
+        if kept.numel() == 0:  # e.g. a one- or two-word document keeps floor(0.4 * W) = 0 spans
+            empty = kept.new_zeros((0, 0))
+            loss = states.sum() * 0.0 if labels is not None else None
+            gold_total = int((labels >= 0).sum()) if labels is not None else 0
+            return DocumentOutput(top_spans, empty, kept, kept, loss, 0, gold_total)
+        top_widths = widths[kept]
+        span_embeddings = self._span_embedder(states, piece_starts[kept], piece_ends[kept],
+                                              top_widths)
+        mention_scores = self._mention_scorer(span_embeddings, top_widths)
+        top = self._coarse_scorer.top_antecedents(span_embeddings, mention_scores,
+                                                  self.max_top_antecedents, self.memory_budget)
+        span_metadata = SpanMetadata(
+            speakers=self._span_speakers(speaker_ids, top_spans, metadata, index),
+            segments=word_maps["piece_segment_ids"][index][piece_starts[kept]],
+            genre=self._genre(genre, metadata, index, states.device))
+        scores = self._antecedent_scores(span_embeddings, top, span_metadata)
+        for _ in range(self.coref_depth - 1):
+            span_embeddings = self._refiner(span_embeddings, top.indices, scores)
+            scores = self._antecedent_scores(span_embeddings, top, span_metadata)
+
+        slots, antecedent_spans = predicted_antecedents(scores, top.indices)
+        loss, gold_kept, gold_total = None, 0, 0
+        if labels is not None:
+            top_labels = labels[kept]
+            loss = marginal_log_likelihood_loss(
+                scores, antecedent_labels(top_labels, top.indices, top.mask))
+            gold_kept, gold_total = int((top_labels >= 0).sum()), int((labels >= 0).sum())
+        return DocumentOutput(top_spans, top.indices, slots, antecedent_spans, loss, gold_kept,
+                              gold_total)
+
+    def _antecedent_scores(self, span_embeddings: torch.Tensor, top: TopAntecedents,
+                           span_metadata: SpanMetadata) -> torch.Tensor:
+        """``(k, c + 1)``: dummy 0, then coarse + fine scores (``-inf`` where masked)."""
+        fine = self._pairwise_scorer(span_embeddings, top.indices, span_metadata,
+                                     self.memory_budget)
+        return with_dummy(top.scores + fine)
+
+    def _check_candidates(self, candidates: torch.LongTensor, num_words: int,
+                          metadata: Optional[Dict[str, Any]], index: int) -> None:
+        if candidates.numel() == 0:
+            return
+        widths = candidates[:, 1] - candidates[:, 0]
+        problems = []
+        if int(candidates[:, 1].max()) >= num_words:
+            problems.append(f"a candidate span ends at word {int(candidates[:, 1].max())} of "
+                            f"{num_words} words")
+        if int(widths.min()) < 0:
+            problems.append("a candidate span ends before it starts")
+        if int(widths.max()) >= self.max_span_width:
+            problems.append(f"a candidate span is {int(widths.max()) + 1} words wide but the "
+                            f"model's max_span_width is {self.max_span_width} (use the same "
+                            f"value in the reader)")
+        if problems:
+            raise ValueError(f"spanbert_coref, {self._describe(metadata, index)}: "
+                             + "; ".join(problems))
+
+    def _span_speakers(self, speaker_ids: Optional[torch.LongTensor], top_spans: torch.LongTensor,
+                       metadata: Optional[Dict[str, Any]], index: int) -> torch.LongTensor:
+        if speaker_ids is None:
+            if self.use_speaker:
+                raise ValueError(f"spanbert_coref, {self._describe(metadata, index)}: "
+                                 "use_speaker is set but the batch has no speaker_ids")
+            return top_spans.new_zeros(top_spans.size(0))
+        return speaker_ids[top_spans[:, 0]]
+
+    def _genre(self, genre: Optional[torch.LongTensor], metadata: Optional[Dict[str, Any]],
+               index: int, device: torch.device) -> torch.LongTensor:
+        if genre is None:
+            if self.use_genre:
+                raise ValueError(f"spanbert_coref, {self._describe(metadata, index)}: use_genre "
+                                 "is set but the batch has no genre")
+            return torch.zeros((), dtype=torch.long, device=device)
+        if self.use_genre and not 0 <= int(genre) < self.num_genres:
+            raise ValueError(f"spanbert_coref, {self._describe(metadata, index)}: genre id "
+                             f"{int(genre)} is outside the model's {self.num_genres} genres "
+                             f"(set num_genres to the reader's num_genres)")
+        return genre
+
+    # ------------------------------------------------------------------ outputs
+
+    @staticmethod
+    def _pad_outputs(documents: List[DocumentOutput], device: torch.device) -> Dict[str, Any]:
+        batch_size = len(documents)
+        most_spans = max((d.top_spans.size(0) for d in documents), default=0)
+        most_slots = max((d.antecedents.size(1) for d in documents), default=0)
+        top_spans = torch.full((batch_size, most_spans, 2), -1, dtype=torch.long, device=device)
+        antecedents = torch.zeros((batch_size, most_spans, most_slots), dtype=torch.long,
+                                  device=device)
+        chosen = torch.full((batch_size, most_spans), -1, dtype=torch.long, device=device)
+        for index, document in enumerate(documents):
+            spans, slots = document.antecedents.shape
+            top_spans[index, :spans] = document.top_spans
+            antecedents[index, :spans, :slots] = document.antecedents
+            chosen[index, :spans] = document.slots
+        return {"top_spans": top_spans, "antecedent_indices": antecedents,
+                "predicted_antecedents": chosen}
+
+    @staticmethod
+    def _clusters(documents: List[DocumentOutput]) -> List[List[List[Span]]]:
+        return [clusters_from_antecedents(document.top_spans, document.antecedent_spans)
+                for document in documents]
+
+    def make_output_human_readable(self, output_dict: Dict[str, Any]) -> Dict[str, Any]:
+        """Adds ``clusters`` (per document, lists of inclusive word spans) if ``forward`` did
+        not already, from ``top_spans``/``antecedent_indices``/``predicted_antecedents``."""
+        if "clusters" not in output_dict:
+            output_dict["clusters"] = decode_clusters(output_dict["top_spans"],
+                                                      output_dict["antecedent_indices"],
+                                                      output_dict["predicted_antecedents"])
+        return output_dict
+
+    def get_metrics(self, reset: bool = False) -> Dict[str, float]:
+        metrics = self._conll_scores.get_metric(reset)
+        metrics["pruned_mention_recall"] = float(self._pruned_mention_recall.get_metric(reset))
+        return metrics
+
+
+def decode_clusters(top_spans: torch.LongTensor, antecedent_indices: torch.LongTensor,
+                    predicted_slots: torch.LongTensor) -> List[List[List[Span]]]:
+    """
+    Clusters per document from padded model outputs: ``top_spans`` ``(B, k, 2)`` (-1 padding),
+    ``antecedent_indices`` ``(B, k, c)``, ``predicted_slots`` ``(B, k)`` (-1: none).
+    """
+    batch = []
+    for spans, antecedents, slots in zip(top_spans.detach().cpu(),
+                                         antecedent_indices.detach().cpu(),
+                                         predicted_slots.detach().cpu()):
+        real = spans[:, 0] >= 0
+        spans, antecedents, slots = spans[real], antecedents[real], slots[real]
+        if antecedents.size(1) == 0:
+            chosen = torch.full_like(slots, -1)
+        else:
+            chosen = antecedents.gather(1, slots.clamp(min=0).unsqueeze(1)).squeeze(1)
+        chosen = torch.where(slots >= 0, chosen, torch.full_like(chosen, -1))
+        batch.append(clusters_from_antecedents(spans, chosen))
+    return batch
