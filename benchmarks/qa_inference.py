@@ -1,0 +1,161 @@
+"""
+Extractive-QA inference speed: this library's ``spanbert_qa`` model + predictor against Hugging Face's
+``pipeline("question-answering")``, side by side on the same questions, the same weights and the same
+windows, on the CPU.
+
+    .venv/bin/python benchmarks/qa_inference.py [--questions 96] [--batch-size 16] [--threads 1] [--bf16]
+
+The model is MiniLM-L6-H384 (pretrained/all-MiniLM-L6-v2) with a randomly initialised (seed 0) QA head,
+saved once as a ``BertForQuestionAnswering`` directory that both sides load, so they run identical
+weights. Windows: ``max_seq_len`` 384 wordpieces, question first (the pipeline's order), consecutive
+windows overlapping by 128 wordpieces (the pipeline's ``doc_stride`` is an overlap; our reader takes
+``stride_mode="overlap"``), answers of at most 30 wordpieces, no word alignment on the pipeline side
+(``align_to_words=False``: both return exact wordpiece-offset spans). Questions: the first N of the
+SQuAD 1.1 dev part in the external data folder (the project's fixture questions when it is absent).
+
+Both sides get the whole list at once and the same batch size (the pipeline also at its default batch
+size 1, which pads nothing). Each is timed twice, alternately (the machine may be shared), and the
+faster round is reported. The forward passes dominate on both sides (same weights, same windows, same
+number of real wordpieces), so the difference comes from padding - our predictor groups questions of
+similar size, the pipeline pads each batch to its longest window - and per-question Python work.
+Agreement: the share of questions where both return the same answer span; they may differ where the
+best span of one window is not the best across windows (the pipeline compares per-window softmax
+probabilities, ours raw logit sums, as BERT does), and on exact score ties. ``--bf16`` adds our predictor
+under bfloat16 autocast (``autocast_dtype="bfloat16"``): faster on CPUs with AMX / AVX512-BF16, but not
+the same arithmetic, so it is reported apart.
+"""
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+from typing import Callable, Dict, List, Tuple
+
+import torch
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO_ROOT))
+MINILM = REPO_ROOT / "pretrained" / "all-MiniLM-L6-v2"
+
+
+def load_questions(limit: int) -> Tuple[List[Dict[str, str]], str]:
+    from spanbert_lib.common.testing import external_data_dir
+
+    root = external_data_dir()
+    path = root / "qa" / "squad11_dev_part1.json" if root else None
+    source = "SQuAD 1.1 dev part (external data)"
+    if path is None or not path.exists():
+        path, source = REPO_ROOT / "fixtures" / "qa" / "squad11.json", "fixtures/qa/squad11.json (repeated)"
+    questions = []
+    while len(questions) < limit:
+        for article in json.loads(path.read_text(encoding="utf-8"))["data"]:
+            for paragraph in article["paragraphs"]:
+                for qa in paragraph["qas"]:
+                    questions.append({"id": qa["id"], "question": qa["question"], "context": paragraph["context"]})
+    return questions[:limit], source
+
+
+def save_qa_model(directory: str) -> None:
+    """MiniLM + a seed-0 random QA head, saved as one BertForQuestionAnswering directory."""
+    from transformers import AutoTokenizer, BertForQuestionAnswering
+
+    torch.manual_seed(0)
+    model = BertForQuestionAnswering.from_pretrained(str(MINILM))
+    model.save_pretrained(directory)
+    AutoTokenizer.from_pretrained(str(MINILM)).save_pretrained(directory)
+
+
+def ours(model_dir: str, args, autocast_dtype=None) -> Callable[[List[Dict[str, str]]], List[Tuple[int, int, str]]]:
+    from allennlp.data import Vocabulary
+
+    from spanbert_lib.qa.dataset_readers import SquadReader
+    from spanbert_lib.qa.models import SpanBertQuestionAnswering
+    from spanbert_lib.qa.predictors import SpanBertQAPredictor
+
+    reader = SquadReader(model_dir, max_seq_length=args.max_seq_length, doc_stride=args.overlap,
+                         stride_mode="overlap", question_first=True, max_query_length=args.max_query_length)
+    model = SpanBertQuestionAnswering(Vocabulary(), model_dir, max_answer_length=args.max_answer_length,
+                                      only_max_context_starts=False)
+    predictor = SpanBertQAPredictor(model, reader, max_questions_per_forward=args.batch_size,
+                                    autocast_dtype=autocast_dtype)
+
+    def run(questions):
+        outputs = predictor.predict_batch_json(questions)
+        return [(o["best_span"][0], o["best_span"][1], o["best_span_str"]) for o in outputs]
+    return run
+
+
+def huggingface(model_dir: str, args, batch_size: int) -> Callable[[List[Dict[str, str]]], List[Tuple[int, int, str]]]:
+    from transformers import pipeline
+
+    qa = pipeline("question-answering", model=model_dir, tokenizer=model_dir, device=-1)
+
+    def run(questions):
+        outputs = qa([{"question": q["question"], "context": q["context"]} for q in questions],
+                     batch_size=batch_size, max_seq_len=args.max_seq_length, doc_stride=args.overlap,
+                     max_question_len=args.max_query_length, max_answer_len=args.max_answer_length,
+                     align_to_words=False)
+        outputs = outputs if isinstance(outputs, list) else [outputs]
+        return [(o["start"], o["end"], o["answer"]) for o in outputs]
+    return run
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--questions", type=int, default=96)
+    parser.add_argument("--batch-size", type=int, default=16)
+    parser.add_argument("--threads", type=int, default=1, help="torch intra-op threads (both sides)")
+    parser.add_argument("--max-seq-length", type=int, default=384)
+    parser.add_argument("--overlap", type=int, default=128, help="wordpieces shared by consecutive windows")
+    parser.add_argument("--max-query-length", type=int, default=128)
+    parser.add_argument("--max-answer-length", type=int, default=30)
+    parser.add_argument("--bf16", action="store_true", help="also time our predictor under bfloat16 autocast")
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+    warnings.filterwarnings("ignore")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.set_verbosity_error()
+    if not (MINILM / "config.json").exists():
+        sys.exit(f"{MINILM} is missing: run scripts/bootstrap.sh")
+    questions, source = load_questions(args.questions)
+    with tempfile.TemporaryDirectory() as model_dir:
+        save_qa_model(model_dir)
+        systems = {f"spanbert_lib spanbert_qa (batch {args.batch_size})": ours(model_dir, args),
+                   f"HF pipeline (batch {args.batch_size})": huggingface(model_dir, args, args.batch_size),
+                   "HF pipeline (batch 1, its default)": huggingface(model_dir, args, 1)}
+        if args.bf16:
+            systems[f"spanbert_qa bf16 autocast (batch {args.batch_size})"] = ours(model_dir, args, "bfloat16")
+        for run in systems.values():  # warm-up
+            run(questions[:args.batch_size])
+        best = {name: float("inf") for name in systems}
+        answers = {}
+        for _ in range(2):
+            for name, run in systems.items():
+                start = time.perf_counter()
+                answers[name] = run(questions)
+                best[name] = min(best[name], time.perf_counter() - start)
+
+    ours_name, hf_name, hf_default_name = list(systems)[:3]
+    same = sum(a[:2] == b[:2] for a, b in zip(answers[ours_name], answers[hf_name]))
+    print(f"{len(questions)} questions from {source}; MiniLM-L6-H384 + random QA head (same weights on both sides)")
+    print(f"windows: {args.max_seq_length} wordpieces, overlap {args.overlap}, question first; batch size "
+          f"{args.batch_size}; {args.threads} thread(s); best of 2 rounds")
+    for name in systems:
+        print(f"  {name:<40} {len(questions) / best[name]:8.1f} questions/s  ({best[name]:.2f} s)")
+    print(f"  speed-up (ours / pipeline, same batch size): {best[hf_name] / best[ours_name]:.2f}x")
+    print(f"  speed-up (ours / pipeline, its default batch size 1): {best[hf_default_name] / best[ours_name]:.2f}x")
+    print(f"  same answer span as the pipeline: {same}/{len(questions)}")
+    if args.bf16:
+        bf16_name = list(systems)[3]
+        print(f"  bf16 autocast (not the same arithmetic): {best[hf_default_name] / best[bf16_name]:.2f}x the "
+              f"default pipeline, same answer span as fp32 in "
+              f"{sum(a[:2] == b[:2] for a, b in zip(answers[ours_name], answers[bf16_name]))}/{len(questions)}")
+
+
+if __name__ == "__main__":
+    main()

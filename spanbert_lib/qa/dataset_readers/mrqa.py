@@ -1,0 +1,80 @@
+"""
+MRQA 2019 shared-task files: JSON lines (``.jsonl`` or ``.jsonl.gz``), a header line
+``{"header": {"dataset": ..., "split": ...}}`` first, then one passage per line::
+
+    {"context": "...", "qas": [{"qid": "...", "question": "...", "answers": ["..."],
+      "detected_answers": [{"text": "...", "char_spans": [[start, end_inclusive]], ...}]}]}
+
+``answers`` are the gold texts (evaluated with SQuAD v1.1 rules); the training label is the
+first ``detected_answers`` character span whose text is found in the context.
+"""
+import json
+from typing import Any, Iterable, List, Optional, Tuple
+
+from allennlp.common.file_utils import cached_path, open_compressed
+from allennlp.data import DatasetReader
+
+from spanbert_lib.qa.dataset_readers.examples import QADataError, QAExample
+from spanbert_lib.qa.dataset_readers.windowed_qa import WindowedQAReader
+
+
+@DatasetReader.register("mrqa")
+class MrqaReader(WindowedQAReader):
+    """MRQA jsonl / jsonl.gz files. Parameters: see :class:`WindowedQAReader`."""
+
+    def examples(self, file_path: str) -> Iterable[QAExample]:
+        try:
+            handle = open_compressed(cached_path(file_path))
+        except (OSError, FileNotFoundError) as error:
+            raise QADataError(f"cannot read {file_path}: {error}") from error
+        with handle:
+            seen_header = False
+            for line_number, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                location = f"{file_path} line {line_number}"
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError as error:
+                    raise QADataError(f"{location}: not valid JSON: {error}") from error
+                if not seen_header:
+                    if not isinstance(record, dict) or "header" not in record:
+                        raise QADataError(f"{location}: expected the MRQA header line {{\"header\": ...}} first")
+                    seen_header = True
+                    continue
+                yield from _passage_examples(record, location)
+
+
+def _passage_examples(record: Any, location: str) -> Iterable[QAExample]:
+    if not isinstance(record, dict) or not isinstance(record.get("qas"), list):
+        raise QADataError(f"{location}: no 'qas' list")
+    context = record.get("context")
+    if not isinstance(context, str) or not context.strip():
+        ids = [qa.get("qid") for qa in record["qas"] if isinstance(qa, dict)]
+        problem = "no 'context' string" if not isinstance(context, str) else "an empty context"
+        raise QADataError(f"{location}: {problem} (question ids {ids})")
+    for q, qa in enumerate(record["qas"]):
+        yield _question_example(qa, context, f"{location} qas[{q}]")
+
+
+def _question_example(qa: Any, context: str, location: str) -> QAExample:
+    if not isinstance(qa, dict) or not isinstance(qa.get("qid"), str) or not qa["qid"]:
+        raise QADataError(f"{location}: no 'qid' string")
+    qid = qa["qid"]
+    if not isinstance(qa.get("question"), str):
+        raise QADataError(f"{location}: question {qid} has no 'question' string")
+    answers = qa.get("answers")
+    if not isinstance(answers, list) or not answers or not all(isinstance(a, str) for a in answers):
+        raise QADataError(f"{location}: question {qid} needs a non-empty 'answers' list of strings")
+    candidates: List[Tuple[str, Optional[int]]] = []
+    for d, detected in enumerate(qa.get("detected_answers", [])):
+        spans = detected.get("char_spans") if isinstance(detected, dict) else None
+        if not isinstance(spans, list) or not isinstance(detected.get("text"), str) or not all(
+                isinstance(span, list) and len(span) == 2 and all(isinstance(i, int) for i in span)
+                for span in spans):
+            raise QADataError(f"{location}: question {qid}: detected_answers[{d}] needs a 'text' string and "
+                              "'char_spans' [[start, end], ...]")
+        candidates.extend((detected["text"], start) for start, _ in spans)
+    if not candidates:  # no detected span: look for the answer texts themselves
+        candidates = [(text, None) for text in answers]
+    return QAExample(qid, qa["question"], context, list(answers), candidates, False, location)

@@ -1,0 +1,64 @@
+"""
+Sliding windows over a tokenised passage and the character <-> wordpiece bookkeeping around
+them. Pure numpy, no tokenizer.
+
+Stride semantics. ``doc_stride`` is, as in the original BERT ``run_squad.py`` that SpanBERT's
+fine-tuning code follows (and the paper's "document stride of 128"), the STEP between the
+first passage tokens of consecutive windows: windows start at passage tokens 0, s, 2s, ...
+until one reaches the end of the passage. Hugging Face tokenizers (``stride=``) and the
+``question-answering`` pipeline (``doc_stride=``) call the OVERLAP between consecutive windows
+the stride; ``stride_mode="overlap"`` gives those semantics (step = window capacity - overlap).
+"""
+from typing import List, Optional, Tuple
+
+import numpy as np
+
+
+def window_starts(num_tokens: int, capacity: int, step: int) -> List[int]:
+    """
+    First passage token of each window: ``0, step, 2*step, ...`` up to the first window that
+    reaches the end of the passage (a window holds at most ``capacity`` tokens). One window when
+    the passage fits.
+    """
+    if capacity <= 0 or step <= 0:
+        raise ValueError(f"window capacity ({capacity}) and step ({step}) must be positive")
+    starts = [0]
+    while starts[-1] + capacity < num_tokens:
+        starts.append(starts[-1] + min(step, capacity))
+    return starts
+
+
+def max_context_mask(starts: List[int], capacity: int, num_tokens: int) -> np.ndarray:
+    """
+    ``[num_windows, capacity]`` bool: whether passage position ``i`` of window ``w`` (passage
+    token ``starts[w] + i``) is in its "max-context" window, the one where
+    ``min(tokens left of it, tokens right of it) + 0.01 * window length`` is largest (the first
+    such window on a tie), as in BERT's ``_check_is_max_context``. Every passage token is
+    max-context in exactly one window; positions past a window's end are False.
+    """
+    starts_array = np.asarray(starts)[:, None]
+    lengths = np.minimum(capacity, num_tokens - starts_array)
+    tokens = np.arange(num_tokens)[None, :]
+    inside = (tokens >= starts_array) & (tokens < starts_array + lengths)
+    score = np.minimum(tokens - starts_array, starts_array + lengths - 1 - tokens) + 0.01 * lengths
+    score = np.where(inside, score, -np.inf)
+    best_window = score.argmax(axis=0)  # first maximum
+    mask = np.zeros((len(starts), capacity), dtype=bool)
+    for w, start in enumerate(starts):
+        length = int(lengths[w, 0])
+        mask[w, :length] = best_window[start:start + length] == w
+    return mask
+
+
+def char_span_to_token_span(offsets: np.ndarray, start: int, end: int) -> Optional[Tuple[int, int]]:
+    """
+    The inclusive token span ``(first, last)`` of the tokens overlapping characters
+    ``[start, end)``, given ``offsets`` ``[num_tokens, 2]`` (character ``[start, end)`` of each
+    token, non-decreasing as a fast tokenizer returns them). None when no token overlaps
+    (e.g. a span of whitespace). A span starting or ending inside a token takes the whole token.
+    """
+    first = int(np.searchsorted(offsets[:, 1], start, side="right"))
+    last = int(np.searchsorted(offsets[:, 0], end, side="left")) - 1
+    if first > last:
+        return None
+    return first, last

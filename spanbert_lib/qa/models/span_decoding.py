@@ -1,0 +1,57 @@
+"""
+Vectorised answer-span decoding over every window of each question (BERT/SpanBERT rules):
+a span is scored ``start_logit[start] + end_logit[end]`` within one window, with
+``start <= end``, ``end - start + 1 <= max_answer_length``, both ends in the passage part and
+(optionally) the start in its max-context window. The n best spans are the exact top-n of all
+valid spans of all windows (not BERT's top-20-starts x top-20-ends approximation).
+The no-answer ("null") score is ``start_logit[0] + end_logit[0]`` ([CLS]), its minimum over the
+windows of the question (as BERT/Hugging Face do).
+"""
+from typing import NamedTuple
+
+import torch
+import torch.nn.functional as F
+
+
+class TopSpans(NamedTuple):
+    """Each ``[batch, k]``, best first; invalid entries (fewer than k valid spans) score -inf."""
+
+    scores: torch.Tensor
+    windows: torch.Tensor
+    starts: torch.Tensor
+    ends: torch.Tensor
+
+
+def span_candidate_scores(start_logits: torch.Tensor, end_logits: torch.Tensor, start_mask: torch.Tensor,
+                          end_mask: torch.Tensor, max_answer_length: int) -> torch.Tensor:
+    """
+    start_logits, end_logits : ``[batch, windows, T]``.
+    start_mask, end_mask : ``[batch, windows, T]`` bool, positions allowed as span start / end.
+    Returns ``[batch, windows, T, K]`` with ``K = min(max_answer_length, T)``: entry ``[b, w, s, k]`` is the
+    score of the span from ``s`` to ``s + k`` in window ``w``, -inf when that span is not allowed.
+    """
+    length = start_logits.size(-1)
+    k = min(max_answer_length, length)
+    negative_infinity = float("-inf")
+    ends = end_logits.masked_fill(~end_mask, negative_infinity)
+    # ends_by_length[..., s, j] = ends[..., s + j]; positions past the window are -inf
+    ends_by_length = F.pad(ends, (0, k - 1), value=negative_infinity).unfold(-1, k, 1)
+    starts = start_logits.masked_fill(~start_mask, negative_infinity)
+    return starts.unsqueeze(-1) + ends_by_length
+
+
+def top_spans(candidate_scores: torch.Tensor, k: int) -> TopSpans:
+    """The ``k`` best spans of each question from :func:`span_candidate_scores`' ``[batch, W, T, K]``."""
+    batch, windows, length, max_len = candidate_scores.shape
+    flat = candidate_scores.reshape(batch, -1)
+    scores, index = flat.topk(min(k, flat.size(1)), dim=1)
+    window = torch.div(index, length * max_len, rounding_mode="floor")
+    start = torch.div(index, max_len, rounding_mode="floor") % length
+    end = start + index % max_len
+    return TopSpans(scores, window, start, end)
+
+
+def null_scores(start_logits: torch.Tensor, end_logits: torch.Tensor, window_mask: torch.Tensor) -> torch.Tensor:
+    """``[batch]``: min over the real windows (``window_mask`` ``[batch, W]``) of start[..., 0] + end[..., 0]."""
+    null = start_logits[..., 0] + end_logits[..., 0]
+    return null.masked_fill(~window_mask, float("inf")).min(dim=1).values

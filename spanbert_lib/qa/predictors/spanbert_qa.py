@@ -1,0 +1,98 @@
+"""
+Predictor ``spanbert_qa``: a question about a passage (any length) -> the answer text, its
+character span in the passage, scores and the n best answers.
+
+JSON input: ``{"question": ..., "passage": ... (or "context"), "id": optional}``.
+Output: the model's per-question outputs (:meth:`SpanBertQuestionAnswering.decode`):
+``question_id``, ``best_span_str`` (the answer, "" when the model abstains under
+``null_score_threshold``), ``best_span`` ([start, end) characters, [-1, -1] for ""),
+``best_span_scores``, ``null_scores``, ``no_answer_scores`` (null - best span score),
+``best_non_null_span_str`` and ``n_best``.
+
+Official SQuAD files from ``allennlp predict`` (then ``allennlp squad-eval DATASET PREDICTIONS``)::
+
+    allennlp predict model.tar.gz dev-v2.0.json --use-dataset-reader --predictor spanbert_qa \\
+        --predictor-args '{"predictions_file": "predictions.json", "na_prob_file": "na_prob.json"}' \\
+        --output-file full_output.jsonl --silent
+    allennlp squad-eval dev-v2.0.json predictions.json --na-prob-file na_prob.json
+
+``predictions.json`` holds ``{question_id: answer}`` (answers after the model's threshold);
+``na_prob.json`` ``{question_id: null score - best span score}``. To tune the threshold with the
+official ``best_f1_thresh``, also write ``non_null_predictions_file`` (the best non-empty span of
+every question) and score that file with ``--na-prob-file``: its ``best_f1`` is the F1 reached
+with ``model.null_score_threshold`` set to its ``best_f1_thresh``.
+"""
+from typing import List, Optional
+
+import torch
+from allennlp.common.util import JsonDict
+from allennlp.data import Instance
+from allennlp.models import Model
+from allennlp.predictors import Predictor
+
+from spanbert_lib.qa.dataset_readers.examples import QADataError
+from spanbert_lib.qa.dataset_readers.windowed_qa import WindowedQAReader
+from spanbert_lib.qa.predictors.official_files import JsonObjectWriter
+
+
+@Predictor.register("spanbert_qa")
+class SpanBertQAPredictor(Predictor):
+    """
+    predictions_file, na_prob_file, non_null_predictions_file : when given, every prediction
+    written by ``dump_line`` (i.e. by ``allennlp predict``) is also added to these official-format
+    JSON files; each is valid JSON at every moment.
+    max_questions_per_forward : ``predict_batch_*`` runs the model on groups of at most this many
+        questions of similar size (number of windows, then wordpieces), so that little of a forward pass is
+        padding; outputs come back in input order.
+    autocast_dtype : e.g. "bfloat16": run the model under ``torch.autocast`` with that dtype (about 2.8x
+        faster on CPUs with AMX/AVX512-BF16 in ``benchmarks/qa_inference.py``; scores change slightly, so
+        rare near-ties can flip). None (default): full precision.
+    """
+
+    def __init__(self, model: Model, dataset_reader: WindowedQAReader, frozen: bool = True,
+                 predictions_file: Optional[str] = None, na_prob_file: Optional[str] = None,
+                 non_null_predictions_file: Optional[str] = None, max_questions_per_forward: int = 32,
+                 autocast_dtype: Optional[str] = None) -> None:
+        super().__init__(model, dataset_reader, frozen)
+        self.max_questions_per_forward = max_questions_per_forward
+        self._autocast_dtype = getattr(torch, autocast_dtype, None) if autocast_dtype is not None else None
+        if autocast_dtype is not None and not isinstance(self._autocast_dtype, torch.dtype):
+            raise ValueError(f"autocast_dtype must name a torch dtype, got {autocast_dtype!r}")
+        self._writers = {key: JsonObjectWriter(path) for key, path in (
+            ("best_span_str", predictions_file), ("no_answer_scores", na_prob_file),
+            ("best_non_null_span_str", non_null_predictions_file)) if path is not None}
+
+    def predict(self, question: str, passage: str, question_id: Optional[str] = None) -> JsonDict:
+        """The answer to ``question`` about ``passage``."""
+        return self.predict_json({"question": question, "passage": passage, "id": question_id})
+
+    def _json_to_instance(self, json_dict: JsonDict) -> Instance:
+        passage = json_dict.get("passage", json_dict.get("context"))
+        question = json_dict.get("question")
+        question_id = json_dict.get("id")
+        if not isinstance(question, str) or not isinstance(passage, str):
+            raise QADataError(f"input {question_id if question_id is not None else ''}: needs 'question' and "
+                              f"'passage' (or 'context') strings, got keys {sorted(json_dict)}")
+        return self._dataset_reader.text_to_instance(question, passage, question_id=question_id)
+
+    def predict_instance(self, instance: Instance) -> JsonDict:
+        return self.predict_batch_instance([instance])[0]
+
+    def predict_batch_instance(self, instances: List[Instance]) -> List[JsonDict]:
+        order = sorted(range(len(instances)), key=lambda i: tuple(instances[i]["input_ids"].tensor.shape))
+        outputs: List[Optional[JsonDict]] = [None] * len(instances)
+        device_type = next(self._model.parameters()).device.type
+        with torch.autocast(device_type, dtype=self._autocast_dtype, enabled=self._autocast_dtype is not None):
+            for begin in range(0, len(order), self.max_questions_per_forward):
+                group = order[begin:begin + self.max_questions_per_forward]
+                for i, output in zip(group, super().predict_batch_instance([instances[i] for i in group])):
+                    outputs[i] = output
+        return outputs  # type: ignore[return-value]
+
+    def dump_line(self, outputs: JsonDict) -> str:
+        if self._writers:
+            if not outputs.get("question_id"):
+                raise QADataError("official prediction files need a question id for every input ('id')")
+            for key, writer in self._writers.items():
+                writer.add(outputs["question_id"], outputs[key])
+        return super().dump_line(outputs)
