@@ -43,7 +43,7 @@ local updates = 252 * num_epochs;  // batches per epoch with the setting above
     num_epochs: num_epochs,
     optimizer: {
       type: "huggingface_adamw",
-      lr: 2e-4,
+      lr: 1e-4,
       weight_decay: 0.01,
       parameter_groups: [[["bias", "LayerNorm\\.weight"], { weight_decay: 0.0 }]],
     },

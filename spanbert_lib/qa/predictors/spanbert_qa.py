@@ -44,9 +44,9 @@ class SpanBertQAPredictor(Predictor):
     max_questions_per_forward : ``predict_batch_*`` runs the model on groups of at most this many
         questions of similar size (number of windows, then wordpieces), so that little of a forward pass is
         padding; outputs come back in input order.
-    autocast_dtype : e.g. "bfloat16": run the model under ``torch.autocast`` with that dtype (about 2.8x
-        faster on CPUs with AMX/AVX512-BF16 in ``benchmarks/qa_inference.py``; scores change slightly, so
-        rare near-ties can flip). None (default): full precision.
+    autocast_dtype : e.g. "bfloat16": run the model under ``torch.autocast`` with that dtype (1.8-2.8x
+        faster than full precision on a CPU with AMX in ``benchmarks/qa_inference.py``; scores change
+        slightly, so rare near-ties can flip). None (default): full precision.
     """
 
     def __init__(self, model: Model, dataset_reader: WindowedQAReader, frozen: bool = True,
