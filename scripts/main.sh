@@ -8,7 +8,7 @@
 #   5. prints the loss per epoch and checks it went down
 # Environment: CORPUS (file, directory of .txt files or glob; default fixtures/corpus),
 # VALIDATION (default fixtures/corpus/miscellany.txt), OUT (default outputs/main_job),
-# VOCAB_SIZE (default 3000), EPOCHS (default 10).
+# VOCAB_SIZE (default 3000), EPOCHS (default 6).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh
@@ -17,7 +17,7 @@ CORPUS=${CORPUS:-fixtures/corpus}
 VALIDATION=${VALIDATION:-fixtures/corpus/miscellany.txt}
 OUT=${OUT:-outputs/main_job}
 VOCAB_SIZE=${VOCAB_SIZE:-3000}
-EPOCHS=${EPOCHS:-10}
+EPOCHS=${EPOCHS:-6}
 CONFIG=training_configs/pretraining/spanbert_tiny_cpu.jsonnet
 ALLENNLP=.venv/bin/allennlp
 rm -rf "$OUT" && mkdir -p "$OUT"

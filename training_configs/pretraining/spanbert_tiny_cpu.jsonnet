@@ -29,15 +29,15 @@ local max_length = 128;
     sbo_weight: 1.0,
     sbo_position_embedding_dim: 32,
   },
-  data_loader: { batch_size: 8, shuffle: true },
+  data_loader: { batch_size: 16, shuffle: true },
   validation_data_loader: { batch_size: 32, shuffle: false },
   trainer: {
-    num_epochs: 10,
+    num_epochs: 6,
     optimizer: {
       type: "huggingface_adamw", lr: 2e-3, betas: [0.9, 0.999], eps: 1e-8, weight_decay: 0.01,
       parameter_groups: [[["bias", "LayerNorm.weight", "layer_norm.weight", "norm1.weight", "norm2.weight"], { weight_decay: 0.0 }]],
     },
-    learning_rate_scheduler: { type: "linear_with_warmup", warmup_steps: 40 },
+    learning_rate_scheduler: { type: "linear_with_warmup", warmup_steps: 20 },
     grad_norm: 1.0,
     callbacks: [{ type: "tensorboard" }],
     cuda_device: -1,
