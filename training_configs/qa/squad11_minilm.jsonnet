@@ -8,6 +8,9 @@
 // sorts by len(context_offsets) = passage wordpieces and caps their sum per batch (about 15 questions; it also
 // caps memory: a batch of long multi-window passages is fewer questions). On a busy 2-core machine use one thread:
 //   OMP_NUM_THREADS=1 allennlp train training_configs/qa/squad11_minilm.jsonnet -s runs/squad11_minilm
+// Result of that command (one thread on a shared, loaded 2-core machine): EM 14.7 / F1 22.0 on the 1,058
+// questions of articles 18-23, 24.5 min wall clock (21.4 min of CPU), peak memory 7.9 GB. A small sentence-
+// embedding encoder and 3.7k questions for one epoch: a plumbing check, far from the paper's numbers.
 local encoder = "pretrained/all-MiniLM-L6-v2";
 local data = "../shared/data/qa/squad11_dev_part1.json";
 local max_passage_wordpieces_per_batch = 3000;
