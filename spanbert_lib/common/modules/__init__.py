@@ -3,6 +3,7 @@ from spanbert_lib.common.modules.masked_lm_head import MaskedLanguageModelHead, 
 from spanbert_lib.common.modules.span_boundary import (  # noqa: F401
     ExternalBoundarySpanExtractor,
     SpanBoundaryHead,
+    SpanBoundarySpanExtractor,
     external_boundaries,
     gather_positions,
 )

@@ -6,6 +6,9 @@ Span-boundary building blocks (SpanBERT, Joshi et al. 2020, section 3.2).
   x(s-1), x(e+1) and a relative position embedding.
 * :class:`ExternalBoundarySpanExtractor` - allennlp ``SpanExtractor`` ``"external_boundary"``
   giving ``[x(s-1); x(e+1)]`` for arbitrary spans, the same vectors the head reads.
+* :class:`SpanBoundarySpanExtractor` - allennlp ``SpanExtractor`` ``"span_boundary"``: the
+  general form, ``boundaries="inside"`` for ``[x(s); x(e)]`` (span NER, LUKE), ``"outside"``
+  for ``[x(s-1); x(e+1)]`` or ``"both"`` for all four vectors.
 
 Both are meant to be reused in other models (span classification, coreference, NER).
 """
@@ -118,34 +121,64 @@ class SpanBoundaryHead(torch.nn.Module, Registrable):
 SpanBoundaryHead.register("span_boundary")(SpanBoundaryHead)
 
 
-@SpanExtractor.register("external_boundary")
-class ExternalBoundarySpanExtractor(SpanExtractor):
+BOUNDARY_CHOICES = ("inside", "outside", "both")
+
+
+@SpanExtractor.register("span_boundary")
+class SpanBoundarySpanExtractor(SpanExtractor):
     """
-    Represents a span (s, e) by its external boundary tokens ``[x(s-1); x(e+1)]``, the
-    information SpanBERT's span boundary objective trains the encoder to put there.
-    Output dim: 2 * input_dim.
+    Represents a span (s, e) by boundary vectors, selected by ``boundaries``:
+
+    * ``"inside"``: ``[x(s); x(e)]`` - first and last token of the span;
+    * ``"outside"``: ``[x(s-1); x(e+1)]`` - the external boundary SpanBERT's SBO reads;
+    * ``"both"``: ``[x(s-1); x(s); x(e); x(e+1)]``.
+
+    Output dim: ``2 * input_dim`` (``4 *`` for ``"both"``). Outside positions are clamped to the
+    sequence, see :func:`external_boundaries`.
     """
 
-    def __init__(self, input_dim: int) -> None:
+    def __init__(self, input_dim: int, boundaries: str = "inside") -> None:
         super().__init__()
+        if boundaries not in BOUNDARY_CHOICES:
+            raise ValueError(f"span_boundary extractor: boundaries must be one of {BOUNDARY_CHOICES}, "
+                             f"got {boundaries!r}")
         self._input_dim = input_dim
+        self._boundaries = boundaries
 
     def get_input_dim(self) -> int:
         return self._input_dim
 
     def get_output_dim(self) -> int:
-        return 2 * self._input_dim
+        return (4 if self._boundaries == "both" else 2) * self._input_dim
 
     def forward(self, sequence_tensor: torch.Tensor, span_indices: torch.Tensor,
                 sequence_mask: Optional[torch.Tensor] = None,
                 span_indices_mask: Optional[torch.Tensor] = None) -> torch.Tensor:
         """
         sequence_tensor: FloatTensor[B, L, H]; span_indices: LongTensor[B, S, 2] inclusive.
-        Returns FloatTensor[B, S, 2H]; spans masked out by ``span_indices_mask`` are zeros.
+        Returns FloatTensor[B, S, output_dim]; spans masked out by ``span_indices_mask`` are zeros.
         """
-        boundaries = external_boundaries(span_indices, sequence_tensor.size(1))
-        representation = torch.cat([gather_positions(sequence_tensor, boundaries[..., 0]),
-                                    gather_positions(sequence_tensor, boundaries[..., 1])], dim=-1)
+        span_indices = span_indices.clamp(0, sequence_tensor.size(1) - 1)
+        outside = external_boundaries(span_indices, sequence_tensor.size(1))
+        if self._boundaries == "inside":
+            positions = [span_indices[..., 0], span_indices[..., 1]]
+        elif self._boundaries == "outside":
+            positions = [outside[..., 0], outside[..., 1]]
+        else:
+            positions = [outside[..., 0], span_indices[..., 0], span_indices[..., 1], outside[..., 1]]
+        representation = torch.cat([gather_positions(sequence_tensor, p) for p in positions], dim=-1)
         if span_indices_mask is not None:
             representation = representation * span_indices_mask.unsqueeze(-1).to(representation.dtype)
         return representation
+
+
+@SpanExtractor.register("external_boundary")
+class ExternalBoundarySpanExtractor(SpanBoundarySpanExtractor):
+    """
+    Represents a span (s, e) by its external boundary tokens ``[x(s-1); x(e+1)]``, the
+    information SpanBERT's span boundary objective trains the encoder to put there
+    (``span_boundary`` with ``boundaries="outside"``). Output dim: 2 * input_dim.
+    """
+
+    def __init__(self, input_dim: int) -> None:
+        super().__init__(input_dim, boundaries="outside")

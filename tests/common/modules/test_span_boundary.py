@@ -4,7 +4,7 @@ import math
 import pytest
 import torch
 
-from spanbert_lib.common.modules import ExternalBoundarySpanExtractor, SpanBoundaryHead
+from spanbert_lib.common.modules import ExternalBoundarySpanExtractor, SpanBoundaryHead, SpanBoundarySpanExtractor
 
 
 def gelu(x):
@@ -87,3 +87,28 @@ def test_extractor_is_registered():
 
     extractor = SpanExtractor.from_params(Params({"type": "external_boundary", "input_dim": 4}))
     assert isinstance(extractor, ExternalBoundarySpanExtractor)
+
+
+def test_span_boundary_extractor_modes():
+    sequence = torch.arange(1 * 8 * 2, dtype=torch.float).view(1, 8, 2)
+    spans = torch.tensor([[[2, 4], [0, 7]]])
+    inside = SpanBoundarySpanExtractor(input_dim=2, boundaries="inside")(sequence, spans)
+    assert inside.shape == (1, 2, 4)
+    assert torch.equal(inside[0, 0], torch.cat([sequence[0, 2], sequence[0, 4]]))
+    assert torch.equal(inside[0, 1], torch.cat([sequence[0, 0], sequence[0, 7]]))
+    both = SpanBoundarySpanExtractor(input_dim=2, boundaries="both")
+    assert both.get_output_dim() == 8
+    assert torch.equal(both(sequence, spans)[0, 0],
+                       torch.cat([sequence[0, 1], sequence[0, 2], sequence[0, 4], sequence[0, 5]]))
+    outside = SpanBoundarySpanExtractor(input_dim=2, boundaries="outside")(sequence, spans)
+    assert torch.equal(outside, ExternalBoundarySpanExtractor(input_dim=2)(sequence, spans))
+    with pytest.raises(ValueError, match="boundaries must be one of"):
+        SpanBoundarySpanExtractor(input_dim=2, boundaries="middle")
+
+
+def test_span_boundary_extractor_is_registered():
+    from allennlp.common import Params
+    from allennlp.modules.span_extractors import SpanExtractor
+
+    extractor = SpanExtractor.from_params(Params({"type": "span_boundary", "input_dim": 4, "boundaries": "both"}))
+    assert isinstance(extractor, SpanBoundarySpanExtractor) and extractor.get_output_dim() == 16
