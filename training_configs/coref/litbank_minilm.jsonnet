@@ -7,9 +7,8 @@
 // this model never predicts; 52.1 against the gold clusters of two or more mentions.
 //   allennlp train training_configs/coref/litbank_minilm.jsonnet -s runs/litbank_minilm \
 //     --include-package spanbert_lib
-// Split: the reader takes one file, directory or glob per split, so the 80 documents (sorted
-// by name) are split by leading digit: train = names starting 1-7 (72 documents: the first 70
-// plus 77_* and 78_*), dev = names starting 8 or 9 (the last 8). LitBank has no speakers or
+// Split: the 80 documents sorted by file name, the first 70 train and the next 10 dev
+// (`#files=START:END` slices, see spanbert_lib/common/data_files.py). LitBank has no speakers or
 // genres, so those features are off; singletons are annotated but, as in Lee et al., the
 // model only predicts clusters of two or more mentions.
 local lib = import "spanbert_coref.libsonnet";
@@ -18,12 +17,12 @@ local max_segment_len = 256;
 local max_training_segments = 2;
 local max_span_width = 30;
 local num_epochs = 6;
-local num_training_documents = 72;
+local num_training_documents = 70;
 {
   dataset_reader: lib.reader(encoder, max_segment_len, max_span_width, max_training_segments),
   validation_dataset_reader: lib.reader(encoder, max_segment_len, max_span_width),
-  train_data_path: "../shared/data/coref/litbank/[1-7]*.conll",
-  validation_data_path: "../shared/data/coref/litbank/[89]*.conll",
+  train_data_path: "../shared/data/coref/litbank#files=:70",
+  validation_data_path: "../shared/data/coref/litbank#files=70:80",
   model: {
     type: "spanbert_coref",
     text_field_embedder: lib.embedder(encoder),

@@ -3,7 +3,6 @@ The ``spanbert_coref`` dataset reader: CoNLL-2012 ``*_conll`` files (OntoNotes, 
 whole-document instances for span-ranking coreference (Lee et al. 2018; Joshi et al. 2019,
 independent segments).
 """
-import glob
 import logging
 import os
 import zlib
@@ -18,6 +17,7 @@ from allennlp.data.dataset_readers import DatasetReader
 from allennlp.data.fields import MetadataField, TensorField, TextField
 from allennlp.data.token_indexers import TokenIndexer
 
+from spanbert_lib.common.data_files import resolve_data_files
 from spanbert_lib.common.token_indexers import SegmentedWordpieceIndexer, sentence_tokens
 from spanbert_lib.coref.conll_format import (
     DEFAULT_MIN_COLUMNS,
@@ -78,18 +78,10 @@ class CorefReadStats:
 
 
 def conll_paths(file_path: Union[str, os.PathLike]) -> List[str]:
-    """A file, a directory (its ``*conll`` files) or a glob pattern -> sorted file paths."""
-    path = os.fspath(file_path)
-    if os.path.isdir(path):
-        paths = sorted(glob.glob(os.path.join(path, "*conll")))
-    elif glob.has_magic(path):
-        paths = sorted(glob.glob(path))
-    else:
-        paths = [path] if os.path.exists(path) else []
-    if not paths:
-        raise FileNotFoundError(f"no CoNLL files found at {path!r} (a file, a directory of "
-                                f"*conll files or a glob pattern)")
-    return paths
+    """A file, a directory (its ``*conll`` files), a glob pattern, or several separated by commas,
+    optionally sliced with ``#files=START:END`` -> sorted file paths
+    (:func:`~spanbert_lib.common.data_files.resolve_data_files`)."""
+    return resolve_data_files(file_path, pattern="*conll")
 
 
 def clusters_in_document(metadata: Dict[str, Any], clusters: Sequence[Sequence[Span]]) -> Clusters:

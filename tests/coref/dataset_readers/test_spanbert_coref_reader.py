@@ -251,7 +251,8 @@ def test_directory_and_glob_paths(tmp_path):
     reader = make_reader()
     assert len(list(reader.read(tmp_path))) == 6
     assert len(list(reader.read(str(tmp_path / "a.*")))) == 3
-    with pytest.raises(FileNotFoundError, match="no CoNLL files"):
+    assert len(list(reader.read(f"{tmp_path}#files=1:"))) == 3  # the second file only
+    with pytest.raises(FileNotFoundError, match="no data files found at .*missing"):
         list(reader.read(tmp_path / "missing"))
 
 

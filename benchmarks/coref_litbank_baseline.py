@@ -1,0 +1,180 @@
+"""
+allennlp-models' ``coref`` model (Lee et al. 2017/2018, word-level spans over
+``pretrained_transformer_mismatched``) trained on LitBank the same way as this library's
+``training_configs/coref/litbank_minilm.jsonnet``, then scored with the same CoNLL-2012 scorer
+semantics on the same dev documents - the baseline next to which the README reports our F1.
+
+    .venv/bin/python benchmarks/coref_litbank_baseline.py -s runs/litbank_allennlp_models [--epochs 6]
+    .venv/bin/python benchmarks/coref_litbank_baseline.py -s runs/x --score-only   # re-score a trained run
+
+"The same way": the first 70 LitBank documents train, the next 10 dev; the same MiniLM encoder,
+pieces of 256 wordpieces (allennlp's ``max_length`` folding instead of our sentence-aligned
+segments), the same training windows (our reader's random runs of 2 segments, same seed, handed to
+allennlp-models' ``make_coref_instance``), span width 30, feature size 20, one FFNN layer of 300,
+dropout 0.3, top-span ratio 0.4, 50 antecedents, coarse-to-fine with 2 rounds of higher-order
+inference, encoder lr 5e-5 / task lr 3e-4 with AdamW, 10 % linear warm-up then decay, gradient norm
+1, 6 epochs, batch 1 document. allennlp-models' reader cannot parse LitBank's files (see
+../shared/data/README.md), so documents come from this library's CoNLL reader.
+
+Dev scores are computed from the models' predicted clusters on whole dev documents with
+``spanbert_lib.coref.metrics.scorer`` (reference scorer v8.01 semantics), against the gold with
+singletons (as our model's validation metric) and without.
+"""
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO_ROOT))
+ENCODER = str(REPO_ROOT / "pretrained" / "all-MiniLM-L6-v2")
+LITBANK = os.environ.get("SPANBERT_LIB_EXTERNAL_DATA", str(REPO_ROOT.parent / "shared" / "data")) + "/coref/litbank"
+SEGMENT_LEN, WINDOW_SEGMENTS, MAX_SPAN_WIDTH = 256, 2, 30
+READER_NAME = "allennlp_models_coref_on_spanbert_coref_windows"
+
+
+def register_adapter_reader() -> None:
+    import spanbert_lib.plugin  # noqa: F401
+    import allennlp_models.coref  # noqa: F401
+    from allennlp.data import DatasetReader
+    from allennlp.data.token_indexers import PretrainedTransformerMismatchedIndexer
+    from allennlp_models.coref.util import make_coref_instance
+
+    from spanbert_lib.common.token_indexers import SegmentedWordpieceIndexer
+    from spanbert_lib.coref.dataset_readers import SpanBertCorefReader
+
+    if READER_NAME in DatasetReader.list_available():
+        return
+
+    @DatasetReader.register(READER_NAME)
+    class WindowedDocumentsForAllennlpModelsCoref(SpanBertCorefReader):
+        """Our reader's documents and training windows, made into allennlp-models' instances."""
+
+        def __init__(self, model_name: str, max_segment_len: int, max_span_width: int,
+                     max_training_segments: Optional[int] = None) -> None:
+            super().__init__({"segments": SegmentedWordpieceIndexer(model_name, max_segment_len=max_segment_len)},
+                             max_span_width=max_span_width, max_training_segments=max_training_segments)
+            self._mismatched = {"tokens": PretrainedTransformerMismatchedIndexer(model_name,
+                                                                                max_length=max_segment_len)}
+
+        def _make_instance(self, sentences, speakers, clusters, genre, document, word_offset, stats):
+            return make_coref_instance(sentences, self._mismatched, self.max_span_width,
+                                       [list(c) for c in clusters] if clusters is not None else None)
+
+
+def training_params(epochs: int) -> Dict[str, Any]:
+    hidden = 384
+    span_dim = 3 * hidden + 20
+    reader = {"type": READER_NAME, "model_name": ENCODER, "max_segment_len": SEGMENT_LEN,
+              "max_span_width": MAX_SPAN_WIDTH}
+    encoder_group = "^_text_field_embedder\\."
+    return {
+        "dataset_reader": dict(reader, max_training_segments=WINDOW_SEGMENTS),
+        "validation_dataset_reader": reader,
+        "train_data_path": f"{LITBANK}#files=:70",
+        "validation_data_path": f"{LITBANK}#files=70:80",
+        "model": {
+            "type": "coref",
+            "text_field_embedder": {"token_embedders": {"tokens": {
+                "type": "pretrained_transformer_mismatched", "model_name": ENCODER, "max_length": SEGMENT_LEN}}},
+            "context_layer": {"type": "pass_through", "input_dim": hidden},
+            "mention_feedforward": {"input_dim": span_dim, "num_layers": 1, "hidden_dims": 300,
+                                    "activations": "relu", "dropout": 0.3},
+            "antecedent_feedforward": {"input_dim": 3 * span_dim + 20, "num_layers": 1, "hidden_dims": 300,
+                                       "activations": "relu", "dropout": 0.3},
+            "feature_size": 20,
+            "max_span_width": MAX_SPAN_WIDTH,
+            "spans_per_word": 0.4,
+            "max_antecedents": 50,
+            "coarse_to_fine": True,
+            "inference_order": 2,
+            "lexical_dropout": 0.3,
+        },
+        "data_loader": {"batch_size": 1, "shuffle": True},
+        "validation_data_loader": {"batch_size": 1, "shuffle": False},
+        "trainer": {
+            "num_epochs": epochs,
+            "optimizer": {
+                "type": "huggingface_adamw", "lr": 3e-4, "eps": 1e-6, "weight_decay": 0.0,
+                "parameter_groups": [
+                    [[encoder_group + ".*(bias|LayerNorm\\.weight)$"], {"lr": 5e-5, "weight_decay": 0.0}],
+                    [[encoder_group + "(?!.*(bias|LayerNorm\\.weight)$)"], {"lr": 5e-5, "weight_decay": 0.01}],
+                ],
+            },
+            "learning_rate_scheduler": {"type": "linear_with_warmup", "warmup_steps": int(0.1 * 70 * epochs)},
+            "grad_norm": 1.0,
+            "validation_metric": "+coref_f1",
+            "cuda_device": -1,
+        },
+    }
+
+
+def predicted_clusters(model, reader, documents) -> List[List[List[tuple]]]:
+    """Clusters (inclusive word spans) the model predicts on each whole document."""
+    import torch
+
+    model.eval()
+    clusters = []
+    with torch.inference_mode():
+        for document in documents:
+            instance = reader._make_instance(document.sentences, document.speakers, None, None, document, 0, None)
+            output = model.forward_on_instance(instance)
+            clusters.append([[tuple(span) for span in cluster] for cluster in output["clusters"]])
+    return clusters
+
+
+def dev_scores(serialization_dir: Path) -> Dict[str, Any]:
+    from allennlp.models.archival import load_archive
+
+    from spanbert_lib.coref.conll_format import read_conll_documents
+    from spanbert_lib.coref.dataset_readers.spanbert_coref import conll_paths
+    from spanbert_lib.coref.metrics.scorer import score_documents
+
+    archive = load_archive(str(serialization_dir / "model.tar.gz"))
+    reader = archive.validation_dataset_reader
+    documents = [doc for path in conll_paths(f"{LITBANK}#files=70:80") for doc in read_conll_documents(path)]
+    start = time.perf_counter()
+    response = predicted_clusters(archive.model, reader, documents)
+    seconds = time.perf_counter() - start
+    with_singletons = score_documents([doc.clusters for doc in documents], response)
+    without = score_documents([[c for c in doc.clusters if len(c) > 1] for doc in documents], response)
+    short = lambda s: {k: round(100 * s[k]["f1"], 2) for k in ("muc", "bcub", "ceafe")} | {  # noqa: E731
+        "conll_f1": round(100 * s["conll_f1"], 2)}
+    return {"documents": len(documents), "predict_seconds": round(seconds, 1),
+            "gold_with_singletons": short(with_singletons), "gold_without_singletons": short(without)}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("-s", "--serialization-dir", type=Path, required=True)
+    parser.add_argument("--epochs", type=int, default=6)
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--score-only", action="store_true")
+    args = parser.parse_args(argv)
+
+    import torch
+
+    torch.set_num_threads(args.threads)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    if not Path(LITBANK).is_dir():
+        print(f"LitBank not found at {LITBANK} (set SPANBERT_LIB_EXTERNAL_DATA); nothing to do")
+        return 0
+    register_adapter_reader()
+    if not args.score_only:
+        from allennlp.commands.train import train_model
+        from allennlp.common import Params
+
+        start = time.perf_counter()
+        train_model(Params(training_params(args.epochs)), str(args.serialization_dir), force=True)
+        print(f"training wall time: {time.perf_counter() - start:.0f} s")
+    scores = dev_scores(args.serialization_dir)
+    print(json.dumps(scores, indent=2))
+    (args.serialization_dir / "dev_scores_spanbert_lib_scorer.json").write_text(json.dumps(scores, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
