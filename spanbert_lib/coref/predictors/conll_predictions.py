@@ -3,15 +3,15 @@ Writing a trained coreference model's predictions as a CoNLL-2012 file: the same
 parts, words and columns as the input, with the coreference column replaced, ready for
 ``allennlp coref-score KEY RESPONSE`` (or the reference scorer).
 
-    python -m spanbert_lib.coref.predictors.conll_predictions MODEL.tar.gz INPUT OUTPUT \\
+    allennlp coref-predict-conll MODEL.tar.gz INPUT OUTPUT \\
         [--cuda-device 0] [--batch-size 1] [-o '{"validation_dataset_reader.max_span_width": 30}']
+
+(or ``python -m spanbert_lib.coref.predictors.conll_predictions`` with the same arguments).
 
 ``INPUT`` is what the reader accepts (a ``*conll`` file, a directory of them or a glob); all
 documents go to the one ``OUTPUT`` file, in input order. Documents the reader skips (no words)
 are written with an empty coreference column.
 """
-import argparse
-import json
 import logging
 import sys
 from typing import Dict, Iterable, Iterator, List, Optional, Sequence
@@ -86,22 +86,9 @@ def predict_conll_file(archive_file: str, input_path: str, output_file: str,
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("archive_file", help="a model.tar.gz of a spanbert_coref model")
-    parser.add_argument("input_path", help="CoNLL file, directory of *conll files or glob")
-    parser.add_argument("output_file", help="where to write the predicted CoNLL file")
-    parser.add_argument("--cuda-device", type=int, default=-1)
-    parser.add_argument("--batch-size", type=int, default=1)
-    parser.add_argument("-o", "--overrides", default="", help="JSON overrides of the archive's config")
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO)
-    import spanbert_lib.plugin  # noqa: F401  (registers the components the archive names)
+    from spanbert_lib.commands.coref_predict_conll import main as command_main
 
-    metrics = predict_conll_file(args.archive_file, args.input_path, args.output_file,
-                                 args.cuda_device, args.batch_size, args.overrides)
-    print(json.dumps({key: metrics[key] for key in ("muc_f1", "bcub_f1", "ceafe_f1", "conll_f1")
-                      if key in metrics}))
-    return 0
+    return command_main(argv)
 
 
 if __name__ == "__main__":

@@ -119,3 +119,16 @@ def test_conll_predictions_match_the_scorer(archive_path, tmp_path):
     assert scores["conll_f1"] == pytest.approx(metrics["conll_f1"], abs=1e-9)
     assert conll_main([str(archive_path), str(DATA), str(tmp_path / "again.conll")]) == 0
     assert (tmp_path / "again.conll").read_text() == output.read_text()
+
+
+def test_conll_prediction_writer_is_an_allennlp_subcommand():
+    import argparse
+
+    from allennlp.commands.subcommand import Subcommand
+
+    assert "coref-predict-conll" in Subcommand.list_available()
+    parser = argparse.ArgumentParser().add_subparsers()
+    subparser = Subcommand.by_name("coref-predict-conll")().add_subparser(parser)
+    args = subparser.parse_args(["model.tar.gz", "dev#files=:2", "out.conll", "--batch-size", "2"])
+    assert (args.archive_file, args.input_path, args.output_file, args.batch_size) == (
+        "model.tar.gz", "dev#files=:2", "out.conll", 2)

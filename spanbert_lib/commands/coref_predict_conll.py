@@ -1,0 +1,52 @@
+"""
+``allennlp coref-predict-conll MODEL.tar.gz INPUT OUTPUT``: write a trained coreference model's
+predictions as a CoNLL-2012 file - the same documents, parts, words and columns as the input
+with the coreference column replaced - ready for ``allennlp coref-score INPUT OUTPUT``.
+See :mod:`spanbert_lib.coref.predictors.conll_predictions`.
+"""
+import argparse
+import json
+import logging
+
+from allennlp.commands.subcommand import Subcommand
+
+SCORE_KEYS = ("muc_f1", "bcub_f1", "ceafe_f1", "conll_f1")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    parser.add_argument("archive_file", help="a model.tar.gz of a spanbert_coref model")
+    parser.add_argument("input_path", help="CoNLL file, directory of *conll files, glob, comma list "
+                                           "(optionally ending in #files=START:END)")
+    parser.add_argument("output_file", help="where to write the predicted CoNLL file")
+    parser.add_argument("--cuda-device", type=int, default=-1)
+    parser.add_argument("--batch-size", type=int, default=1)
+    parser.add_argument("-o", "--overrides", default="", help="JSON overrides of the archive's config")
+    return parser
+
+
+def predict_conll_from_args(args: argparse.Namespace) -> None:
+    import spanbert_lib.plugin  # noqa: F401  (registers the components the archive names)
+    from spanbert_lib.coref.predictors.conll_predictions import predict_conll_file
+
+    metrics = predict_conll_file(args.archive_file, args.input_path, args.output_file,
+                                 args.cuda_device, args.batch_size, args.overrides)
+    print(json.dumps({key: metrics[key] for key in SCORE_KEYS if key in metrics}))
+
+
+@Subcommand.register("coref-predict-conll")
+class CorefPredictConll(Subcommand):
+    def add_subparser(self, parser: argparse._SubParsersAction) -> argparse.ArgumentParser:
+        description = ("Predict coreference for CoNLL-2012 documents with a trained model and write "
+                       "them as a CoNLL file (input documents and columns, predicted clusters); prints "
+                       "the model's CoNLL scores against the input's gold clusters as JSON.")
+        subparser = parser.add_parser(self.name, description=description, help=description)
+        add_arguments(subparser)
+        subparser.set_defaults(func=predict_conll_from_args)
+        return subparser
+
+
+def main(argv=None) -> int:
+    parser = add_arguments(argparse.ArgumentParser(description=__doc__.split("\n\n")[0]))
+    logging.basicConfig(level=logging.INFO)
+    predict_conll_from_args(parser.parse_args(argv))
+    return 0
