@@ -1,0 +1,99 @@
+"""
+Exact-match entity precision / recall / F1, as ``conlleval`` computes them: an entity counts as
+correct iff a predicted entity has the same boundaries and the same type. Micro-averaged over all
+entities, plus the same three numbers per label. Values are fractions in [0, 1]; a precision
+(recall) with no predicted (gold) entity is 0, as is F1 when P + R = 0.
+"""
+from collections import Counter
+from typing import Dict, Hashable, Iterable, List, Sequence, Tuple
+
+import torch.distributed as dist
+from allennlp.common.util import is_distributed
+from allennlp.training.metrics.metric import Metric
+
+EntityTuple = Tuple[int, int, Hashable]
+
+
+def precision_recall_f1(correct: int, predicted: int, gold: int) -> Tuple[float, float, float]:
+    precision = correct / predicted if predicted else 0.0
+    recall = correct / gold if gold else 0.0
+    f1 = 2.0 * precision * recall / (precision + recall) if precision + recall > 0.0 else 0.0
+    return precision, recall, f1
+
+
+def _entity_set(entities: Iterable[Sequence]) -> set:
+    out = set()
+    for entity in entities:
+        start, end, label = entity
+        out.add((int(start), int(end), label))
+    return out
+
+
+def count_entities(predicted: Sequence[Iterable[Sequence]], gold: Sequence[Iterable[Sequence]]
+                   ) -> Tuple[Counter, Counter, Counter]:
+    """
+    Per-label counters ``(correct, predicted, gold)`` for aligned sentences
+    (``predicted[i]`` / ``gold[i]``: the ``(start, end, label)`` entities of sentence ``i``;
+    repeated entities within a sentence count once).
+    """
+    if len(predicted) != len(gold):
+        raise ValueError(f"ner_span_f1: {len(predicted)} predicted sentences but {len(gold)} gold sentences")
+    correct, guessed, expected = Counter(), Counter(), Counter()
+    for sentence_predicted, sentence_gold in zip(predicted, gold):
+        predicted_set, gold_set = _entity_set(sentence_predicted), _entity_set(sentence_gold or ())
+        correct.update(label for _, _, label in predicted_set & gold_set)
+        guessed.update(label for _, _, label in predicted_set)
+        expected.update(label for _, _, label in gold_set)
+    return correct, guessed, expected
+
+
+def entity_scores(correct: Counter, predicted: Counter, gold: Counter) -> Dict[str, float]:
+    """``precision``, ``recall``, ``f1`` (micro) and ``precision-L``, ``recall-L``, ``f1-L`` per label L."""
+    scores: Dict[str, float] = {}
+    for label in sorted(set(predicted) | set(gold), key=str):
+        p, r, f = precision_recall_f1(correct[label], predicted[label], gold[label])
+        scores[f"precision-{label}"], scores[f"recall-{label}"], scores[f"f1-{label}"] = p, r, f
+    p, r, f = precision_recall_f1(sum(correct.values()), sum(predicted.values()), sum(gold.values()))
+    scores["precision"], scores["recall"], scores["f1"] = p, r, f
+    return scores
+
+
+@Metric.register("ner_span_f1")
+class NerSpanF1(Metric):
+    """
+    Accumulates exact-match entity counts over batches (module docstring).
+
+    ``__call__(predicted, gold)``: lists (one per sentence) of ``(start, end, label)`` entities -
+    e.g. the output of :func:`~spanbert_lib.ner.decoding.decode_flat` and
+    ``metadata["gold_entities"]`` of the span-NER readers; labels of the two sides must be of the
+    same kind (names, or ids). ``get_metric`` returns ``precision``, ``recall``, ``f1`` and
+    ``precision-L``, ``recall-L``, ``f1-L`` for each label L seen so far. In distributed
+    training each call sums the counts of all workers (every worker must call it).
+    """
+
+    supports_distributed = True
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def __call__(self, predicted: Sequence[Iterable[Sequence]],  # type: ignore[override]
+                 gold: Sequence[Iterable[Sequence]]) -> None:
+        counts = count_entities(predicted, gold)
+        if is_distributed():
+            gathered: List = [None] * dist.get_world_size()
+            dist.all_gather_object(gathered, counts)
+            counts = tuple(sum((worker[k] for worker in gathered), Counter()) for k in range(3))
+        self._correct.update(counts[0])
+        self._predicted.update(counts[1])
+        self._gold.update(counts[2])
+
+    def get_metric(self, reset: bool = False) -> Dict[str, float]:
+        scores = entity_scores(self._correct, self._predicted, self._gold)
+        if reset:
+            self.reset()
+        return scores
+
+    def reset(self) -> None:
+        self._correct: Counter = Counter()
+        self._predicted: Counter = Counter()
+        self._gold: Counter = Counter()
