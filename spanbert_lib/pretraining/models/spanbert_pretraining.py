@@ -3,11 +3,20 @@ import logging
 from typing import Any, Dict, Optional
 
 import torch
+from allennlp.common.checks import ConfigurationError
 from allennlp.data import Vocabulary
 from allennlp.models import Model
 from allennlp.training.metrics import Average, CategoricalAccuracy
 
 from spanbert_lib.common.modules import MaskedLanguageModelHead, SpanBoundaryHead, TiedVocabularyDecoder
+from spanbert_lib.common.modules.entity_aware import (
+    ENTITY_MASK,
+    ENTITY_PAD,
+    NUM_SPECIAL_ENTITIES,
+    EntityAwareTransformer,
+    EntityPredictionHead,
+    EntityVocabulary,
+)
 from spanbert_lib.common.transformers_encoder import load_encoder_and_tokenizer
 from spanbert_lib.pretraining.masking import IGNORE_INDEX, Masker
 
@@ -48,9 +57,17 @@ class SpanBertPretrainingModel(Model):
         must then provide ``segment_ids`` and ``next_sentence_label`` (``spanbert_nsp_corpus``).
     masking_seed: seed of the masking generator (offset by the distributed rank); evaluation
         uses a generator re-seeded with it for every batch, so validation masks are fixed.
+    entity_mlm_weight: > 0 adds LUKE's masked entity prediction (Yamada et al. 2020): the
+        encoder reads the reader's named entities as entity tokens beside the words (an
+        ``EntityAwareTransformer`` around the same HF encoder), ``entity_masking_probability`` of
+        the entities with a vocabulary id are replaced by ``[MASK]`` and predicted by an
+        ``EntityPredictionHead`` tied to the entity embeddings; the loss adds
+        ``entity_mlm_weight * entity MLM``. Needs ``entity_vocabulary`` (the same file as the
+        reader's). ``export-encoder`` exports the word encoder; the entity weights stay in the archive.
 
     Inputs (from ``spanbert_pretraining_corpus``): ``input_ids`` LongTensor[B, L], ``word_ids``
-    LongTensor[B, L] (-1 at specials/padding), optional ``phrase_ids`` LongTensor[B, L].
+    LongTensor[B, L] (-1 at specials/padding), optional ``phrase_ids`` LongTensor[B, L], optional
+    ``entity_ids`` LongTensor[B, E] and ``entity_spans`` LongTensor[B, E, 2] (inclusive positions).
     """
 
     def __init__(
@@ -65,6 +82,11 @@ class SpanBertPretrainingModel(Model):
         sbo_position_embedding_dim: int = 200,
         sbo_max_span_width: int = 32,
         masking_seed: int = 13,
+        entity_mlm_weight: float = 0.0,
+        entity_vocabulary: Optional[str] = None,
+        entity_masking_probability: float = 0.15,
+        entity_embedding_dim: int = 256,
+        entity_aware_attention: bool = True,
         **kwargs,
     ) -> None:
         super().__init__(vocab, **kwargs)
@@ -91,6 +113,19 @@ class SpanBertPretrainingModel(Model):
             # Unused without NSP: frozen, so that DDP does not wait for its gradients
             # (the weights are kept and exported unchanged).
             self.encoder.pooler.requires_grad_(False)
+
+        self.entity_mlm_weight = entity_mlm_weight
+        self.entity_masking_probability = entity_masking_probability
+        self.entity_encoder = self.entity_head = None
+        if entity_mlm_weight > 0:
+            if entity_vocabulary is None:
+                raise ConfigurationError("entity_mlm_weight > 0 needs entity_vocabulary (the entity names file the "
+                                         "reader uses)")
+            self.entity_encoder = EntityAwareTransformer.wrapping(
+                self.encoder, len(EntityVocabulary.from_file(entity_vocabulary)), entity_embedding_dim,
+                entity_aware_attention)
+            self.entity_head = EntityPredictionHead(self.entity_encoder.entity_embeddings, layer_norm_eps)
+        self._entity_metrics = _TokenPredictionMetrics()
 
         self.masking_seed = masking_seed
         self._generators: Dict[str, torch.Generator] = {}
@@ -121,23 +156,37 @@ class SpanBertPretrainingModel(Model):
         phrase_ids: Optional[torch.Tensor] = None,
         segment_ids: Optional[torch.Tensor] = None,
         next_sentence_label: Optional[torch.Tensor] = None,
+        entity_ids: Optional[torch.Tensor] = None,
+        entity_spans: Optional[torch.Tensor] = None,
     ) -> Dict[str, torch.Tensor]:
         """
-        Returns ``loss`` (scalar) and the separate ``mlm_loss``/``sbo_loss``/``nsp_loss``.
+        Returns ``loss`` (scalar) and the separate ``mlm_loss``/``sbo_loss``/``nsp_loss``/``entity_mlm_loss``.
         """
+        generator = self._generator(input_ids.device)
         masked = self.masker.mask(input_ids, word_ids, mask_token_id=self.mask_token_id,
                                   vocab_size=self.vocab_size, phrase_ids=phrase_ids,
-                                  generator=self._generator(input_ids.device))
+                                  generator=generator)
         attention_mask = input_ids != self.pad_token_id
-        encoded = self.encoder(input_ids=masked.input_ids, attention_mask=attention_mask.long(),
-                               token_type_ids=segment_ids)
-        hidden = encoded.last_hidden_state                                   # [B, L, H]
+        output: Dict[str, torch.Tensor] = {}
+        if self.entity_encoder is None:
+            encoded = self.encoder(input_ids=masked.input_ids, attention_mask=attention_mask.long(),
+                                   token_type_ids=segment_ids)
+            hidden = encoded.last_hidden_state                               # [B, L, H]
+        else:
+            if entity_ids is None or entity_spans is None:
+                raise ValueError("entity_mlm_weight > 0 needs `entity_ids` and `entity_spans` from the reader "
+                                 "(spanbert_pretraining_corpus with entity_vocabulary and "
+                                 "phrase_annotation='named_entity')")
+            encoded = None
+            hidden, entity_loss = self._entity_mlm(masked.input_ids, attention_mask, segment_ids, entity_ids,
+                                                   entity_spans, generator)
+            output["entity_mlm_loss"] = entity_loss
 
         targets_at = masked.labels != IGNORE_INDEX                           # [B, L]
         batch_index, position = targets_at.nonzero(as_tuple=True)            # [N] each
         targets = masked.labels[batch_index, position]                       # [N]
         target_hidden = hidden[batch_index, position]                        # [N, H]
-        output: Dict[str, torch.Tensor] = {"num_masked_tokens": targets.new_tensor(targets.numel())}
+        output["num_masked_tokens"] = targets.new_tensor(targets.numel())
 
         mlm_logits = self.mlm_head(target_hidden)                            # [N, V]
         mlm_loss = torch.nn.functional.cross_entropy(mlm_logits, targets) if targets.numel() else hidden.sum() * 0
@@ -165,14 +214,35 @@ class SpanBertPretrainingModel(Model):
             if next_sentence_label is None:
                 raise ValueError("nsp_weight > 0 needs `next_sentence_label` from the reader "
                                  "(use the `spanbert_nsp_corpus` dataset reader)")
-            pooled = encoded.pooler_output if getattr(encoded, "pooler_output", None) is not None else hidden[:, 0]
+            pooled = (encoded.pooler_output if getattr(encoded, "pooler_output", None) is not None
+                      else hidden[:, 0])
             nsp_logits = self.nsp_classifier(pooled)
             nsp_loss = torch.nn.functional.cross_entropy(nsp_logits, next_sentence_label.view(-1))
             output["nsp_loss"] = nsp_loss
             loss = loss + self.nsp_weight * nsp_loss
             self._nsp_accuracy(nsp_logits.detach(), next_sentence_label.view(-1))
+        if "entity_mlm_loss" in output:
+            loss = loss + self.entity_mlm_weight * output["entity_mlm_loss"]
         output["loss"] = loss
         return output
+
+    def _entity_mlm(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, segment_ids: Optional[torch.Tensor],
+                    entity_ids: torch.Tensor, entity_spans: torch.Tensor, generator: torch.Generator):
+        """
+        Masks ``entity_masking_probability`` of the entities that have a vocabulary id (ids from
+        ``NUM_SPECIAL_ENTITIES``), encodes words and entities together and returns
+        ``(word_states [B, L, H], entity MLM loss)``.
+        """
+        entity_mask = entity_ids != ENTITY_PAD                                           # [B, E]
+        draws = torch.rand(entity_ids.shape, generator=generator, device=entity_ids.device)
+        chosen = (draws < self.entity_masking_probability) & (entity_ids >= NUM_SPECIAL_ENTITIES)
+        hidden, entity_states = self.entity_encoder(input_ids, attention_mask, segment_ids,
+                                                    entity_ids.masked_fill(chosen, ENTITY_MASK), entity_spans,
+                                                    entity_mask)
+        logits, loss = self.entity_head.loss(entity_states, entity_ids, chosen)
+        if logits.size(0):
+            self._entity_metrics(logits, entity_ids[chosen], loss)
+        return hidden, loss
 
     def get_metrics(self, reset: bool = False) -> Dict[str, float]:
         metrics = self._mlm_metrics.get("mlm", reset)
@@ -180,5 +250,7 @@ class SpanBertPretrainingModel(Model):
             metrics.update(self._sbo_metrics.get("sbo", reset))
         if self.nsp_classifier is not None:
             metrics["nsp_accuracy"] = self._nsp_accuracy.get_metric(reset)
+        if self.entity_head is not None:
+            metrics.update(self._entity_metrics.get("entity_mlm", reset))
         return metrics
 

@@ -40,3 +40,12 @@ def test_pack_blocks_rejects_empty_budget():
 def test_dense_ranks():
     assert dense_ranks(np.array([-1, 4, 4, -1, 6, 9, 9])).tolist() == [-1, 0, 0, -1, 1, 2, 2]
     assert dense_ranks(np.array([-1, -1])).tolist() == [-1, -1]
+
+
+def test_phrase_token_spans():
+    from spanbert_lib.pretraining.dataset_readers.block_packing import phrase_token_spans
+
+    phrases, first, last = phrase_token_spans(np.array([-1, 4, 4, -1, 2, -1, 7, 7, 7]))
+    assert phrases.tolist() == [4, 2, 7] and first.tolist() == [1, 4, 6] and last.tolist() == [2, 4, 8]
+    phrases, first, last = phrase_token_spans(np.array([-1, -1]))
+    assert len(phrases) == len(first) == len(last) == 0

@@ -247,3 +247,20 @@ def test_noun_phrase_ids(hand_tokenizer_dir, entity_reader):
     reader = PretrainingCorpusReader(hand_tokenizer_dir, phrase_annotation="noun_phrase")
     (instance,) = reader.document_to_instances("The cat sat on the mat.")
     assert values(instance, "phrase_ids") == [-1, 0, 0, -1, -1, 1, 1, -1, -1]
+
+
+def test_entity_ids_and_spans_for_masked_entity_prediction(hand_tokenizer_dir, entity_reader, tmp_path):
+    vocabulary = tmp_path / "entities.txt"
+    vocabulary.write_text("Paris\nBarack Obama\n")
+    reader = PretrainingCorpusReader(hand_tokenizer_dir, max_sequence_length=5, phrase_annotation="named_entity",
+                                     entity_vocabulary=str(vocabulary))
+    reader._annotator = entity_reader._annotator
+    blocks = reader.document_to_instances("Barack Obama visited Paris in 2010.")
+    # blocks: [Barack Obama visited] [Paris in 2010] [.]; ids: Paris 6, Barack Obama 7, 2010 unknown (1)
+    assert [values(b, "entity_ids") for b in blocks] == [[7], [6, 1], []]
+    assert [b["entity_spans"].tensor.tolist() for b in blocks] == [[[1, 2]], [[1, 1], [3, 3]], []]
+    tensors = Batch(blocks).as_tensor_dict()
+    assert tensors["entity_ids"].tolist() == [[7, 0], [6, 1], [0, 0]]
+    assert tensors["entity_spans"].shape == (3, 2, 2)
+    with pytest.raises(ConfigurationError, match="entity_vocabulary needs phrase_annotation='named_entity'"):
+        PretrainingCorpusReader(hand_tokenizer_dir, entity_vocabulary=str(vocabulary))

@@ -121,9 +121,29 @@ class EntityAwareTransformer(EntityAwareEncoder):
             transformer = transformers.AutoModel.from_pretrained(model_name)
         else:
             transformer = transformers.AutoModel.from_config(transformers.AutoConfig.from_pretrained(model_name))
-        layers = _check_layers(transformer, model_name)
         if getattr(transformer, "pooler", None) is not None:
             transformer.pooler = None
+        self._build(transformer, model_name, entity_vocab_size, entity_embedding_dim, entity_aware_attention)
+        if not train_parameters:
+            for parameter in transformer.parameters():
+                parameter.requires_grad_(False)
+
+    @classmethod
+    def wrapping(cls, transformer: transformers.PreTrainedModel, entity_vocab_size: int = NUM_SPECIAL_ENTITIES,
+                 entity_embedding_dim: int = 256, entity_aware_attention: bool = True) -> "EntityAwareTransformer":
+        """
+        An encoder around an existing HF model (shared, not copied; its pooler is kept but unused),
+        e.g. the pre-training model's encoder, so that ``export-encoder`` still exports it whole.
+        """
+        encoder = cls.__new__(cls)
+        EntityAwareEncoder.__init__(encoder)
+        encoder._build(transformer, getattr(transformer.config, "name_or_path", "") or "<in-memory model>",
+                       entity_vocab_size, entity_embedding_dim, entity_aware_attention)
+        return encoder
+
+    def _build(self, transformer: transformers.PreTrainedModel, model_name: str, entity_vocab_size: int,
+               entity_embedding_dim: int, entity_aware_attention: bool) -> None:
+        layers = _check_layers(transformer, model_name)
         self.transformer = transformer
         self.model_name = model_name
         self.entity_aware_attention = entity_aware_attention
@@ -145,9 +165,6 @@ class EntityAwareTransformer(EntityAwareEncoder):
             self.entity_embeddings.layer_norm.load_state_dict(word_layer_norm.state_dict())
         self.self_attentions = torch.nn.ModuleList(
             EntityAwareSelfAttention(layer.attention.self, entity_aware=entity_aware_attention) for layer in layers)
-        if not train_parameters:
-            for parameter in transformer.parameters():
-                parameter.requires_grad_(False)
 
     @property
     def layers(self) -> torch.nn.ModuleList:
