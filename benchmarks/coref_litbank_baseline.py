@@ -6,6 +6,7 @@ semantics on the same dev documents - the baseline next to which the README repo
 
     .venv/bin/python benchmarks/coref_litbank_baseline.py -s runs/litbank_allennlp_models [--epochs 6]
     .venv/bin/python benchmarks/coref_litbank_baseline.py -s runs/x --score-only   # re-score a trained run
+                                                      # (model.tar.gz, else best.th of a stopped run)
 
 "The same way": the first 70 LitBank documents train, the next 10 dev; the same MiniLM encoder,
 pieces of 256 wordpieces (allennlp's ``max_length`` folding instead of our sentence-aligned
@@ -126,18 +127,31 @@ def predicted_clusters(model, reader, documents) -> List[List[List[tuple]]]:
     return clusters
 
 
-def dev_scores(serialization_dir: Path) -> Dict[str, Any]:
+def load_trained(serialization_dir: Path):
+    """``(model, validation reader)`` from ``model.tar.gz``, or from ``best.th`` of an interrupted run."""
+    from allennlp.common import Params
+    from allennlp.data import DatasetReader
+    from allennlp.models import Model
     from allennlp.models.archival import load_archive
 
+    if (serialization_dir / "model.tar.gz").exists():
+        archive = load_archive(str(serialization_dir / "model.tar.gz"))
+        return archive.model, archive.validation_dataset_reader
+    config = Params.from_file(str(serialization_dir / "config.json"))
+    reader = DatasetReader.from_params(config.get("validation_dataset_reader").duplicate())
+    model = Model.load(config, str(serialization_dir), weights_file=str(serialization_dir / "best.th"))
+    return model, reader
+
+
+def dev_scores(serialization_dir: Path) -> Dict[str, Any]:
     from spanbert_lib.coref.conll_format import read_conll_documents
     from spanbert_lib.coref.dataset_readers.spanbert_coref import conll_paths
     from spanbert_lib.coref.metrics.scorer import score_documents
 
-    archive = load_archive(str(serialization_dir / "model.tar.gz"))
-    reader = archive.validation_dataset_reader
+    model, reader = load_trained(serialization_dir)
     documents = [doc for path in conll_paths(f"{LITBANK}#files=70:80") for doc in read_conll_documents(path)]
     start = time.perf_counter()
-    response = predicted_clusters(archive.model, reader, documents)
+    response = predicted_clusters(model, reader, documents)
     seconds = time.perf_counter() - start
     with_singletons = score_documents([doc.clusters for doc in documents], response)
     without = score_documents([[c for c in doc.clusters if len(c) > 1] for doc in documents], response)
