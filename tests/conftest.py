@@ -13,6 +13,14 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # One torch thread per pytest-xdist worker (and per CLI subprocess it starts): with a worker
+    # per core, more threads only oversubscribe the CPU.
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    import torch  # noqa: E402
+
+    torch.set_num_threads(1)
+
 import spanbert_lib.plugin  # noqa: E402,F401  (registers every component, as the CLI plugin does)
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
