@@ -21,6 +21,7 @@ MINILM = REPO_ROOT / "pretrained" / "all-MiniLM-L6-v2"
 SQUAD11 = str(REPO_ROOT / "fixtures" / "qa" / "squad11.json")
 SQUAD20 = str(REPO_ROOT / "fixtures" / "qa" / "squad20.json")
 MRQA = str(REPO_ROOT / "fixtures" / "qa" / "mrqa.jsonl")
+MRQA_SAMPLE = str(REPO_ROOT / "fixtures" / "qa" / "mrqa_sample.jsonl")
 
 UNICODE_PASSAGE = ("Café Zoë in  Kraków\tserves crème brûlée; Jose\u0301 Núñez (東京タワー) says 😀 "
                    "İstanbul straße ﬁne. ")
@@ -279,22 +280,111 @@ def test_missing_file_and_empty_predictor_passage(tmp_path):
         reader.text_to_instance("  ", "Alice met Bob.", "q9")
 
 
-def test_mrqa_reader_plain_and_gzip(tmp_path):
+def test_mrqa_reader_unicode_answers():
     reader = MrqaReader(TINY, max_seq_length=64, doc_stride=24, max_query_length=24)
-    plain = list(reader.read(MRQA))
-    gz_path = tmp_path / "mrqa.jsonl.gz"
-    with gzip.open(gz_path, "wt", encoding="utf-8") as handle:
-        handle.write(open(MRQA, encoding="utf-8").read())
-    compressed = list(reader.read(str(gz_path)))
-    assert len(plain) == len(compressed) == 12
+    instances = list(reader.read(MRQA))
+    assert len(instances) == 12
     assert reader.stats.answers_at_given_offset == 12 and reader.stats.answers_not_found == 0
-    by_id = {i["metadata"]["id"]: i for i in compressed}
+    by_id = {i["metadata"]["id"]: i for i in instances}
     arrays = instance_arrays(by_id["mq8"])
     labelled = np.flatnonzero(arrays["answer_span"][:, 0] > 0)
     for window in labelled:
         start, end = arrays["answer_span"][window]
         assert window_text(arrays, by_id["mq8"]["metadata"]["context"], window, start, end) == "José Núñez"
     assert by_id["mq1"]["metadata"]["answers"] == ["March 1932", "in March 1932"]
+
+
+def test_mrqa_sample_in_the_official_format():
+    """The fixture itself follows the MRQA 2019 format: spaCy-style tokens with character offsets, and
+    char_spans / token_spans with INCLUSIVE ends that agree with each other and with the text."""
+    lines = [json.loads(line) for line in open(MRQA_SAMPLE, encoding="utf-8")]
+    assert lines[0] == {"header": {"dataset": "SpanBERTLibFixture", "split": "dev"}}
+    occurrences = []
+    for record in lines[1:]:
+        context, tokens = record["context"], record["context_tokens"]
+        assert set(record) == {"context", "context_tokens", "qas"}
+        for token, offset in tokens:
+            assert context[offset:offset + len(token)] == token
+        for qa in record["qas"]:
+            assert set(qa) == {"qid", "question", "question_tokens", "answers", "is_impossible", "detected_answers"}
+            for token, offset in qa["question_tokens"]:
+                assert qa["question"][offset:offset + len(token)] == token
+            for detected in qa["detected_answers"]:
+                assert set(detected) == {"text", "char_spans", "token_spans"}
+                occurrences.append(len(detected["char_spans"]))
+                for (start, end), (first, last) in zip(detected["char_spans"], detected["token_spans"], strict=True):
+                    assert context[start:end + 1].lower() == detected["text"].lower()
+                    assert tokens[first][1] == start and tokens[last][1] + len(tokens[last][0]) - 1 == end
+    assert len(lines) == 4 and max(occurrences) == 3
+
+
+def sample_reader():
+    # the windows of fixtures/configs/qa/mrqa_sample_tiny.jsonnet (96 wordpieces, step 64)
+    return MrqaReader(TINY, max_seq_length=96, doc_stride=64, max_query_length=24)
+
+
+def test_mrqa_sample_labels_are_the_first_inclusive_char_span(tmp_path):
+    reader = sample_reader()
+    plain = list(reader.read(MRQA_SAMPLE))
+    assert reader.stats.questions == 6 and reader.stats.answers_at_given_offset == 6
+    assert reader.stats.answers_not_found == reader.stats.answers_relocated == reader.stats.span_text_mismatches == 0
+    # every passage needs 2 windows of 96 wordpieces (the tiny vocabulary cuts words into many pieces), the
+    # museum passage (450 wordpieces) 7
+    assert reader.stats.multi_window_questions == 6 and reader.stats.windows == 2 + 2 + 7 * 3 + 2
+    gz_path = tmp_path / "mrqa_sample.jsonl.gz"
+    with gzip.open(gz_path, "wt", encoding="utf-8") as handle:
+        handle.write(open(MRQA_SAMPLE, encoding="utf-8").read())
+    compressed = list(reader.read(str(gz_path)))
+    assert [i["metadata"]["id"] for i in plain] == [i["metadata"]["id"] for i in compressed]
+    for a, b in zip(plain, compressed):
+        for name, array in instance_arrays(a).items():
+            np.testing.assert_array_equal(array, instance_arrays(b)[name])
+
+    records = [json.loads(line) for line in open(MRQA_SAMPLE, encoding="utf-8")][1:]
+    first_span = {qa["qid"]: qa["detected_answers"][0]["char_spans"][0] for r in records for qa in r["qas"]}
+    # hand-checked first spans: "rhine" (normalised text) -> "Rhine" at 10..14 (3 occurrences), the end of
+    # the museum passage, and "Charles Babbage" right before "'s"
+    assert first_span["fx-1"] == [10, 14] and first_span["fx-6"] == [53, 67]
+    for instance in compressed:
+        arrays = instance_arrays(instance)
+        context, qid = instance["metadata"]["context"], instance["metadata"]["id"]
+        start_char, end_char = first_span[qid]
+        labelled = np.flatnonzero(arrays["answer_span"][:, 0] > 0)
+        assert labelled.size > 0, qid
+        assert (arrays["answer_span"][np.setdiff1d(np.arange(len(arrays["answer_span"])), labelled)] == 0).all()
+        for window in labelled:
+            start, end = arrays["answer_span"][window]
+            first = arrays["context_token_index"][window, start]
+            last = arrays["context_token_index"][window, end]
+            # wordpieces back to characters: exactly the inclusive MRQA span, end + 1 exclusive
+            assert (arrays["context_offsets"][first, 0], arrays["context_offsets"][last, 1]) == (start_char,
+                                                                                                 end_char + 1)
+            assert window_text(arrays, context, window, start, end) == context[start_char:end_char + 1]
+    by_id = {i["metadata"]["id"]: i for i in compressed}
+    museum = by_id["fx-3"]["metadata"]
+    assert museum["num_windows"] == 7
+    assert museum["context"].endswith("holds the anchor of the steamer Hildegard.")
+    # the anchor is at the end of the passage: only the last windows contain it
+    assert np.flatnonzero(instance_arrays(by_id["fx-3"])["answer_span"][:, 0] > 0).tolist() == [6]
+    # "coins" is detected three times (rooms 1, 6, 11); the first occurrence is the label, in the first window
+    assert np.flatnonzero(instance_arrays(by_id["fx-5"])["answer_span"][:, 0] > 0).tolist() == [0]
+    assert by_id["fx-1"]["metadata"]["answers"] == ["Rhine", "the Rhine"]
+
+
+def test_mrqa_span_text_mismatch_is_counted(tmp_path):
+    """A file written with EXCLUSIVE ends ("1932" as [17, 21]) is read as MRQA says (inclusive: "1932.") and
+    counted; the same answer with the inclusive end gives "1932"."""
+    def read(end):
+        record = {"context": "Alice met Bob in 1932.", "qas": [{"qid": "a", "question": "When?", "answers": ["1932"],
+                  "detected_answers": [{"text": "1932", "char_spans": [[17, end]], "token_spans": [[4, 4]]}]}]}
+        path = write(tmp_path, f"end{end}.jsonl", json.dumps({"header": {}}) + "\n" + json.dumps(record) + "\n")
+        reader = MrqaReader(TINY, max_seq_length=64, doc_stride=24, max_query_length=24)
+        arrays = instance_arrays(list(reader.read(path))[0])
+        start, end = arrays["answer_span"][0]
+        return window_text(arrays, "Alice met Bob in 1932.", 0, start, end), reader.stats.span_text_mismatches
+
+    assert read(20) == ("1932", 0)
+    assert read(21) == ("1932.", 1)
 
 
 @pytest.mark.parametrize("lines, message", [
@@ -306,6 +396,11 @@ def test_mrqa_reader_plain_and_gzip(tmp_path):
      r"line 2 qas\[0\]: question a needs a non-empty 'answers' list"),
     (['{"header": {}}', '{"context": "Alice met Bob.", "qas": [{"question": "Who?", "answers": ["Bob"]}]}'],
      r"line 2 qas\[0\]: no 'qid' string"),
+    (['{"header": {}}', '{"context": "Alice met Bob.", "qas": [{"qid": "a", "question": "Who?", "answers": ["Bob"], '
+      '"detected_answers": [{"text": "Bob.", "char_spans": [[10, 14]]}]}]}'],
+     r"line 2 qas\[0\]: question a: detected_answers\[0\] char span \[10, 14\] is not inside the context of 14 "),
+    (['{"header": {}}', '{"context": "Alice met Bob.", "qas": [{"qid": "a", "question": "Who?", "answers": ["Bob"], '
+      '"is_impossible": true}]}'], r"line 2 qas\[0\]: question a: 'is_impossible' must be false"),
 ])
 def test_mrqa_errors(tmp_path, lines, message):
     path = write(tmp_path, "broken.jsonl", "\n".join(lines) + "\n")

@@ -1,4 +1,7 @@
 """The spanbert_qa model: train/save/load on SQuAD 1.1, 2.0 and MRQA fixtures, loss, batch consistency."""
+import gzip
+import json
+
 import pytest
 import torch
 from allennlp.common.testing import ModelTestCase
@@ -22,7 +25,12 @@ class TestSpanBertQA(ModelTestCase):
         self.ensure_model_can_train_save_and_load(str(CONFIGS / "squad20_tiny.jsonnet"))
 
     def test_train_save_and_load_mrqa(self):
-        self.ensure_model_can_train_save_and_load(str(CONFIGS / "mrqa_tiny.jsonnet"))
+        # trains on a gzipped copy of the official-format sample (MRQA ships .jsonl.gz)
+        compressed = self.TEST_DIR / "mrqa_sample.jsonl.gz"
+        with gzip.open(compressed, "wt", encoding="utf-8") as handle:
+            handle.write((DATA / "mrqa_sample.jsonl").read_text(encoding="utf-8"))
+        self.ensure_model_can_train_save_and_load(str(CONFIGS / "mrqa_tiny.jsonnet"),
+                                                  overrides=json.dumps({"train_data_path": str(compressed)}))
 
     def test_batch_predictions_match_single_predictions(self):
         # padding windows and positions must not change any window's logits or the decoded answers
@@ -62,3 +70,32 @@ class TestSpanBertQA(ModelTestCase):
         hook.remove()
         assert calls == [] and output["loss"].item() == 0.0
         output["loss"].backward()  # still a graph the trainer can step through
+
+    def test_packed_inference_matches_the_padded_forward_pass(self):
+        """Padding-free encoding gives the padded forward pass's logits at every real position, and the same
+        answers (multi-window questions of different lengths in one batch)."""
+        from spanbert_lib.qa.models.packed_encoder import packed_bert_hidden
+
+        self.model.eval()
+        assert self.model.packed_inference
+        tensors = Batch(self.instances).as_tensor_dict()
+        assert tensors["input_ids"].size(1) > 1  # several windows
+        packed = self.model(**tensors)
+        self.model.packed_inference = False
+        padded = self.model(**tensors)
+        self.model.packed_inference = True
+        real = tensors["attention_mask"]
+        for key in ("span_start_logits", "span_end_logits"):
+            torch.testing.assert_close(packed[key][real], padded[key][real], rtol=1e-5, atol=1e-5)
+            assert (packed[key][~real] == 0).all()
+        assert packed["best_span_str"] == padded["best_span_str"]
+        # a chunk budget smaller than one window still encodes every window (one per chunk)
+        windows = real[..., 0]  # [batch, W]: the real windows
+        mask, ids, types = (tensors[key][windows] for key in ("attention_mask", "input_ids", "token_type_ids"))
+        with torch.no_grad():
+            whole = packed_bert_hidden(self.model._encoder, ids, types, mask)
+            one_by_one = packed_bert_hidden(self.model._encoder, ids, types, mask, max_tokens=1)
+            reference = self.model._encoder(input_ids=ids[:1].long(), token_type_ids=types[:1].long(),
+                                            attention_mask=mask[:1].long()).last_hidden_state[0][mask[0]]
+        torch.testing.assert_close(whole, one_by_one, rtol=1e-5, atol=1e-5)
+        torch.testing.assert_close(whole[:int(mask[0].sum())], reference, rtol=1e-5, atol=1e-5)

@@ -1,5 +1,6 @@
 """The spanbert_qa predictor end to end: archive -> answers (long passages too), official prediction
-files written through `allennlp predict`'s dump_line and scored by the squad-eval logic."""
+files written through `allennlp predict`'s dump_line and scored by the squad-eval logic, and once
+through the installed `allennlp predict` and `allennlp squad-eval` executables."""
 import json
 
 import pytest
@@ -9,7 +10,9 @@ from allennlp.predictors import Predictor
 
 from spanbert_lib.commands.squad_eval import evaluate_squad_files
 from spanbert_lib.qa.dataset_readers import QADataError
-from tests.conftest import REPO_ROOT
+from spanbert_lib.qa.metrics import SquadV2Metrics
+from spanbert_lib.qa.metrics.squad_evaluation import evaluate_v2, iter_questions
+from tests.conftest import REPO_ROOT, run_allennlp
 
 CONFIG = REPO_ROOT / "fixtures" / "configs" / "qa" / "squad20_tiny.jsonnet"
 SQUAD20 = REPO_ROOT / "fixtures" / "qa" / "squad20.json"
@@ -18,10 +21,15 @@ LONG_PASSAGE = " ".join(f"Room {i} of the museum shows {['maps', 'coins', 'ships
 
 
 @pytest.fixture(scope="module")
-def archive(tmp_path_factory):
+def archive_path(tmp_path_factory):
     serialization_dir = tmp_path_factory.mktemp("qa_predictor") / "run"
     train_model_from_file(str(CONFIG), str(serialization_dir))
-    return load_archive(str(serialization_dir / "model.tar.gz"))
+    return serialization_dir / "model.tar.gz"
+
+
+@pytest.fixture(scope="module")
+def archive(archive_path):
+    return load_archive(str(archive_path))
 
 
 def check_answer(output, passage):
@@ -101,3 +109,41 @@ def test_bfloat16_autocast_option(archive):
     check_answer(output, LONG_PASSAGE)
     with pytest.raises(ValueError, match="autocast_dtype"):
         Predictor.from_archive(archive, "spanbert_qa", extra_args={"autocast_dtype": "bfloat17"})
+
+
+@pytest.mark.slow
+def test_cli_predict_then_squad_eval(archive_path, tmp_path):
+    """`allennlp predict --use-dataset-reader` writes the official files; `allennlp squad-eval` scores them
+    exactly as the evaluation and metric modules do in-process (~15 s: two allennlp start-ups)."""
+    files = {name: tmp_path / f"{name}.json" for name in ("predictions", "na_prob")}
+    output_file = tmp_path / "full_output.jsonl"
+    run_allennlp(["predict", str(archive_path), str(SQUAD20), "--use-dataset-reader", "--predictor", "spanbert_qa",
+                  "--predictor-args", json.dumps({"predictions_file": str(files["predictions"]),
+                                                  "na_prob_file": str(files["na_prob"])}),
+                  "--output-file", str(output_file), "--silent"])
+    dataset = json.loads(SQUAD20.read_text(encoding="utf-8"))["data"]
+    gold = dict(iter_questions(dataset))  # {question id: gold answer texts}
+    predictions = json.loads(files["predictions"].read_text(encoding="utf-8"))
+    na_probs = json.loads(files["na_prob"].read_text(encoding="utf-8"))
+    assert sorted(predictions) == sorted(na_probs) == sorted(gold) and len(gold) == 12
+    assert all(isinstance(answer, str) for answer in predictions.values())
+    full_output = [json.loads(line) for line in output_file.read_text(encoding="utf-8").splitlines()]
+    assert {o["question_id"]: o["best_span_str"] for o in full_output} == predictions
+    assert len(full_output) == 12
+    # the same answers as the predictor in-process
+    predictor = Predictor.from_archive(load_archive(str(archive_path)), "spanbert_qa")
+    outputs = predictor.predict_batch_instance(list(predictor._dataset_reader.read(str(SQUAD20))))
+    assert predictions == {o["question_id"]: o["best_span_str"] for o in outputs}
+    assert na_probs == {o["question_id"]: pytest.approx(o["no_answer_scores"], abs=1e-5) for o in outputs}
+
+    completed = run_allennlp(["squad-eval", str(SQUAD20), str(files["predictions"]), "--json"])
+    cli_scores = json.loads(completed.stdout)
+    in_process = evaluate_v2(dataset, predictions)
+    assert cli_scores.keys() == in_process.keys() and cli_scores["total"] == 12
+    for key, value in in_process.items():
+        assert cli_scores[key] == pytest.approx(value), key
+    # the training-time metric on the same answers (no threshold: the answers are already final)
+    metric = SquadV2Metrics()
+    metric(list(predictions.values()), [gold[qid] for qid in predictions])
+    for key, value in metric.get_metric(reset=True).items():
+        assert cli_scores[key] == pytest.approx(value), key

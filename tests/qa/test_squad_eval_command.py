@@ -1,10 +1,9 @@
 """
-``allennlp squad-eval``: in-process through allennlp's ``main`` (fast), and once through the
-installed ``allennlp`` executable in a subprocess. Expected values are the hand-computed ones
-of tests/qa/test_squad_evaluation.py.
+``allennlp squad-eval`` in-process through allennlp's ``main`` (the installed executable runs it in
+tests/qa/test_spanbert_qa_predictor.py). Expected values are the hand-computed ones of
+tests/qa/test_squad_evaluation.py.
 """
 import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -15,8 +14,6 @@ import spanbert_lib.commands.squad_eval  # noqa: F401  (registers the subcommand
 from spanbert_lib.commands.squad_eval import evaluate_squad_files
 from spanbert_lib.common.testing import require_external_data
 from spanbert_lib.qa.metrics.squad_evaluation import SquadEvaluationError
-
-REPO_ROOT = Path(__file__).resolve().parents[2]
 
 # h1, h2 answerable, n1, n2 unanswerable (see test_squad_evaluation.py for the arithmetic)
 V2_QUESTIONS = [("h1", ["Denver Broncos"], False), ("h2", ["red dog barked"], False),
@@ -131,13 +128,10 @@ def test_v2_errors_name_the_file(tmp_path):
         evaluate_squad_files(data, preds, version="1.1", na_prob_file=str(missing))
 
 
-@pytest.mark.slow
 @pytest.mark.external_data
-def test_installed_allennlp_executable(tmp_path):
-    """The real ``allennlp`` entry point finds the plugin subcommand (10-25 s: allennlp start-up)."""
-    executable = Path(sys.executable).with_name("allennlp")
-    if not executable.exists():
-        pytest.skip(f"no allennlp executable beside {sys.executable}")
+def test_real_squad20_file_with_na_probs(tmp_path, monkeypatch, capsys):
+    """A real SQuAD 2.0 file (repeated ids) through the subcommand, in-process. The installed ``allennlp``
+    executable runs squad-eval in tests/qa/test_spanbert_qa_predictor.py::test_cli_predict_then_squad_eval."""
     dataset = require_external_data("qa", "squad20_tiny.json")
     with open(dataset, encoding="utf-8") as handle:
         questions = [qa for a in json.load(handle)["data"] for p in a["paragraphs"] for qa in p["qas"]]
@@ -152,12 +146,8 @@ def test_installed_allennlp_executable(tmp_path):
     preds = write_json(tmp_path / "preds.json", predictions)
     na = write_json(tmp_path / "na.json", {qa["id"]: (0.9 if qa["id"] == "5733b1da4776f41900661068" else 0.2)
                                            for qa in questions})
-    completed = subprocess.run(
-        [str(executable), "squad-eval", str(dataset), preds, "--na-prob-file", na,
-         "--na-prob-thresh", "0.5", "--json"],
-        cwd=REPO_ROOT, capture_output=True, text=True, timeout=300)
-    assert completed.returncode == 0, completed.stderr
-    scores = json.loads(completed.stdout)
+    out = run_main(monkeypatch, capsys, str(dataset), preds, "--na-prob-file", na, "--na-prob-thresh", "0.5", "--json")
+    scores = json.loads(out.out)
     assert list(scores) == ["exact", "f1", "total", "HasAns_exact", "HasAns_f1", "HasAns_total",
                             "best_exact", "best_exact_thresh", "best_f1", "best_f1_thresh"]
     assert scores["exact"] == pytest.approx(60.0) and scores["f1"] == pytest.approx(76.0)

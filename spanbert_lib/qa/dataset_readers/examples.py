@@ -51,6 +51,9 @@ class ReadingStats:
     answers_not_found: int = 0  # text absent from the context (or only whitespace): answer skipped
     questions_without_usable_answer: int = 0  # no candidate found: no window of it is trained on
     answers_in_no_window: int = 0  # longer than a window: no window contains the whole answer
+    # MRQA: detected-answer character spans whose text (end inclusive) is not the answer's "text" up to
+    # case and whitespace; the span is used (a file with exclusive ends shows up here)
+    span_text_mismatches: int = 0
 
     def log(self, source: str) -> None:
         logger.info("%s: %d questions in %d windows (%d questions need more than one window, %d questions "
@@ -70,6 +73,10 @@ class ReadingStats:
             logger.warning("%s: %d answer(s) are in no window whole (longer than a window); every window of "
                            "their questions points at [CLS] (or is not trained on, with "
                            "skip_impossible_windows_in_training)", source, self.answers_in_no_window)
+        if self.span_text_mismatches:
+            logger.warning("%s: %d detected answer span(s) [start, end] do not cover their 'text' (up to case and "
+                           "whitespace) with the MRQA convention of an INCLUSIVE end; the spans were used as given",
+                           source, self.span_text_mismatches)
 
 
 def locate_answer(context: str, text: str, claimed_start: Optional[int],

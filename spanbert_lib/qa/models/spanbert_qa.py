@@ -18,6 +18,7 @@ from allennlp.nn.util import min_value_of_dtype
 from allennlp.training.metrics import CategoricalAccuracy
 
 from spanbert_lib.qa.metrics import SquadV1Metrics, SquadV2Metrics
+from spanbert_lib.qa.models.packed_encoder import packed_bert_hidden, supports_packed_inference
 from spanbert_lib.qa.models.span_decoding import null_scores, span_candidate_scores, top_spans
 
 logger = logging.getLogger(__name__)
@@ -42,6 +43,9 @@ class SpanBertQuestionAnswering(Model):
         (``squad_v2_metrics``) where the "no-answer probability" is that difference, so
         ``best_f1_thresh`` is the threshold to use.
     only_max_context_starts : a span may start only at a token in its max-context window (BERT).
+    packed_inference : outside training, encode the real wordpieces of all windows without padding
+        (``packed_encoder.py``; BERT-architecture encoders only, others ignore it). Same arithmetic;
+        logits at padding positions are then 0.
     transformer_kwargs : passed to ``from_pretrained``.
     """
 
@@ -49,7 +53,8 @@ class SpanBertQuestionAnswering(Model):
 
     def __init__(self, vocab: Vocabulary, transformer_model_name: str, max_answer_length: int = 30,
                  n_best_size: int = 20, null_score_threshold: Optional[float] = None,
-                 only_max_context_starts: bool = True, transformer_kwargs: Optional[Dict[str, Any]] = None,
+                 only_max_context_starts: bool = True, packed_inference: bool = True,
+                 transformer_kwargs: Optional[Dict[str, Any]] = None,
                  initializer: Optional[InitializerApplicator] = None, **kwargs) -> None:
         super().__init__(vocab, **kwargs)
         if max_answer_length < 1 or n_best_size < 1:
@@ -67,6 +72,7 @@ class SpanBertQuestionAnswering(Model):
         self.n_best_size = n_best_size
         self.null_score_threshold = null_score_threshold
         self.only_max_context_starts = only_max_context_starts
+        self.packed_inference = packed_inference and supports_packed_inference(self._encoder)
         self._start_accuracy = CategoricalAccuracy()
         self._end_accuracy = CategoricalAccuracy()
         self._squad_metrics = SquadV1Metrics() if null_score_threshold is None else SquadV2Metrics(null_score_threshold)
@@ -110,7 +116,16 @@ class SpanBertQuestionAnswering(Model):
         selected = encode.reshape(-1).nonzero().squeeze(1)
         start_logits = input_ids.new_zeros((batch * windows, length), dtype=torch.float)
         end_logits = torch.zeros_like(start_logits)
-        if selected.numel() > 0:
+        if selected.numel() > 0 and self.packed_inference and not self.training:
+            mask = attention_mask.reshape(batch * windows, length)[selected]
+            hidden = packed_bert_hidden(self._encoder, input_ids.reshape(batch * windows, length)[selected],
+                                        token_type_ids.reshape(batch * windows, length)[selected], mask)
+            logits = self._span_logits(hidden).float()  # [real wordpieces, 2]
+            rows = torch.zeros((selected.numel(), length, 2), dtype=logits.dtype, device=logits.device)
+            rows[mask] = logits
+            start_logits = start_logits.index_copy(0, selected, rows[..., 0])
+            end_logits = end_logits.index_copy(0, selected, rows[..., 1])
+        elif selected.numel() > 0:
             inputs = {"input_ids": input_ids.reshape(batch * windows, length)[selected].long(),
                       "attention_mask": attention_mask.reshape(batch * windows, length)[selected].long()}
             if self._encoder_takes_token_types:

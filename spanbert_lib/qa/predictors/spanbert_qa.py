@@ -82,7 +82,8 @@ class SpanBertQAPredictor(Predictor):
         order = sorted(range(len(instances)), key=lambda i: tuple(instances[i]["input_ids"].tensor.shape))
         outputs: List[Optional[JsonDict]] = [None] * len(instances)
         device_type = next(self._model.parameters()).device.type
-        with torch.autocast(device_type, dtype=self._autocast_dtype, enabled=self._autocast_dtype is not None):
+        with torch.inference_mode(), torch.autocast(device_type, dtype=self._autocast_dtype,
+                                                    enabled=self._autocast_dtype is not None):
             for begin in range(0, len(order), self.max_questions_per_forward):
                 group = order[begin:begin + self.max_questions_per_forward]
                 for i, output in zip(group, super().predict_batch_instance([instances[i] for i in group])):

@@ -1,0 +1,66 @@
+"""
+Padding-free ("packed") inference through a BERT encoder: the real wordpieces of all windows are
+concatenated into one sequence for the embeddings, the linear layers, GELU and layer norms (one
+large matrix product per layer, no padding rows), and attention runs window by window (each
+window attends to itself only, without a mask). The arithmetic is BERT's own (same modules, same
+weights, same float32 operations); only the padding work is gone. Used by ``spanbert_qa`` outside
+training (no dropout), for ``transformers.BertModel`` encoders with absolute positions (BERT,
+SpanBERT, MiniLM); other encoders take the usual padded forward pass.
+"""
+from typing import List
+
+import torch
+import torch.nn.functional as F
+import transformers
+
+
+def supports_packed_inference(encoder: torch.nn.Module) -> bool:
+    """Whether :func:`packed_bert_hidden` reproduces ``encoder``'s forward pass."""
+    config = getattr(encoder, "config", None)
+    return (isinstance(encoder, transformers.BertModel) and config is not None
+            and getattr(config, "position_embedding_type", "absolute") == "absolute"
+            and not config.is_decoder and not getattr(config, "add_cross_attention", False))
+
+
+def packed_bert_hidden(encoder: transformers.BertModel, input_ids: torch.Tensor, token_type_ids: torch.Tensor,
+                       attention_mask: torch.Tensor, max_tokens: int = 4096) -> torch.Tensor:
+    """
+    input_ids, token_type_ids : ``[n, T]`` integer; attention_mask : ``[n, T]`` bool, True on a prefix
+    of each row (the real wordpieces). Returns ``[real, hidden]``: the last hidden state of every real
+    wordpiece, in the order of ``attention_mask.nonzero()`` (row by row). Rows are encoded in
+    consecutive chunks of at most ``max_tokens`` real wordpieces (at least one row), which keeps the
+    activations of a chunk in cache.
+    """
+    lengths: List[int] = attention_mask.sum(1).tolist()
+    positions = attention_mask.long().cumsum(1) - 1
+    outputs = []
+    begin = 0
+    while begin < len(lengths):
+        end, total = begin + 1, lengths[begin]
+        while end < len(lengths) and total + lengths[end] <= max_tokens:
+            total += lengths[end]
+            end += 1
+        mask = attention_mask[begin:end]
+        outputs.append(_encode_packed(encoder, input_ids[begin:end][mask], token_type_ids[begin:end][mask],
+                                      positions[begin:end][mask], lengths[begin:end]))
+        begin = end
+    return torch.cat(outputs) if outputs else input_ids.new_zeros((0, encoder.config.hidden_size), dtype=torch.float)
+
+
+def _encode_packed(encoder: transformers.BertModel, input_ids: torch.Tensor, token_type_ids: torch.Tensor,
+                   position_ids: torch.Tensor, lengths: List[int]) -> torch.Tensor:
+    """``[sum(lengths), hidden]`` for the concatenated wordpieces of ``len(lengths)`` sequences."""
+    hidden = encoder.embeddings(input_ids=input_ids[None].long(), token_type_ids=token_type_ids[None].long(),
+                                position_ids=position_ids[None])[0]
+    for layer in encoder.encoder.layer:
+        attention = layer.attention.self
+        heads, size = attention.num_attention_heads, attention.attention_head_size
+        query, key, value = attention.query(hidden), attention.key(hidden), attention.value(hidden)
+        context = []
+        for q, k, v in zip(query.split(lengths), key.split(lengths), value.split(lengths)):
+            length = q.size(0)
+            q, k, v = (t.view(1, length, heads, size).transpose(1, 2) for t in (q, k, v))
+            context.append(F.scaled_dot_product_attention(q, k, v).transpose(1, 2).reshape(length, heads * size))
+        attended = layer.attention.output(torch.cat(context), hidden)
+        hidden = layer.output(layer.intermediate(attended), attended)
+    return hidden
