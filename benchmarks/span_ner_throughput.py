@@ -1,0 +1,247 @@
+"""
+Span-NER throughput on the CPU: candidate spans per second of span enumeration + classification
+forward, this project's ``span_ner`` against a reference assembled from allennlp's own pieces,
+side by side in one run.
+
+* ``ours``: the span-NER readers' vectorised enumeration
+  (:func:`~spanbert_lib.ner.dataset_readers.span_candidates.enumerate_sentence_spans` plus the
+  numpy word -> wordpiece mapping the reader uses) and ``span_ner``'s forward (eval mode, no
+  gradients), with ``use_entities`` off (one pass, ``[x_first; x_last]`` from the
+  ``span_boundary`` extractor - the plain SpanBERT baseline) and on (LUKE: one ``[MASK]`` entity
+  per span, at most ``max_entities_per_pass`` a pass, each pass with its own copy of the words);
+* ``allennlp``: ``allennlp.data.dataset_readers.dataset_utils.span_utils.enumerate_spans`` with
+  the word -> wordpiece mapping in Python, the plain Hugging Face encoder,
+  ``EndpointSpanExtractor(combination="x,y")`` and a linear layer - the same computation as
+  ``ours`` without entities (the script checks that the logits agree).
+
+Both classify into 5 labels (CoNLL-2003's 4 types + ``O``), softmax and argmax included;
+tokenisation is done once beforehand and is not timed. Each measurement is the best of
+``--repeats`` after one warm-up; ``enumerate`` and ``forward`` seconds are per batch; ``tokens``
+is the number of positions the encoder runs over (padding included): ``B x L`` without entities,
+``passes x (L + entities per pass)`` with them - the cost LUKE's one-entity-per-span design pays.
+
+Encoder: MiniLM-L6-H384 (``pretrained/all-MiniLM-L6-v2``) when present, else the tiny test BERT.
+Words: LitBank NER sentences (``../shared/data/ner/litbank`` or ``$SPANBERT_LIB_EXTERNAL_DATA``) cut
+to exactly ``--words`` words, else synthetic words. Threads: ``--threads`` (default 1).
+
+    python benchmarks/span_ner_throughput.py                          # 20 and 40 words, ~1-2 minutes
+    python benchmarks/span_ner_throughput.py --words 20 --batch-size 4 --json out.json
+"""
+import argparse
+import json
+import os
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Callable, Dict, List, Tuple
+
+import numpy as np
+import torch
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+LABELS = ("O", "PER", "ORG", "LOC", "MISC")
+
+
+def default_encoder() -> str:
+    minilm = REPO / "pretrained" / "all-MiniLM-L6-v2"
+    return str(minilm if (minilm / "config.json").exists() else REPO / "fixtures" / "tiny_bert")
+
+
+def word_pool() -> List[str]:
+    root = Path(os.environ.get("SPANBERT_LIB_EXTERNAL_DATA", str(REPO.parent / "shared" / "data")))
+    files = sorted((root / "ner" / "litbank").glob("*.tsv"))[:5]
+    words = [line.split("\t", 1)[0] for path in files for line in path.read_text(encoding="utf-8").splitlines()
+             if line.strip()]
+    if words:
+        return words
+    rng = random.Random(0)
+    return ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(2, 9))) for _ in range(5000)]
+
+
+class Tokenized:
+    """A batch of sentences as wordpieces: ids ``[B, L]``, mask, type ids, and per sentence the
+    first / last piece of every word (``np.ndarray``, positions in the ``[CLS] ... [SEP]`` sequence)."""
+
+    def __init__(self, tokenizer, sentences: List[List[str]]) -> None:
+        encoding = tokenizer(sentences, is_split_into_words=True, padding=True, return_tensors="pt")
+        self.token_ids = encoding["input_ids"]
+        self.mask = encoding["attention_mask"].bool()
+        self.type_ids = encoding.get("token_type_ids", torch.zeros_like(self.token_ids))
+        self.first, self.last = [], []
+        for row, sentence in enumerate(sentences):
+            word_ids = np.asarray([-1 if w is None else w for w in encoding.word_ids(row)])
+            positions = np.arange(len(word_ids))
+            real = word_ids >= 0
+            self.first.append(np.full(len(sentence), len(word_ids), dtype=np.int64))
+            np.minimum.at(self.first[-1], word_ids[real], positions[real])
+            self.last.append(np.zeros(len(sentence), dtype=np.int64))
+            np.maximum.at(self.last[-1], word_ids[real], positions[real])
+        self.words = sentences
+
+    def text_field(self) -> Dict[str, Dict[str, torch.Tensor]]:
+        return {"tokens": {"token_ids": self.token_ids, "mask": self.mask, "type_ids": self.type_ids}}
+
+
+def pad_spans(per_sentence: List[torch.Tensor]) -> torch.Tensor:
+    """Per-sentence ``[S_i, 2]`` spans -> ``[B, max S_i, 2]`` with ``-1`` padding (as ``ListField[SpanField]``)."""
+    return torch.nn.utils.rnn.pad_sequence(per_sentence, batch_first=True, padding_value=-1)
+
+
+def ours_enumerate(batch: Tokenized, max_span_width: int) -> torch.Tensor:
+    from spanbert_lib.ner.dataset_readers.span_candidates import enumerate_sentence_spans
+
+    spans = []
+    for words, first, last in zip(batch.words, batch.first, batch.last):
+        candidates = enumerate_sentence_spans(len(words), max_span_width).spans
+        spans.append(torch.from_numpy(np.stack((first[candidates[:, 0]], last[candidates[:, 1]]), axis=1)))
+    return pad_spans(spans)
+
+
+def allennlp_enumerate(batch: Tokenized, max_span_width: int) -> torch.Tensor:
+    from allennlp.data.dataset_readers.dataset_utils.span_utils import enumerate_spans
+
+    spans = []
+    for words, first, last in zip(batch.words, batch.first, batch.last):
+        first_list, last_list = first.tolist(), last.tolist()
+        spans.append(torch.tensor([(first_list[s], last_list[e])
+                                   for s, e in enumerate_spans(words, max_span_width=max_span_width)]))
+    return pad_spans(spans)
+
+
+class AllennlpReference(torch.nn.Module):
+    """Plain HF encoder + allennlp ``EndpointSpanExtractor("x,y")`` + linear (classifier copied from ``ours``)."""
+
+    def __init__(self, encoder_name: str, classifier: torch.nn.Linear) -> None:
+        super().__init__()
+        import transformers
+        from allennlp.modules.span_extractors import EndpointSpanExtractor
+
+        self.encoder = transformers.AutoModel.from_pretrained(encoder_name, add_pooling_layer=False)
+        hidden = self.encoder.config.hidden_size
+        self.extractor = EndpointSpanExtractor(hidden, combination="x,y")
+        self.classifier = torch.nn.Linear(2 * hidden, classifier.out_features)
+        self.classifier.load_state_dict(classifier.state_dict())
+
+    def forward(self, batch: Tokenized, spans: torch.Tensor) -> Dict[str, torch.Tensor]:
+        states = self.encoder(input_ids=batch.token_ids, attention_mask=batch.mask.long(),
+                              token_type_ids=batch.type_ids).last_hidden_state
+        span_mask = spans[..., 0] >= 0
+        features = self.extractor(states, spans.clamp(min=0), batch.mask, span_mask)
+        logits = self.classifier(features)
+        probs = torch.softmax(logits, dim=-1)
+        scores, labels = probs.max(dim=-1)
+        return {"logits": logits, "span_mask": span_mask, "predicted_labels": labels, "predicted_scores": scores}
+
+
+def build_ours(encoder_name: str, use_entities: bool, max_entities_per_pass: int):
+    from allennlp.common import Params
+    from allennlp.data import Vocabulary
+    from allennlp.models import Model
+
+    import spanbert_lib.plugin  # noqa: F401
+
+    vocab = Vocabulary(non_padded_namespaces=["labels"])
+    vocab.add_tokens_to_namespace(list(LABELS), "labels")
+    torch.manual_seed(0)
+    model = Model.from_params(vocab=vocab, params=Params({
+        "type": "span_ner", "encoder": {"type": "entity_aware_transformer", "model_name": encoder_name},
+        "use_entities": use_entities, "max_entities_per_pass": max_entities_per_pass}))
+    return model.eval()
+
+
+def best_time(function: Callable[[], object], repeats: int) -> Tuple[float, object]:
+    result = function()  # warm-up
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        result = function()
+        best = min(best, time.perf_counter() - start)
+    return best, result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--words", type=int, nargs="+", default=[20, 40], help="words per sentence")
+    parser.add_argument("--batch-size", type=int, default=8, help="sentences per batch")
+    parser.add_argument("--max-span-width", type=int, default=16)
+    parser.add_argument("--max-entities-per-pass", type=int, default=128)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--encoder", default=default_encoder())
+    parser.add_argument("--json", help="also write the results to this file")
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+    import logging
+
+    logging.disable(logging.WARNING)
+    import transformers
+
+    from spanbert_lib.ner.models.span_chunks import SpanChunkLayout
+
+    tokenizer = transformers.AutoTokenizer.from_pretrained(args.encoder)
+    pool = word_pool()
+    ours_plain = build_ours(args.encoder, False, args.max_entities_per_pass)
+    ours_entities = build_ours(args.encoder, True, args.max_entities_per_pass)
+    reference = AllennlpReference(args.encoder, ours_plain.classifier).eval()
+    print(f"encoder {args.encoder}; {args.threads} thread(s); batches of {args.batch_size} sentences; "
+          f"max_span_width {args.max_span_width}; max_entities_per_pass {args.max_entities_per_pass}; "
+          f"best of {args.repeats}")
+    header = (f"{'words':>5} {'system':<26} {'spans':>6} {'tokens':>6} {'enumerate s':>11} {'forward s':>9} "
+              f"{'spans/s':>9} {'vs allennlp':>11}")
+    print(header)
+    print("-" * len(header))
+    results = []
+    rng = random.Random(1)
+    for num_words in args.words:
+        sentences = []
+        for _ in range(args.batch_size):
+            start = rng.randrange(0, len(pool) - num_words)
+            sentences.append(pool[start:start + num_words])
+        batch = Tokenized(tokenizer, sentences)
+        systems = {
+            "allennlp (plain encoder)": (lambda: allennlp_enumerate(batch, args.max_span_width),
+                                         lambda spans: reference(batch, spans)),
+            "ours, use_entities=false": (lambda: ours_enumerate(batch, args.max_span_width),
+                                         lambda spans: ours_plain(tokens=batch.text_field(), spans=spans)),
+            "ours, use_entities=true": (lambda: ours_enumerate(batch, args.max_span_width),
+                                        lambda spans: ours_entities(tokens=batch.text_field(), spans=spans)),
+        }
+        row: Dict[str, Dict[str, float]] = {}
+        logits = {}
+        for name, (enumerate_fn, forward_fn) in systems.items():
+            enumerate_seconds, spans = best_time(enumerate_fn, args.repeats)
+            with torch.no_grad():
+                forward_seconds, output = best_time(lambda: forward_fn(spans), args.repeats)
+            num_spans = int(output["span_mask"].sum())
+            total = enumerate_seconds + forward_seconds
+            tokens = batch.token_ids.numel()
+            if name.endswith("use_entities=true"):
+                layout = SpanChunkLayout(spans[..., 0] >= 0, args.max_entities_per_pass)
+                tokens = layout.num_rows * (batch.token_ids.size(1) + layout.num_slots)
+            row[name] = {"spans": num_spans, "encoder_tokens": tokens, "enumerate_seconds": enumerate_seconds,
+                         "forward_seconds": forward_seconds, "spans_per_second": num_spans / total}
+            logits[name] = output["logits"]
+        base = row["allennlp (plain encoder)"]["spans_per_second"]
+        for name, values in row.items():
+            values["ratio_to_allennlp"] = values["spans_per_second"] / base
+            print(f"{num_words:>5} {name:<26} {values['spans']:>6} {values['encoder_tokens']:>6} "
+                  f"{values['enumerate_seconds']:>11.4f} "
+                  f"{values['forward_seconds']:>9.3f} {values['spans_per_second']:>9.0f} "
+                  f"{values['ratio_to_allennlp']:>10.2f}x")
+        same = torch.allclose(logits["ours, use_entities=false"], logits["allennlp (plain encoder)"], atol=1e-4)
+        print(f"{'':>5} same logits, ours without entities vs allennlp: {same}")
+        results.append({"words": num_words, "systems": row, "same_logits_without_entities": same})
+    if args.json:
+        Path(args.json).write_text(json.dumps({"encoder": args.encoder, "threads": args.threads,
+                                               "batch_size": args.batch_size, "max_span_width": args.max_span_width,
+                                               "max_entities_per_pass": args.max_entities_per_pass,
+                                               "results": results}, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,276 @@
+"""The span_ner model: trains/saves/loads in every mode; its logits, chunking, sampling and decoding by hand."""
+import copy
+import json
+from pathlib import Path
+
+import pytest
+import torch
+import transformers
+from allennlp.common import Params
+from allennlp.common.checks import ConfigurationError
+from allennlp.common.testing import ModelTestCase
+from allennlp.data import Batch, Vocabulary
+from allennlp.models import Model
+
+from spanbert_lib.common.modules.entity_aware import ENTITY_MASK
+
+REPO_ROOT = Path(__file__).resolve().parents[3]
+CONFIG = REPO_ROOT / "fixtures" / "configs" / "ner" / "span_ner_tiny.jsonnet"
+CONLL = REPO_ROOT / "fixtures" / "ner" / "conll2003_iob2.txt"
+LITBANK = REPO_ROOT / "fixtures" / "ner" / "litbank"
+TINY_BERT = str(REPO_ROOT / "fixtures" / "tiny_bert")
+LITBANK_OVERRIDES = {
+    "dataset_reader.type": "span_ner_litbank", "dataset_reader.max_span_width": 8,
+    "train_data_path": str(LITBANK), "validation_data_path": str(LITBANK), "model.decoding": "nested",
+}
+
+
+def entity_parameters(model: Model) -> set:
+    """The encoder's entity-only parameters (no gradient when the model uses no entities)."""
+    return {name for name, _ in model.named_parameters()
+            if name.startswith("encoder.entity_embeddings.") or name.startswith("encoder.self_attentions.")}
+
+
+def tensors_of(instances, vocab):
+    batch = Batch(instances)
+    batch.index_instances(vocab)
+    return batch.as_tensor_dict()
+
+
+class TestSpanNer(ModelTestCase):
+    def setup_method(self):
+        super().setup_method()
+        self.set_up_model(CONFIG, CONLL)
+
+    def build(self, **changes) -> Model:
+        params = Params.from_file(str(CONFIG))["model"].as_dict()
+        params.update({"dropout": 0.0, **changes})
+        torch.manual_seed(0)
+        model = Model.from_params(vocab=self.vocab, params=Params(copy.deepcopy(params)))
+        model.eval()
+        return model
+
+    # --- train, save, load ------------------------------------------------------------------
+
+    def test_entities_with_entity_aware_attention(self):
+        model, _ = self.ensure_model_can_train_save_and_load(self.param_file)
+        assert model.encoder.entity_aware_attention and model.use_entities
+        assert model.classifier.in_features == 3 * 32  # [x_first; x_last; entity]
+
+    def test_entities_with_plain_attention(self):
+        model, _ = self.ensure_model_can_train_save_and_load(
+            self.param_file, overrides='{"model.encoder.entity_aware_attention": false}')
+        assert not model.encoder.entity_aware_attention
+
+    def test_without_entities(self):
+        model, _ = self.ensure_model_can_train_save_and_load(
+            self.param_file, overrides='{"model.use_entities": false}',
+            gradients_to_ignore=entity_parameters(self.model))
+        assert model.classifier.in_features == 2 * 32
+
+    def test_nested_litbank_with_sampled_negatives(self):
+        overrides = dict(LITBANK_OVERRIDES, **{"model.negative_spans_per_instance": 3})
+        model, _ = self.ensure_model_can_train_save_and_load(self.param_file, overrides=json.dumps(overrides))
+        assert model.negative_spans_per_instance == 3
+
+    # --- the computation by hand ------------------------------------------------------------
+
+    def test_logits_of_one_pass_are_the_classified_span_features(self):
+        model = self.build(max_entities_per_pass=64)
+        instance = self.instances[1]  # 26 spans: one pass
+        tensors = tensors_of([instance], self.vocab)
+        output = model(**tensors)
+        tokens = tensors["tokens"]["tokens"]
+        spans = tensors["spans"][0]                                                     # [S, 2]
+        entity_ids = torch.full((1, len(spans)), ENTITY_MASK)
+        words, entities = model.encoder(tokens["token_ids"], tokens["mask"], tokens["type_ids"], entity_ids=entity_ids,
+                                        entity_spans=spans.unsqueeze(0))
+        features = torch.cat([words[0, spans[:, 0]], words[0, spans[:, 1]], entities[0]], dim=-1)
+        torch.testing.assert_close(output["logits"][0], model.classifier(features))
+        torch.testing.assert_close(output["probs"][0], torch.softmax(model.classifier(features), dim=-1))
+
+    def test_each_pass_holds_its_own_spans_and_words(self):
+        model = self.build(max_entities_per_pass=8)
+        instance = self.instances[1]  # 26 spans, 8 a pass -> 4 passes of ceil(26 / 4) = 7: 7, 7, 7, 5
+        tensors = tensors_of([instance], self.vocab)
+        logits = model(**tensors)["logits"][0]
+        tokens = tensors["tokens"]["tokens"]
+        spans = tensors["spans"][0]
+        for first, last in ((0, 7), (7, 14), (14, 21), (21, 26)):
+            part = spans[first:last].unsqueeze(0)
+            words, entities = model.encoder(tokens["token_ids"], tokens["mask"], tokens["type_ids"],
+                                            entity_ids=torch.full(part.shape[:2], ENTITY_MASK), entity_spans=part)
+            features = torch.cat([words[0, part[0, :, 0]], words[0, part[0, :, 1]], entities[0]], dim=-1)
+            torch.testing.assert_close(logits[first:last], model.classifier(features))
+        # a pass of different spans changes the words' states, so splitting differently changes the logits
+        one_pass = self.build(max_entities_per_pass=64)(**tensors)["logits"][0]
+        assert not torch.allclose(one_pass, logits, atol=1e-4)
+
+    def test_padding_and_other_instances_do_not_change_the_logits(self):
+        for use_entities in (True, False):
+            model = self.build(max_entities_per_pass=8, use_entities=use_entities)
+            instances = self.instances[:4]  # 18, 26, 26 and 6 spans, sentences of different lengths
+            batched = model(**tensors_of(instances, self.vocab))
+            for row, instance in enumerate(instances):
+                alone = model(**tensors_of([instance], self.vocab))
+                count = len(instance["spans"])
+                torch.testing.assert_close(batched["logits"][row, :count], alone["logits"][0], atol=1e-5, rtol=1e-4)
+                assert batched["span_mask"][row].sum() == count
+                assert batched["entities"][row] == alone["entities"][0]
+
+    def test_without_entities_the_features_are_the_plain_encoder_states(self):
+        model = self.build(use_entities=False)
+        tensors = tensors_of(self.instances[:3], self.vocab)
+        output = model(**tensors)
+        tokens = tensors["tokens"]["tokens"]
+        plain = transformers.AutoModel.from_pretrained(TINY_BERT).eval()
+        states = plain(input_ids=tokens["token_ids"], attention_mask=tokens["mask"].long(),
+                       token_type_ids=tokens["type_ids"]).last_hidden_state
+        for row in range(3):
+            count = int(output["span_mask"][row].sum())
+            spans = tensors["spans"][row, :count]
+            features = torch.cat([states[row, spans[:, 0]], states[row, spans[:, 1]]], dim=-1)
+            torch.testing.assert_close(output["logits"][row, :count], model.classifier(features), atol=1e-5, rtol=1e-4)
+
+    def test_loss_is_cross_entropy_over_real_spans(self):
+        model = self.build()
+        tensors = tensors_of(self.instances[:4], self.vocab)
+        output = model(**tensors)
+        mask = output["span_mask"]
+        expected = torch.nn.functional.cross_entropy(output["logits"][mask], tensors["span_labels"][mask])
+        torch.testing.assert_close(output["loss"], expected)
+        assert int(mask.sum()) == 18 + 26 + 26 + 6
+
+    # --- sampling, decoding, metrics --------------------------------------------------------
+
+    def test_training_samples_gold_spans_and_some_negatives(self):
+        model = self.build(negative_spans_per_instance=2)
+        outside, per = self.vocab.get_token_index("O", "labels"), self.vocab.get_token_index("PER", "labels")
+        spans = torch.tensor([[[1, 1], [1, 2], [2, 2], [2, 3], [3, 3]], [[1, 1], [1, 2], [2, 2], [-1, -1], [-1, -1]]])
+        labels = torch.tensor([[outside, per, outside, outside, per], [outside, outside, outside, 0, 0]])
+        torch.manual_seed(3)
+        new_spans, new_labels = model.sample_training_spans(spans, labels)
+        # instance 0: both PER spans + 2 of its 3 negatives, in the original order; instance 1: 2 negatives
+        assert new_spans.shape == (2, 4, 2)
+        kept = [[tuple(s) for s in row if s[0] >= 0] for row in new_spans.tolist()]
+        assert len(kept[0]) == 4 and (1, 2) in kept[0] and (3, 3) in kept[0]
+        assert kept[0] == sorted(kept[0]) and set(kept[0]) <= {(1, 1), (1, 2), (2, 2), (2, 3), (3, 3)}
+        assert len(kept[1]) == 2 and set(kept[1]) <= {(1, 1), (1, 2), (2, 2)} and new_spans[1, 2:].eq(-1).all()
+        for row, original in ((0, 0), (1, 1)):
+            lookup = {tuple(s): int(l) for s, l in zip(spans[original].tolist(), labels[original])}
+            assert [lookup[s] for s in kept[row]] == new_labels[row, :len(kept[row])].tolist()
+        # in training mode the loss covers only the sample and no F1 is computed; eval mode scores every span
+        model.train()
+        tensors = tensors_of(self.instances[:2], self.vocab)
+        output = model(**tensors)
+        gold_spans = int((tensors["span_labels"] != outside).sum())
+        assert int(output["span_mask"].sum()) == gold_spans + 2 * 2 and "entities" not in output
+        model.eval()
+        assert int(model(**tensors)["span_mask"].sum()) == 18 + 26
+
+    def test_decode_flat_and_nested_by_hand(self):
+        labels = self.vocab.get_token_to_index_vocabulary("labels")
+        metadata = [{"word_spans": [(0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)]}]
+        predicted = torch.tensor([[labels["O"], labels["PER"], labels["O"], labels["LOC"], labels["LOC"], labels["O"],
+                                   0]])  # the last one is padding
+        scores = torch.tensor([[0.9, 0.9, 0.6, 0.7, 0.8, 0.99, 0.99]])
+        flat = self.build(decoding="flat").decode(metadata, predicted, scores)
+        # (0,1) PER 0.9 first; (1,2) LOC 0.8 and (1,1) LOC 0.7 overlap it
+        assert flat == ([[(0, 1, "PER")]], [[pytest.approx(0.9)]])
+        nested = self.build(decoding="nested").decode(metadata, predicted, scores)
+        # (1,2) crosses (0,1) and is dropped; (1,1) nests inside it and is kept
+        assert nested == ([[(0, 1, "PER"), (1, 1, "LOC")]], [[pytest.approx(0.9), pytest.approx(0.7)]])
+
+    def oracle(self, model: Model, tensors, prefer_wide: bool = False) -> Model:
+        """
+        Makes the model predict each span's gold label (features = one-hot gold times 10, identity
+        classifier); ``prefer_wide``: wider spans get larger logits (10 + wordpiece width / 10).
+        """
+        num_labels = self.vocab.get_vocab_size("labels")
+        scale = torch.full(tensors["span_labels"].shape, 10.0)
+        if prefer_wide:
+            scale = scale + (tensors["spans"][..., 1] - tensors["spans"][..., 0]).float() / 10
+        one_hot = torch.nn.functional.one_hot(tensors["span_labels"], num_labels).float() * scale.unsqueeze(-1)
+        features = torch.nn.functional.pad(one_hot, (0, model.classifier.in_features - num_labels))
+        model.span_features = lambda tokens, spans: features
+        with torch.no_grad():
+            model.classifier.weight.zero_()
+            model.classifier.weight[:, :num_labels] = torch.eye(num_labels)
+            model.classifier.bias.zero_()
+        return model
+
+    def test_gold_predictions_decode_to_the_gold_entities(self):
+        model = self.build()
+        tensors = tensors_of(self.instances, self.vocab)
+        output = self.oracle(model, tensors)(**tensors)
+        gold = [instance["metadata"]["gold_entities"] for instance in self.instances]
+        assert output["entities"] == [[tuple(entity) for entity in sentence] for sentence in gold]
+        assert all(score == pytest.approx(torch.softmax(torch.tensor([10.0] + [0.0] * 4), 0)[0].item())
+                   for sentence in output["entity_scores"] for score in sentence)
+        metrics = model.get_metrics()
+        assert metrics == {"precision": 1.0, "recall": 1.0, "f1": 1.0}
+        per_label = model.get_metrics(reset=True)
+        assert per_label["f1-PER"] == 1.0 and per_label["f1-LOC"] == 1.0
+        assert model.get_metrics() == {"precision": 0.0, "recall": 0.0, "f1": 0.0}  # reset
+
+    def test_nested_gold_needs_nested_decoding(self):
+        params = Params.from_file(str(CONFIG), params_overrides=json.dumps(LITBANK_OVERRIDES))
+        from allennlp.data import DatasetReader
+
+        reader = DatasetReader.from_params(params["dataset_reader"])
+        instances = list(reader.read(str(LITBANK)))
+        vocab = Vocabulary.from_instances(instances)
+        gold = [instance["metadata"]["gold_entities"] for instance in instances]
+        # the fixture: "The teacher of the school in London" PER (0-6) holds FAC (3-6) holds GPE (6);
+        # "Paris" is GPE in layer 1 and LOC in layer 2: the first layer's label is kept
+        assert gold[0] == [(0, 6, "PER"), (3, 6, "FAC"), (6, 6, "GPE")]
+        results = {}
+        for decoding in ("nested", "flat"):
+            params_model = params["model"].duplicate()
+            params_model["decoding"] = decoding
+            model = Model.from_params(vocab=vocab, params=params_model)
+            model.eval()
+            tensors = tensors_of(instances, vocab)
+            output = self.oracle_for(model, tensors, vocab)(**tensors)  # wider spans score higher
+            results[decoding] = (output["entities"], model.get_metrics(reset=True))
+        assert results["nested"][0] == gold and results["nested"][1]["f1"] == 1.0
+        # flat decoding keeps only the highest-scoring (here: the widest) of overlapping entities: 7 of 13
+        assert results["flat"][0] == [[(0, 6, "PER")], [(0, 0, "PER"), (2, 2, "GPE")], [(1, 6, "LOC")],
+                                      [(0, 0, "PER"), (2, 4, "VEH")], [(0, 3, "PER")]]
+        assert results["flat"][1]["recall"] == pytest.approx(7 / 13) and results["flat"][1]["precision"] == 1.0
+
+    def oracle_for(self, model, tensors, vocab):
+        saved, self.vocab = self.vocab, vocab
+        try:
+            return self.oracle(model, tensors, prefer_wide=True)
+        finally:
+            self.vocab = saved
+
+    def test_human_readable_output(self):
+        model = self.build()
+        tensors = tensors_of(self.instances[:2], self.vocab)
+        output = model.make_output_human_readable(self.oracle(model, tensors)(**tensors))
+        assert output["words"][0] == ["Alice", "visited", "Paris", "on", "Monday", "."]
+        assert output["entities"][0] == [(0, 0, "PER"), (2, 2, "LOC")]
+        assert output["entity_texts"][0] == ["Alice", "Paris"]
+        assert output["entity_texts"][1] == ["Peter Grace", "Emma", "Frank"]
+
+    def test_configuration_errors(self):
+        params = Params.from_file(str(CONFIG))["model"].as_dict()
+        fresh = lambda **changes: Params(copy.deepcopy(dict(params, **changes)))  # noqa: E731
+        with pytest.raises(ConfigurationError, match="unknown decoding 'greedy'"):
+            Model.from_params(vocab=self.vocab, params=fresh(decoding="greedy"))
+        with pytest.raises(ConfigurationError, match="max_entities_per_pass must be positive"):
+            Model.from_params(vocab=self.vocab, params=fresh(max_entities_per_pass=0))
+        with pytest.raises(ConfigurationError, match="negative_spans_per_instance must be >= 0"):
+            Model.from_params(vocab=self.vocab, params=fresh(negative_spans_per_instance=-1))
+        vocab = Vocabulary()
+        vocab.add_tokens_to_namespace(["PER", "LOC"], "labels")
+        with pytest.raises(ConfigurationError, match="non-entity label 'O' is not in vocabulary"):
+            Model.from_params(vocab=vocab, params=fresh())
+
+    def test_span_extractor_is_configurable(self):
+        model = self.build(span_extractor={"type": "span_boundary", "boundaries": "both"})
+        assert model.span_extractor.get_output_dim() == 4 * 32 and model.classifier.in_features == 5 * 32
+        tensors = tensors_of(self.instances[:2], self.vocab)
+        assert model(**tensors)["logits"].shape == (2, 26, 5)
