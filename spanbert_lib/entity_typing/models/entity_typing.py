@@ -24,10 +24,8 @@ from allennlp.data import TextFieldTensors, Vocabulary
 from allennlp.models.model import Model
 from allennlp.modules.span_extractors import SpanExtractor
 from allennlp.nn import InitializerApplicator
-from allennlp.nn import util
 
-from spanbert_lib.common.modules.entity_aware import ENTITY_MASK, EntityAwareEncoder
-from spanbert_lib.common.modules.span_boundary import SpanBoundarySpanExtractor
+from spanbert_lib.common.modules.entity_aware import ENTITY_MASK, EntityAwareEncoder, MentionFeatures
 from spanbert_lib.entity_typing.metrics import LooseMicroF1
 
 
@@ -72,16 +70,9 @@ class EntityTyping(Model):
             raise ConfigurationError(f"entity_typing: no labels in vocabulary namespace {label_namespace!r}")
         self.encoder = encoder
         self.use_entities = use_entities
-        hidden = encoder.get_output_dim()
-        if use_entities:
-            self.span_extractor: Optional[SpanExtractor] = None
-            feature_dim = hidden
-        else:
-            self.span_extractor = (SpanBoundarySpanExtractor(hidden, boundaries="inside") if span_extractor is None
-                                   else span_extractor.construct(input_dim=hidden))
-            feature_dim = self.span_extractor.get_output_dim()
+        self.mention_features = MentionFeatures(encoder.get_output_dim(), [ENTITY_MASK], use_entities, span_extractor)
         self.dropout = torch.nn.Dropout(dropout)
-        self.classifier = torch.nn.Linear(feature_dim, num_labels)
+        self.classifier = torch.nn.Linear(self.mention_features.get_output_dim(), num_labels)
         self.threshold = threshold
         self._label_namespace = label_namespace
         self._metric = LooseMicroF1()
@@ -99,18 +90,7 @@ class EntityTyping(Model):
         multi-hot ``[B, num_labels]``. Returns ``logits`` and ``probs`` (sigmoid) ``[B, num_labels]``,
         ``predicted`` (bool, logit > threshold) and, with labels, the mean BCE ``loss``.
         """
-        token_ids = util.get_token_ids_from_text_field_tensors(tokens)
-        mask = util.get_text_field_mask(tokens)
-        type_ids = next(iter(tokens.values())).get("type_ids")
-        mention = mention_span.long().unsqueeze(1)                                    # [B, 1, 2]
-        if self.use_entities:
-            entity_ids = torch.full_like(mention[..., 0], ENTITY_MASK)               # [B, 1]
-            _, entity_states = self.encoder(token_ids, mask, type_ids, entity_ids=entity_ids, entity_spans=mention,
-                                            entity_mask=torch.ones_like(entity_ids, dtype=torch.bool))
-            features = entity_states[:, 0]                                           # [B, H]
-        else:
-            word_states, _ = self.encoder(token_ids, mask, type_ids)
-            features = self.span_extractor(word_states, mention, mask)[:, 0]         # [B, D]
+        features = self.mention_features(self.encoder, tokens, mention_span.unsqueeze(1))[:, 0]   # [B, D]
         logits = self.classifier(self.dropout(features))
         predicted = logits > self.threshold
         output: Dict[str, torch.Tensor] = {"logits": logits, "probs": torch.sigmoid(logits), "predicted": predicted}

@@ -37,24 +37,20 @@ from allennlp.data import TextFieldTensors, Vocabulary
 from allennlp.models.model import Model
 from allennlp.modules.span_extractors import SpanExtractor
 from allennlp.nn import InitializerApplicator
-from allennlp.nn import util
 
-from spanbert_lib.common.modules.entity_aware import ENTITY_MASK, ENTITY_PAD, EntityAwareEncoder
-from spanbert_lib.common.modules.span_boundary import SpanBoundarySpanExtractor
+from spanbert_lib.common.modules.entity_aware import (
+    ENTITY_MASK,
+    ENTITY_PAD,
+    EntityAwareEncoder,
+    default_span_extractor,
+    wordpiece_inputs,
+)
 from spanbert_lib.ner.decoding import decode_flat, decode_nested
 from spanbert_lib.ner.metrics import NerSpanF1
 from spanbert_lib.ner.models.span_chunks import SpanChunkLayout
 
 
 DECODINGS = {"flat": decode_flat, "nested": decode_nested}
-
-
-def wordpiece_inputs(tokens: TextFieldTensors):
-    """``(token_ids [B, L], mask [B, L], type_ids [B, L] or None)`` of a one-indexer wordpiece TextField."""
-    token_ids = util.get_token_ids_from_text_field_tensors(tokens)
-    mask = util.get_text_field_mask(tokens)
-    type_ids = next(iter(tokens.values())).get("type_ids")
-    return token_ids, mask, type_ids
 
 
 @Model.register("span_ner")
@@ -119,10 +115,7 @@ class SpanNer(Model):
         self.max_entities_per_pass = max_entities_per_pass
         self.negative_spans_per_instance = negative_spans_per_instance
         hidden = encoder.get_output_dim()
-        if span_extractor is None:
-            self.span_extractor: SpanExtractor = SpanBoundarySpanExtractor(hidden, boundaries="inside")
-        else:
-            self.span_extractor = span_extractor.construct(input_dim=hidden)
+        self.span_extractor = default_span_extractor(hidden, span_extractor)
         feature_dim = self.span_extractor.get_output_dim() + (hidden if use_entities else 0)
         self.dropout = torch.nn.Dropout(dropout)
         self.classifier = torch.nn.Linear(feature_dim, len(labels))

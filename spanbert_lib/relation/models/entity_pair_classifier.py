@@ -31,9 +31,9 @@ from allennlp.modules.span_extractors import SpanExtractor
 from allennlp.nn import InitializerApplicator
 from allennlp.nn import util
 
-from spanbert_lib.common.modules.entity_aware import ENTITY_HEAD, ENTITY_TAIL, EntityAwareEncoder
-from spanbert_lib.common.modules.span_boundary import SpanBoundarySpanExtractor
+from spanbert_lib.common.modules.entity_aware import ENTITY_HEAD, ENTITY_TAIL, EntityAwareEncoder, MentionFeatures
 from spanbert_lib.relation.metrics.tacred_f1 import TacredF1
+from spanbert_lib.relation.models.relation_classifier import add_relation_labels
 from spanbert_lib.relation.tacred_schema import NO_RELATION
 
 
@@ -77,16 +77,10 @@ class EntityPairRelationClassifier(Model):
                                      f"namespace {label_namespace!r}; at least 2 are needed")
         self.encoder = encoder
         self.use_entities = use_entities
-        hidden = encoder.get_output_dim()
-        if use_entities:
-            self.span_extractor: Optional[SpanExtractor] = None
-            mention_dim = hidden
-        else:
-            self.span_extractor = (SpanBoundarySpanExtractor(hidden, boundaries="inside") if span_extractor is None
-                                   else span_extractor.construct(input_dim=hidden))
-            mention_dim = self.span_extractor.get_output_dim()
+        self.mention_features = MentionFeatures(encoder.get_output_dim(), [ENTITY_HEAD, ENTITY_TAIL], use_entities,
+                                                span_extractor)
         self.dropout = torch.nn.Dropout(dropout)
-        self.classifier = torch.nn.Linear(2 * mention_dim, num_labels)
+        self.classifier = torch.nn.Linear(2 * self.mention_features.get_output_dim(), num_labels)
         self._label_namespace = label_namespace
         self._tacred = TacredF1(vocabulary=vocab, negative_label=negative_label, label_namespace=label_namespace)
         initializer(self)
@@ -109,24 +103,14 @@ class EntityPairRelationClassifier(Model):
         with labels, the mean ``loss``.
         """
         token_ids = util.get_token_ids_from_text_field_tensors(tokens)
-        mask = util.get_text_field_mask(tokens)
-        type_ids = next(iter(tokens.values())).get("type_ids")
         vocabulary_size = self._vocabulary_size()
         if vocabulary_size is not None and bool((token_ids >= vocabulary_size).any()):
             raise ConfigurationError(
                 f"entity_pair_relation_classifier: wordpiece id {int(token_ids.max())} is outside the encoder's "
                 f"{vocabulary_size} word embeddings - entity marker tokens? Use the tacred reader with "
                 "entity_scheme 'plain' (the entities are given to the encoder as entity tokens)")
-        mentions = torch.stack([subject_span, object_span], dim=1).long()               # [B, 2, 2]
-        if self.use_entities:
-            entity_ids = mentions.new_tensor([ENTITY_HEAD, ENTITY_TAIL]).expand(mentions.size(0), 2)
-            entity_mask = torch.ones_like(entity_ids, dtype=torch.bool)
-            _, entity_states = self.encoder(token_ids, mask, type_ids, entity_ids=entity_ids,
-                                            entity_spans=mentions, entity_mask=entity_mask)
-            features = entity_states.flatten(1)                                         # [B, 2H]
-        else:
-            word_states, _ = self.encoder(token_ids, mask, type_ids)
-            features = self.span_extractor(word_states, mentions, mask).flatten(1)     # [B, 2D]
+        mentions = torch.stack([subject_span, object_span], dim=1)                      # [B, 2, 2]
+        features = self.mention_features(self.encoder, tokens, mentions).flatten(1)     # [B, 2D]
         logits = self.classifier(self.dropout(features))
         output: Dict[str, torch.Tensor] = {"logits": logits, "probs": F.softmax(logits, dim=-1)}
         if label is not None:
@@ -135,11 +119,7 @@ class EntityPairRelationClassifier(Model):
         return output
 
     def make_output_human_readable(self, output_dict: Dict[str, torch.Tensor]) -> Dict[str, Any]:
-        """Adds ``label``: the name of the most probable relation of every example."""
-        predicted = output_dict["probs"].argmax(dim=-1).tolist()
-        output_dict["label"] = [self.vocab.get_token_from_index(i, namespace=self._label_namespace)
-                                for i in predicted]
-        return output_dict
+        return add_relation_labels(self.vocab, output_dict, self._label_namespace)
 
     def get_metrics(self, reset: bool = False) -> Dict[str, float]:
         return self._tacred.get_metric(reset)

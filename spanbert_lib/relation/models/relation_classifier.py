@@ -17,6 +17,13 @@ from spanbert_lib.relation.tacred_schema import NO_RELATION
 POOLINGS = ("cls", "entity_start")
 
 
+def add_relation_labels(vocab: Vocabulary, output_dict: Dict[str, Any], label_namespace: str) -> Dict[str, Any]:
+    """Adds ``label``: the name of the most probable relation (``probs`` ``[B, num_labels]``) of every example."""
+    predicted = output_dict["probs"].argmax(dim=-1).tolist()
+    output_dict["label"] = [vocab.get_token_from_index(i, namespace=label_namespace) for i in predicted]
+    return output_dict
+
+
 @Model.register("spanbert_relation_classifier")
 class SpanBertRelationClassifier(Model):
     """
@@ -97,11 +104,7 @@ class SpanBertRelationClassifier(Model):
         return output
 
     def make_output_human_readable(self, output_dict: Dict[str, torch.Tensor]) -> Dict[str, Any]:
-        """Adds ``label``: the name of the most probable relation of every example."""
-        predicted = output_dict["probs"].argmax(dim=-1).tolist()
-        output_dict["label"] = [self.vocab.get_token_from_index(i, namespace=self._label_namespace)
-                                for i in predicted]
-        return output_dict
+        return add_relation_labels(self.vocab, output_dict, self._label_namespace)
 
     def get_metrics(self, reset: bool = False) -> Dict[str, float]:
         return self._tacred.get_metric(reset)

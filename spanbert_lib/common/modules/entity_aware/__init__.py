@@ -7,6 +7,7 @@ LUKE-style entity-aware encoding (Yamada et al., EMNLP 2020): entities are token
 - ``entity_aware_attention.EntityAwareSelfAttention``: four query matrices (word/entity x word/entity).
 - ``encoder.EntityAwareTransformer`` (registered ``"entity_aware_transformer"`` under
   ``EntityAwareEncoder``): a pretrained BERT-family model running words and entities together.
+- ``mention_features.MentionFeatures``: features of given mentions, entity states or span-boundary features.
 - ``entity_prediction_head``: masked entity prediction (LUKE's entity MLM) tied to the entity embeddings.
 
 See ``encoder`` for the inputs, outputs and how task models use it.
@@ -25,6 +26,11 @@ from spanbert_lib.common.modules.entity_aware.entity_vocabulary import (  # noqa
 from spanbert_lib.common.modules.entity_aware.entity_embeddings import EntityEmbeddings  # noqa: F401
 from spanbert_lib.common.modules.entity_aware.entity_aware_attention import EntityAwareSelfAttention  # noqa: F401
 from spanbert_lib.common.modules.entity_aware.encoder import EntityAwareEncoder, EntityAwareTransformer  # noqa: F401
+from spanbert_lib.common.modules.entity_aware.mention_features import (  # noqa: F401
+    MentionFeatures,
+    default_span_extractor,
+    wordpiece_inputs,
+)
 from spanbert_lib.common.modules.entity_aware.entity_prediction_head import (  # noqa: F401
     EntityPredictionHead,
     masked_entity_loss,

@@ -4,9 +4,10 @@ allennlp-models' ``coref`` model (Lee et al. 2017/2018, word-level spans over
 ``training_configs/coref/litbank_minilm.jsonnet``, then scored with the same CoNLL-2012 scorer
 semantics on the same dev documents - the baseline next to which the README reports our F1.
 
-    .venv/bin/python benchmarks/coref_litbank_baseline.py -s runs/litbank_allennlp_models [--epochs 6]
-    .venv/bin/python benchmarks/coref_litbank_baseline.py -s runs/x --score-only   # re-score a trained run
+    .venv/bin/python scripts/coref_litbank_baseline.py -s runs/litbank_allennlp_models [--epochs 6]
+    .venv/bin/python scripts/coref_litbank_baseline.py -s runs/x --score-only   # re-score a trained run
                                                       # (model.tar.gz, else best.th of a stopped run)
+    .venv/bin/python scripts/coref_litbank_baseline.py --ours runs/litbank_minilm/model.tar.gz  # ours, same way
 
 "The same way": the first 70 LitBank documents train, the next 10 dev; the same MiniLM encoder,
 pieces of 256 wordpieces (allennlp's ``max_length`` folding instead of our sentence-aligned
@@ -144,15 +145,33 @@ def load_trained(serialization_dir: Path):
 
 
 def dev_scores(serialization_dir: Path) -> Dict[str, Any]:
+    """allennlp-models' trained model on the dev documents."""
     from spanbert_lib.coref.conll_format import read_conll_documents
     from spanbert_lib.coref.dataset_readers.spanbert_coref import conll_paths
-    from spanbert_lib.coref.metrics.scorer import score_documents
 
     model, reader = load_trained(serialization_dir)
     documents = [doc for path in conll_paths(f"{LITBANK}#files=70:80") for doc in read_conll_documents(path)]
     start = time.perf_counter()
     response = predicted_clusters(model, reader, documents)
-    seconds = time.perf_counter() - start
+    return score_response(documents, response, time.perf_counter() - start)
+
+
+def our_dev_scores(archive_file: Path) -> Dict[str, Any]:
+    """This library's trained ``spanbert_coref`` archive on the same dev documents, scored the same way."""
+    from allennlp.models.archival import load_archive
+
+    from spanbert_lib.coref.predictors.conll_predictions import predict_documents
+
+    archive = load_archive(str(archive_file))
+    start = time.perf_counter()
+    predictions = predict_documents(archive.model, archive.validation_dataset_reader, f"{LITBANK}#files=70:80")
+    return score_response([document for document, _ in predictions], [clusters for _, clusters in predictions],
+                          time.perf_counter() - start)
+
+
+def score_response(documents, response, seconds: float) -> Dict[str, Any]:
+    from spanbert_lib.coref.metrics.scorer import score_documents
+
     with_singletons = score_documents([doc.clusters for doc in documents], response)
     without = score_documents([[c for c in doc.clusters if len(c) > 1] for doc in documents], response)
     short = lambda s: {k: round(100 * s[k]["f1"], 2) for k in ("muc", "bcub", "ceafe")} | {  # noqa: E731
@@ -163,10 +182,12 @@ def dev_scores(serialization_dir: Path) -> Dict[str, Any]:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("-s", "--serialization-dir", type=Path, required=True)
+    parser.add_argument("-s", "--serialization-dir", type=Path, help="allennlp-models' run (trained here "
+                        "unless --score-only)")
     parser.add_argument("--epochs", type=int, default=6)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--score-only", action="store_true")
+    parser.add_argument("--ours", type=Path, help="also score this spanbert_coref model.tar.gz the same way")
     args = parser.parse_args(argv)
 
     import torch
@@ -177,16 +198,21 @@ def main(argv=None) -> int:
         print(f"LitBank not found at {LITBANK} (set SPANBERT_LIB_EXTERNAL_DATA); nothing to do")
         return 0
     register_adapter_reader()
-    if not args.score_only:
-        from allennlp.commands.train import train_model
-        from allennlp.common import Params
+    if args.serialization_dir is None and args.ours is None:
+        parser.error("give -s (allennlp-models' run) and/or --ours (a spanbert_coref archive)")
+    if args.serialization_dir is not None:
+        if not args.score_only:
+            from allennlp.commands.train import train_model
+            from allennlp.common import Params
 
-        start = time.perf_counter()
-        train_model(Params(training_params(args.epochs)), str(args.serialization_dir), force=True)
-        print(f"training wall time: {time.perf_counter() - start:.0f} s")
-    scores = dev_scores(args.serialization_dir)
-    print(json.dumps(scores, indent=2))
-    (args.serialization_dir / "dev_scores_spanbert_lib_scorer.json").write_text(json.dumps(scores, indent=2))
+            start = time.perf_counter()
+            train_model(Params(training_params(args.epochs)), str(args.serialization_dir), force=True)
+            print(f"training wall time: {time.perf_counter() - start:.0f} s")
+        scores = dev_scores(args.serialization_dir)
+        print("allennlp-models coref", json.dumps(scores, indent=2))
+        (args.serialization_dir / "dev_scores_spanbert_lib_scorer.json").write_text(json.dumps(scores, indent=2))
+    if args.ours:
+        print("spanbert_coref", args.ours, json.dumps(our_dev_scores(args.ours), indent=2))
     return 0
 
 

@@ -1,0 +1,66 @@
+"""
+Features of a few given mentions per example (entity typing: one; relation classification: two),
+computed either LUKE's way - one special entity per mention, its final entity state - or the plain
+way - span-boundary features of the mention's word states - so one model config switches between
+an entity-aware and a plain SpanBERT-style encoder with ``use_entities``.
+"""
+from typing import Optional, Sequence, Tuple
+
+import torch
+from allennlp.common import Lazy
+from allennlp.data import TextFieldTensors
+from allennlp.modules.span_extractors import SpanExtractor
+from allennlp.nn import util
+
+from spanbert_lib.common.modules.entity_aware.encoder import EntityAwareEncoder
+from spanbert_lib.common.modules.span_boundary import SpanBoundarySpanExtractor
+
+
+def wordpiece_inputs(tokens: TextFieldTensors) -> Tuple[torch.Tensor, torch.Tensor, Optional[torch.Tensor]]:
+    """``(token_ids [B, L], mask [B, L], type_ids [B, L] or None)`` of a one-indexer wordpiece TextField."""
+    token_ids = util.get_token_ids_from_text_field_tensors(tokens)
+    mask = util.get_text_field_mask(tokens)
+    type_ids = next(iter(tokens.values())).get("type_ids")
+    return token_ids, mask, type_ids
+
+
+def default_span_extractor(input_dim: int, span_extractor: Optional[Lazy[SpanExtractor]] = None) -> SpanExtractor:
+    """``span_extractor`` built with ``input_dim``, or the library's ``span_boundary`` (inside) extractor."""
+    if span_extractor is None:
+        return SpanBoundarySpanExtractor(input_dim, boundaries="inside")
+    return span_extractor.construct(input_dim=input_dim)
+
+
+class MentionFeatures(torch.nn.Module):
+    """
+    ``use_entities=True``: entity ``entity_ids[m]`` at mention m (e.g. ``[ENTITY_MASK]`` for typing,
+    ``[ENTITY_HEAD, ENTITY_TAIL]`` for relations); the features are the entity states.
+    ``use_entities=False``: ``span_extractor`` (default ``span_boundary`` inside) over the word states.
+
+    ``forward(encoder, tokens, mentions [B, M, 2] inclusive wordpiece spans) -> [B, M, get_output_dim()]``.
+    The encoder is passed in (it stays a direct submodule of the model, named ``encoder``).
+    """
+
+    def __init__(self, hidden_size: int, entity_ids: Sequence[int], use_entities: bool = True,
+                 span_extractor: Optional[Lazy[SpanExtractor]] = None) -> None:
+        super().__init__()
+        self.hidden_size = hidden_size
+        self.use_entities = use_entities
+        self.entity_ids = tuple(entity_ids)
+        self.span_extractor = None if use_entities else default_span_extractor(hidden_size, span_extractor)
+
+    def get_output_dim(self) -> int:
+        return self.hidden_size if self.use_entities else self.span_extractor.get_output_dim()
+
+    def forward(self, encoder: EntityAwareEncoder, tokens: TextFieldTensors, mentions: torch.Tensor) -> torch.Tensor:
+        token_ids, mask, type_ids = wordpiece_inputs(tokens)
+        mentions = mentions.long()
+        if len(self.entity_ids) != mentions.size(1):
+            raise ValueError(f"{mentions.size(1)} mentions per example but {len(self.entity_ids)} entity ids")
+        if not self.use_entities:
+            word_states, _ = encoder(token_ids, mask, type_ids)
+            return self.span_extractor(word_states, mentions, mask)
+        entity_ids = mentions.new_tensor(self.entity_ids).expand(mentions.size(0), -1)   # [B, M]
+        _, entity_states = encoder(token_ids, mask, type_ids, entity_ids=entity_ids, entity_spans=mentions,
+                                   entity_mask=torch.ones_like(entity_ids, dtype=torch.bool))
+        return entity_states
