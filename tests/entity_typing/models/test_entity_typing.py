@@ -8,27 +8,17 @@ import transformers
 from allennlp.common import Params
 from allennlp.common.checks import ConfigurationError
 from allennlp.common.testing import ModelTestCase
-from allennlp.data import Batch, Vocabulary
+from allennlp.data import Vocabulary
 from allennlp.models import Model
 
 from spanbert_lib.common.modules.entity_aware import ENTITY_MASK
 
+from tests.entity_model_testing import LAST_LAYER_WORD_QUERIES, TINY_BERT, build_model, tensors_of
+
 REPO_ROOT = Path(__file__).resolve().parents[3]
 CONFIG = REPO_ROOT / "fixtures" / "configs" / "entity_typing" / "entity_typing_tiny.jsonnet"
 DATA = REPO_ROOT / "fixtures" / "entity_typing" / "open_entity_luke.json"
-TINY_BERT = str(REPO_ROOT / "fixtures" / "tiny_bert")
 LARGE_CONFIG = REPO_ROOT / "training_configs" / "entity_typing" / "open_entity_spanbert_large.jsonnet"
-# with entities, the last layer's word queries only shape word states, which the entity classifier never reads
-LAST_LAYER_WORD_QUERIES = {"encoder.transformer.encoder.layer.1.attention.self.query.weight",
-                           "encoder.transformer.encoder.layer.1.attention.self.query.bias",
-                           "encoder.self_attentions.1.word_to_entity_query.weight",
-                           "encoder.self_attentions.1.word_to_entity_query.bias"}
-
-
-def tensors_of(instances, vocab):
-    batch = Batch(instances)
-    batch.index_instances(vocab)
-    return batch.as_tensor_dict()
 
 
 class TestEntityTyping(ModelTestCase):
@@ -37,11 +27,7 @@ class TestEntityTyping(ModelTestCase):
         self.set_up_model(CONFIG, DATA)
 
     def build(self, **changes) -> Model:
-        params = Params.from_file(str(CONFIG))["model"].as_dict()
-        params.update({"dropout": 0.0, **changes})
-        model = Model.from_params(vocab=self.vocab, params=Params(copy.deepcopy(params)))
-        model.eval()
-        return model
+        return build_model(CONFIG, self.vocab, **changes)
 
     def test_entities_with_entity_aware_attention(self):
         model, _ = self.ensure_model_can_train_save_and_load(self.param_file,

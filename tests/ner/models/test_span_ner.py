@@ -9,16 +9,17 @@ import transformers
 from allennlp.common import Params
 from allennlp.common.checks import ConfigurationError
 from allennlp.common.testing import ModelTestCase
-from allennlp.data import Batch, Vocabulary
+from allennlp.data import Vocabulary
 from allennlp.models import Model
 
 from spanbert_lib.common.modules.entity_aware import ENTITY_MASK
+
+from tests.entity_model_testing import TINY_BERT, build_model, tensors_of
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 CONFIG = REPO_ROOT / "fixtures" / "configs" / "ner" / "span_ner_tiny.jsonnet"
 CONLL = REPO_ROOT / "fixtures" / "ner" / "conll2003_iob2.txt"
 LITBANK = REPO_ROOT / "fixtures" / "ner" / "litbank"
-TINY_BERT = str(REPO_ROOT / "fixtures" / "tiny_bert")
 LITBANK_OVERRIDES = {
     "dataset_reader.type": "span_ner_litbank", "dataset_reader.max_span_width": 8,
     "train_data_path": str(LITBANK), "validation_data_path": str(LITBANK), "model.decoding": "nested",
@@ -31,24 +32,14 @@ def entity_parameters(model: Model) -> set:
             if name.startswith("encoder.entity_embeddings.") or name.startswith("encoder.self_attentions.")}
 
 
-def tensors_of(instances, vocab):
-    batch = Batch(instances)
-    batch.index_instances(vocab)
-    return batch.as_tensor_dict()
-
-
 class TestSpanNer(ModelTestCase):
     def setup_method(self):
         super().setup_method()
         self.set_up_model(CONFIG, CONLL)
 
     def build(self, **changes) -> Model:
-        params = Params.from_file(str(CONFIG))["model"].as_dict()
-        params.update({"dropout": 0.0, **changes})
         torch.manual_seed(0)
-        model = Model.from_params(vocab=self.vocab, params=Params(copy.deepcopy(params)))
-        model.eval()
-        return model
+        return build_model(CONFIG, self.vocab, **changes)
 
     # --- train, save, load ------------------------------------------------------------------
 

@@ -9,29 +9,19 @@ import transformers
 from allennlp.common import Params
 from allennlp.common.checks import ConfigurationError
 from allennlp.common.testing import ModelTestCase
-from allennlp.data import Batch, DatasetReader, Vocabulary
+from allennlp.data import DatasetReader, Vocabulary
 from allennlp.models import Model
 from allennlp.predictors import Predictor
 
 from spanbert_lib.common.modules.entity_aware import ENTITY_HEAD, ENTITY_TAIL
 from spanbert_lib.relation.tacred_schema import TACRED_RELATIONS
 
+from tests.entity_model_testing import LAST_LAYER_WORD_QUERIES, TINY_BERT, build_model, tensors_of
+
 REPO_ROOT = Path(__file__).resolve().parents[3]
 CONFIG = REPO_ROOT / "fixtures" / "configs" / "relation" / "tiny_entity_pair_classifier.jsonnet"
 DATA = REPO_ROOT / "fixtures" / "relation" / "tacred_fixture.json"
-TINY_BERT = str(REPO_ROOT / "fixtures" / "tiny_bert")
 LARGE_CONFIG = REPO_ROOT / "training_configs" / "relation" / "tacred_luke_spanbert_large.jsonnet"
-# with entities, the last layer's word queries only shape word states, which the classifier never reads
-LAST_LAYER_WORD_QUERIES = {"encoder.transformer.encoder.layer.1.attention.self.query.weight",
-                           "encoder.transformer.encoder.layer.1.attention.self.query.bias",
-                           "encoder.self_attentions.1.word_to_entity_query.weight",
-                           "encoder.self_attentions.1.word_to_entity_query.bias"}
-
-
-def tensors_of(instances, vocab):
-    batch = Batch(instances)
-    batch.index_instances(vocab)
-    return batch.as_tensor_dict()
 
 
 class TestEntityPairRelationClassifier(ModelTestCase):
@@ -40,11 +30,7 @@ class TestEntityPairRelationClassifier(ModelTestCase):
         self.set_up_model(CONFIG, DATA)
 
     def build(self, **changes) -> Model:
-        params = Params.from_file(str(CONFIG))["model"].as_dict()
-        params.update({"dropout": 0.0, **changes})
-        model = Model.from_params(vocab=self.vocab, params=Params(copy.deepcopy(params)))
-        model.eval()
-        return model
+        return build_model(CONFIG, self.vocab, **changes)
 
     def test_entities_with_entity_aware_attention(self):
         model, _ = self.ensure_model_can_train_save_and_load(self.param_file,
