@@ -3,6 +3,7 @@ import copy
 from pathlib import Path
 
 from allennlp.common import Params
+from allennlp.common.testing import ModelTestCase
 from allennlp.data import Batch, Vocabulary
 from allennlp.models import Model
 
@@ -30,3 +31,17 @@ def build_model(config: Path, vocab: Vocabulary, **changes) -> Model:
     model = Model.from_params(vocab=vocab, params=Params(copy.deepcopy(params)))
     model.eval()
     return model
+
+
+class EntityModelTestCase(ModelTestCase):
+    """``ModelTestCase`` set up from a class's ``CONFIG`` and ``DATA``; ``build`` gives its model fresh."""
+
+    CONFIG: Path
+    DATA: Path
+
+    def setup_method(self):
+        super().setup_method()
+        self.set_up_model(self.CONFIG, self.DATA)
+
+    def build(self, **changes) -> Model:
+        return build_model(self.CONFIG, self.vocab, **changes)

@@ -22,7 +22,6 @@ encoder has no embeddings for marker ids: such configs need an encoder whose voc
 from typing import Any, Dict, List, Optional
 
 import torch
-import torch.nn.functional as F
 from allennlp.common import Lazy
 from allennlp.common.checks import ConfigurationError
 from allennlp.data import TextFieldTensors, Vocabulary
@@ -33,7 +32,7 @@ from allennlp.nn import util
 
 from spanbert_lib.common.modules.entity_aware import ENTITY_HEAD, ENTITY_TAIL, EntityAwareEncoder, MentionFeatures
 from spanbert_lib.relation.metrics.tacred_f1 import TacredF1
-from spanbert_lib.relation.models.relation_classifier import add_relation_labels
+from spanbert_lib.relation.models.relation_classifier import add_relation_labels, relation_outputs
 from spanbert_lib.relation.tacred_schema import NO_RELATION
 
 
@@ -112,11 +111,7 @@ class EntityPairRelationClassifier(Model):
         mentions = torch.stack([subject_span, object_span], dim=1)                      # [B, 2, 2]
         features = self.mention_features(self.encoder, tokens, mentions).flatten(1)     # [B, 2D]
         logits = self.classifier(self.dropout(features))
-        output: Dict[str, torch.Tensor] = {"logits": logits, "probs": F.softmax(logits, dim=-1)}
-        if label is not None:
-            output["loss"] = F.cross_entropy(logits, label.long())
-            self._tacred(logits, label)
-        return output
+        return relation_outputs(logits, label, self._tacred)
 
     def make_output_human_readable(self, output_dict: Dict[str, torch.Tensor]) -> Dict[str, Any]:
         return add_relation_labels(self.vocab, output_dict, self._label_namespace)

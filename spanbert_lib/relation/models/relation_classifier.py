@@ -17,6 +17,16 @@ from spanbert_lib.relation.tacred_schema import NO_RELATION
 POOLINGS = ("cls", "entity_start")
 
 
+def relation_outputs(logits: torch.Tensor, label: Optional[torch.Tensor], tacred: TacredF1) -> Dict[str, torch.Tensor]:
+    """``logits`` [B, num_labels] -> ``{"logits", "probs"}``, plus the mean cross-entropy ``loss`` and an
+    update of ``tacred`` when gold ``label`` [B] is given."""
+    output: Dict[str, torch.Tensor] = {"logits": logits, "probs": F.softmax(logits, dim=-1)}
+    if label is not None:
+        output["loss"] = F.cross_entropy(logits, label.long())
+        tacred(logits, label)
+    return output
+
+
 def add_relation_labels(vocab: Vocabulary, output_dict: Dict[str, Any], label_namespace: str) -> Dict[str, Any]:
     """Adds ``label``: the name of the most probable relation (``probs`` ``[B, num_labels]``) of every example."""
     predicted = output_dict["probs"].argmax(dim=-1).tolist()
@@ -97,11 +107,7 @@ class SpanBertRelationClassifier(Model):
             starts = torch.stack([subject_span[:, 0], object_span[:, 0]], dim=1)  # (batch_size, 2)
             pooled = batched_index_select(encoded, starts).flatten(1)  # (batch_size, 2 * hidden)
         logits = self._classifier(self._dropout(pooled))
-        output: Dict[str, torch.Tensor] = {"logits": logits, "probs": F.softmax(logits, dim=-1)}
-        if label is not None:
-            output["loss"] = F.cross_entropy(logits, label.long())
-            self._tacred(logits, label)
-        return output
+        return relation_outputs(logits, label, self._tacred)
 
     def make_output_human_readable(self, output_dict: Dict[str, torch.Tensor]) -> Dict[str, Any]:
         return add_relation_labels(self.vocab, output_dict, self._label_namespace)

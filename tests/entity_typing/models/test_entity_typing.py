@@ -7,13 +7,12 @@ import torch
 import transformers
 from allennlp.common import Params
 from allennlp.common.checks import ConfigurationError
-from allennlp.common.testing import ModelTestCase
 from allennlp.data import Vocabulary
 from allennlp.models import Model
 
 from spanbert_lib.common.modules.entity_aware import ENTITY_MASK
 
-from tests.entity_model_testing import LAST_LAYER_WORD_QUERIES, TINY_BERT, build_model, tensors_of
+from tests.entity_model_testing import LAST_LAYER_WORD_QUERIES, TINY_BERT, EntityModelTestCase, tensors_of
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 CONFIG = REPO_ROOT / "fixtures" / "configs" / "entity_typing" / "entity_typing_tiny.jsonnet"
@@ -21,13 +20,8 @@ DATA = REPO_ROOT / "fixtures" / "entity_typing" / "open_entity_luke.json"
 LARGE_CONFIG = REPO_ROOT / "training_configs" / "entity_typing" / "open_entity_spanbert_large.jsonnet"
 
 
-class TestEntityTyping(ModelTestCase):
-    def setup_method(self):
-        super().setup_method()
-        self.set_up_model(CONFIG, DATA)
-
-    def build(self, **changes) -> Model:
-        return build_model(CONFIG, self.vocab, **changes)
+class TestEntityTyping(EntityModelTestCase):
+    CONFIG, DATA = CONFIG, DATA
 
     def test_entities_with_entity_aware_attention(self):
         model, _ = self.ensure_model_can_train_save_and_load(self.param_file,

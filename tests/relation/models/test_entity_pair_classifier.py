@@ -8,7 +8,6 @@ import torch
 import transformers
 from allennlp.common import Params
 from allennlp.common.checks import ConfigurationError
-from allennlp.common.testing import ModelTestCase
 from allennlp.data import DatasetReader, Vocabulary
 from allennlp.models import Model
 from allennlp.predictors import Predictor
@@ -16,7 +15,7 @@ from allennlp.predictors import Predictor
 from spanbert_lib.common.modules.entity_aware import ENTITY_HEAD, ENTITY_TAIL
 from spanbert_lib.relation.tacred_schema import TACRED_RELATIONS
 
-from tests.entity_model_testing import LAST_LAYER_WORD_QUERIES, TINY_BERT, build_model, tensors_of
+from tests.entity_model_testing import LAST_LAYER_WORD_QUERIES, TINY_BERT, EntityModelTestCase, tensors_of
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 CONFIG = REPO_ROOT / "fixtures" / "configs" / "relation" / "tiny_entity_pair_classifier.jsonnet"
@@ -24,13 +23,8 @@ DATA = REPO_ROOT / "fixtures" / "relation" / "tacred_fixture.json"
 LARGE_CONFIG = REPO_ROOT / "training_configs" / "relation" / "tacred_luke_spanbert_large.jsonnet"
 
 
-class TestEntityPairRelationClassifier(ModelTestCase):
-    def setup_method(self):
-        super().setup_method()
-        self.set_up_model(CONFIG, DATA)
-
-    def build(self, **changes) -> Model:
-        return build_model(CONFIG, self.vocab, **changes)
+class TestEntityPairRelationClassifier(EntityModelTestCase):
+    CONFIG, DATA = CONFIG, DATA
 
     def test_entities_with_entity_aware_attention(self):
         model, _ = self.ensure_model_can_train_save_and_load(self.param_file,
