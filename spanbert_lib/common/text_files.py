@@ -1,0 +1,70 @@
+"""
+Reading UTF-8 text files so that a decoding error names the file, the line and the byte offset.
+
+Every reader of this library opens its text through these helpers instead of ``open(path)``:
+Python's own ``UnicodeDecodeError`` names neither the file nor the line.
+"""
+import os
+from typing import BinaryIO, Iterator, Tuple, Union
+
+from spanbert_lib.common.errors import InvalidEncodingError
+
+PathLike = Union[str, os.PathLike]
+ENCODING_ERRORS = ("strict", "replace")
+
+
+def decoded_lines(handle: BinaryIO, path: PathLike,
+                  encoding_errors: str = "strict") -> Iterator[Tuple[int, str]]:
+    """
+    ``(1-based line number, line without its line ending)`` for each line of a UTF-8 byte stream.
+
+    A leading BOM is dropped. With ``encoding_errors="strict"`` an invalid byte raises
+    :class:`InvalidEncodingError` naming ``path``, the line and the absolute byte offset; with
+    ``"replace"`` it becomes U+FFFD.
+    """
+    if encoding_errors not in ENCODING_ERRORS:
+        raise ValueError(f"encoding_errors must be one of {ENCODING_ERRORS}, got {encoding_errors!r}")
+    offset = 0
+    for line_number, raw in enumerate(handle, start=1):
+        try:
+            line = raw.decode("utf-8", errors=encoding_errors)
+        except UnicodeDecodeError as error:
+            raise _encoding_error(path, raw, error, offset, line_number) from None
+        if line_number == 1 and line.startswith("\ufeff"):
+            line = line[1:]
+        offset += len(raw)
+        yield line_number, line.rstrip("\r\n")
+
+
+def read_lines(path: PathLike, encoding_errors: str = "strict") -> Iterator[Tuple[int, str]]:
+    """Streams ``(line number, line)`` from the UTF-8 file at ``path`` (see :func:`decoded_lines`)."""
+    with open(path, "rb") as handle:
+        yield from decoded_lines(handle, path, encoding_errors)
+
+
+def read_text(path: PathLike, encoding_errors: str = "strict") -> str:
+    """
+    The whole UTF-8 file at ``path`` as one string (for JSON and other whole-file formats); a BOM
+    is dropped, line endings are kept. A decoding error names the file, line and byte offset.
+    """
+    with open(path, "rb") as handle:
+        data = handle.read()
+    try:
+        text = data.decode("utf-8", errors=encoding_errors)
+    except UnicodeDecodeError as error:
+        line_start = data.rfind(b"\n", 0, error.start) + 1
+        line_end = data.find(b"\n", error.start)
+        raw_line = data[line_start:] if line_end < 0 else data[line_start:line_end + 1]
+        line_number = data.count(b"\n", 0, error.start) + 1
+        local = UnicodeDecodeError(error.encoding, raw_line, error.start - line_start,
+                                   error.end - line_start, error.reason)
+        raise _encoding_error(path, raw_line, local, line_start, line_number) from None
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+def _encoding_error(path: PathLike, raw_line: bytes, error: UnicodeDecodeError, line_offset: int,
+                    line_number: int) -> InvalidEncodingError:
+    bad = raw_line[error.start:error.end]
+    return InvalidEncodingError(
+        f"invalid UTF-8 byte(s) {bad!r} at byte offset {line_offset + error.start}; "
+        f"convert the file to UTF-8", path=path, line=line_number)
