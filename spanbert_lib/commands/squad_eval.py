@@ -13,6 +13,7 @@ from typing import Dict, Optional, Tuple
 
 from allennlp.commands.subcommand import Subcommand
 
+from spanbert_lib.commands.common_arguments import add_include_package_argument
 from spanbert_lib.qa.metrics.squad_evaluation import SquadEvaluationError, evaluate_v1, evaluate_v2
 from spanbert_lib.qa.metrics.squad_files import (
     infer_squad_version,
@@ -43,6 +44,7 @@ class SquadEval(Subcommand):
                                help='v2.0: predict "" where the no-answer probability exceeds this')
         subparser.add_argument("--json", action="store_true", help="print the scores as JSON")
         subparser.add_argument("--output-file", "-o", default=None, help="also write the scores as JSON here")
+        add_include_package_argument(subparser)
         subparser.set_defaults(func=_run)
         return subparser
 
