@@ -8,7 +8,6 @@ predictions file in the official ``{question_id: answer_text}`` format.
 import argparse
 import json
 import logging
-import sys
 from typing import Dict, Optional, Tuple
 
 from allennlp.commands.subcommand import Subcommand
@@ -83,12 +82,9 @@ def format_table(version: str, scores: Dict[str, float]) -> str:
 
 
 def _run(args: argparse.Namespace) -> None:
-    try:
-        version, scores = evaluate_squad_files(args.dataset_file, args.prediction_file, args.version,
-                                               args.na_prob_file, args.na_prob_thresh)
-    except SquadEvaluationError as error:
-        print(f"allennlp squad-eval: error: {error}", file=sys.stderr)
-        sys.exit(1)
+    # a SquadEvaluationError is a UserInputError: the allennlp entry point prints it as one line
+    version, scores = evaluate_squad_files(args.dataset_file, args.prediction_file, args.version,
+                                           args.na_prob_file, args.na_prob_thresh)
     if args.output_file:
         with open(args.output_file, "w", encoding="utf-8") as handle:
             json.dump(scores, handle)

@@ -19,6 +19,10 @@ import types
 from types import ModuleType
 from typing import Any, Dict
 
+from spanbert_lib.compat.empty_input import wrap_dataset_reader_read
+from spanbert_lib.compat.unknown_labels import wrap_instance_indexing
+from spanbert_lib.compat.user_errors import wrap_command_main
+
 
 # --- allennlp (package) ------------------------------------------------------------
 
@@ -181,6 +185,37 @@ def restore_nltk_download(_: ModuleType) -> None:
         nltk.download = _saved_nltk_download.pop("download")
 
 
+# --- archives and checkpoints a user can trust ---------------------------------------
+
+def _deferred(module_name: str, function_name: str):
+    """A shim that imports its implementation (which imports torch) only when it runs."""
+    def shim(module: ModuleType) -> None:
+        import importlib
+
+        getattr(importlib.import_module(module_name), function_name)(module)
+
+    shim.__name__ = shim.__qualname__ = function_name
+    return shim
+
+
+# allennlp modules that torch.load / torch.save user files (see spanbert_lib.compat.safe_torch_io)
+_MODULES_WITH_TORCH_FILE_IO = ("allennlp.nn.util", "allennlp.training.checkpointer",
+                               "allennlp.training.gradient_descent_trainer", "allennlp.nn.initializers",
+                               "allennlp.common.file_utils", "allennlp.nn.parallel.fairscale_fsdp_accelerator")
+
+TRUST_SHIMS = [
+    ("allennlp", _deferred("spanbert_lib.compat.safe_archives", "data_filter_by_default"), None),
+    ("allennlp.models.archival", None, _deferred("spanbert_lib.compat.safe_archives", "safe_archive_extraction")),
+    *[(name, None, _deferred("spanbert_lib.compat.safe_torch_io", "use_safe_torch_io"))
+      for name in _MODULES_WITH_TORCH_FILE_IO],
+    ("allennlp.training.checkpointer", None,
+     _deferred("spanbert_lib.compat.atomic_checkpoints", "recover_from_newest_complete_checkpoint")),
+    ("allennlp.training.util", None, _deferred("spanbert_lib.compat.epoch_loss_ledger", "carry_epoch_loss")),
+    ("allennlp.training.gradient_descent_trainer", None,
+     _deferred("spanbert_lib.compat.exact_resume", "add_exact_resume_callback")),
+]
+
+
 # --- allennlp.common.plugins (registration, not a repair) -----------------------------
 
 def register_command_plugin(module: ModuleType) -> None:
@@ -206,4 +241,10 @@ SHIMS = [
      reduce_on_plateau_without_verbose),
     ("allennlp_models.rc.tools.narrativeqa", silence_nltk_download, restore_nltk_download),
     ("allennlp.common.plugins", None, register_command_plugin),
+    # user-facing errors (not repairs): one-line errors, empty input and unknown labels refused
+    ("allennlp.commands", None, wrap_command_main),
+    ("allennlp.data.dataset_readers.dataset_reader", None, wrap_dataset_reader_read),
+    ("allennlp.data.instance", None, wrap_instance_indexing),
+    # archives and checkpoints a user can trust: safe extraction, weights-only loads, atomic saves, exact resume
+    *TRUST_SHIMS,
 ]

@@ -11,6 +11,7 @@ from allennlp.data.instance import Instance
 from allennlp.data.token_indexers import PretrainedTransformerIndexer, TokenIndexer
 from allennlp.data.tokenizers import PretrainedTransformerTokenizer, Token
 
+from spanbert_lib.common.known_labels import RECORD_SOURCE_KEY, record_source
 from spanbert_lib.entity_typing.dataset_readers.open_entity_format import (
     EntityTypingFormatError,
     MentionExample,
@@ -101,7 +102,8 @@ class OpenEntityReader(DatasetReader):
         self.last_read_stats = stats
         for index, record, where in self.shard_iterable(iter_mention_records(str(file_path))):
             stats.records += 1
-            instance = self._make_instance(parse_mention_record(record, where, index), stats)
+            instance = self._make_instance(parse_mention_record(record, where, index), stats,
+                                           record_source(file_path, record=str(index)))
             if instance is not None:
                 yield instance
         logger.info("open_entity read %s: %s", file_path, stats.summary())
@@ -133,7 +135,8 @@ class OpenEntityReader(DatasetReader):
             raise EntityTypingFormatError(f"{example.where}: the mention {example.mention!r} has no wordpieces")
         return list(encoding["input_ids"]), int(mention[0]), int(mention[-1]) + 1
 
-    def _make_instance(self, example: MentionExample, stats: TypingReadStats) -> Optional[Instance]:
+    def _make_instance(self, example: MentionExample, stats: TypingReadStats,
+                       source: Optional[Dict[str, Any]] = None) -> Optional[Instance]:
         ids, first, last = self._pieces(example)
         if last - first > self._budget:
             stats.skipped_too_long += 1
@@ -167,6 +170,7 @@ class OpenEntityReader(DatasetReader):
             "labels": example.labels,
             "index": example.index,
             "truncated": truncated,
+            RECORD_SOURCE_KEY: source or record_source(None),
         })
         stats.instances += 1
         return Instance(fields)

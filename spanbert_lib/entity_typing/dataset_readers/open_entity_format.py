@@ -17,8 +17,11 @@ import json
 from dataclasses import dataclass
 from typing import Any, Iterator, List, Optional, Tuple
 
+from spanbert_lib.common.errors import UserInputError
+from spanbert_lib.common.text_files import read_text
 
-class EntityTypingFormatError(ValueError):
+
+class EntityTypingFormatError(UserInputError):
     """Bad entity-typing input; the message names the file and record."""
 
 
@@ -94,8 +97,7 @@ def parse_mention_record(record: Any, where: str, index: int = 0) -> MentionExam
 
 def iter_mention_records(path: str) -> Iterator[Tuple[int, Any, str]]:
     """``(record index, record, where)`` of a JSON-list or JSON-lines file."""
-    with open(path, encoding="utf-8") as data_file:
-        text = data_file.read()
+    text = read_text(path)  # invalid UTF-8: an error naming the file, line and byte offset
     if text.lstrip().startswith("["):
         try:
             records = json.loads(text)

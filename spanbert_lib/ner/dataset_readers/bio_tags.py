@@ -17,6 +17,8 @@ from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from spanbert_lib.common.errors import UserInputError
+
 Entity = Tuple[int, int, str]
 """``(start, end, label)``: inclusive word offsets."""
 
@@ -25,7 +27,7 @@ _TAG = re.compile(r"^(?P<prefix>[BI])-(?P<type>\S+)$")
 _O, _B, _I = 0, 1, 2
 
 
-class NerFormatError(ValueError):
+class NerFormatError(UserInputError):
     """Bad NER input; the message names the file and line (or document / record)."""
 
 

@@ -7,6 +7,7 @@ IOB2 (see :mod:`~spanbert_lib.ner.dataset_readers.bio_tags`).
 import os
 from typing import Iterator, Optional
 
+from spanbert_lib.common.text_files import read_lines
 from spanbert_lib.ner.dataset_readers.bio_tags import NerFormatError
 from spanbert_lib.ner.dataset_readers.ner_document import DocumentBuilder, NerDocument
 
@@ -24,28 +25,27 @@ def iter_conll2003_documents(path: str) -> Iterator[NerDocument]:
     num_columns: Optional[int] = None
     builder = DocumentBuilder(f"{name}#0", path)
     num_documents = 0
-    with open(path, encoding="utf-8") as data_file:
-        for line_number, line in enumerate(data_file, start=1):
-            columns = line.split()
-            if not columns:
-                builder.end_sentence()
-                continue
-            if columns[0] == DOCSTART:
-                document = builder.build()
-                if document is not None:
-                    yield document
-                    num_documents += 1
-                builder = DocumentBuilder(f"{name}#{num_documents}", path)
-                continue
-            if num_columns is None:
-                if len(columns) < 2:
-                    raise NerFormatError(f"{path}:{line_number}: a CoNLL-2003 token line needs at least a word "
-                                         f"and an NER tag column, got {line.rstrip()!r}")
-                num_columns = len(columns)
-            elif len(columns) != num_columns:
-                raise NerFormatError(f"{path}:{line_number}: {len(columns)} columns where the file's token "
-                                     f"lines have {num_columns}: {line.rstrip()!r}")
-            builder.add_token(columns[0], (columns[-1],), line_number)
+    for line_number, line in read_lines(path):
+        columns = line.split()
+        if not columns:
+            builder.end_sentence()
+            continue
+        if columns[0] == DOCSTART:
+            document = builder.build()
+            if document is not None:
+                yield document
+                num_documents += 1
+            builder = DocumentBuilder(f"{name}#{num_documents}", path)
+            continue
+        if num_columns is None:
+            if len(columns) < 2:
+                raise NerFormatError(f"{path}:{line_number}: a CoNLL-2003 token line needs at least a word "
+                                     f"and an NER tag column, got {line.rstrip()!r}")
+            num_columns = len(columns)
+        elif len(columns) != num_columns:
+            raise NerFormatError(f"{path}:{line_number}: {len(columns)} columns where the file's token "
+                                 f"lines have {num_columns}: {line.rstrip()!r}")
+        builder.add_token(columns[0], (columns[-1],), line_number)
     document = builder.build()
     if document is not None:
         yield document

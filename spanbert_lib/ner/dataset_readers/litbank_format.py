@@ -10,6 +10,7 @@ meant by column, not by nesting.)
 import os
 from typing import Optional
 
+from spanbert_lib.common.text_files import read_lines
 from spanbert_lib.ner.dataset_readers.bio_tags import NerFormatError
 from spanbert_lib.ner.dataset_readers.ner_document import DocumentBuilder, NerDocument
 
@@ -24,22 +25,20 @@ def read_litbank_document(path: str) -> Optional[NerDocument]:
     name = os.path.basename(path)
     builder = DocumentBuilder(name[:-4] if name.endswith(".tsv") else name, path)
     num_layers: Optional[int] = None
-    with open(path, encoding="utf-8") as data_file:
-        for line_number, line in enumerate(data_file, start=1):
-            line = line.rstrip("\r\n")
-            if not line.strip():
-                builder.end_sentence()
-                continue
-            fields = line.split("\t")
-            while fields and fields[-1] == "":
-                fields.pop()
-            if len(fields) < 2 or not fields[0].strip():
-                raise NerFormatError(f"{path}:{line_number}: a LitBank token line needs a word and at least "
-                                     f"one tag column (tab-separated), got {line!r}")
-            if num_layers is None:
-                num_layers = len(fields) - 1
-            elif len(fields) - 1 != num_layers:
-                raise NerFormatError(f"{path}:{line_number}: {len(fields) - 1} tag columns where the file's "
-                                     f"token lines have {num_layers}: {line!r}")
-            builder.add_token(fields[0], fields[1:], line_number)
+    for line_number, line in read_lines(path):
+        if not line.strip():
+            builder.end_sentence()
+            continue
+        fields = line.split("\t")
+        while fields and fields[-1] == "":
+            fields.pop()
+        if len(fields) < 2 or not fields[0].strip():
+            raise NerFormatError(f"{path}:{line_number}: a LitBank token line needs a word and at least "
+                                 f"one tag column (tab-separated), got {line!r}")
+        if num_layers is None:
+            num_layers = len(fields) - 1
+        elif len(fields) - 1 != num_layers:
+            raise NerFormatError(f"{path}:{line_number}: {len(fields) - 1} tag columns where the file's "
+                                 f"token lines have {num_layers}: {line!r}")
+        builder.add_token(fields[0], fields[1:], line_number)
     return builder.build()

@@ -17,6 +17,7 @@ from allennlp.data.token_indexers import PretrainedTransformerIndexer, TokenInde
 from allennlp.data.tokenizers import PretrainedTransformerTokenizer, Token
 
 from spanbert_lib.common.data_files import resolve_data_files
+from spanbert_lib.common.known_labels import RECORD_SOURCE_KEY, record_source
 from spanbert_lib.ner.dataset_readers.bio_tags import OUTSIDE, Entity
 from spanbert_lib.ner.dataset_readers.ner_document import NerDocument
 from spanbert_lib.ner.dataset_readers.sentence_window import sentence_window
@@ -185,7 +186,9 @@ class SpanNerReader(DatasetReader):
             instance = self._make_instance(
                 cached[1], sentence, start, start + len(sentence),
                 None if document.entities is None else document.entities[index],
-                document.doc_id, index, stats, document.describe(index))
+                document.doc_id, index, stats, document.describe(index),
+                record_source(document.path, document.sentence_lines[index] if index < len(document.sentence_lines)
+                              else None, f"document {document.doc_id} sentence {index}"))
             if instance is not None:
                 yield instance
         name = type(self).__name__
@@ -268,7 +271,8 @@ class SpanNerReader(DatasetReader):
 
     def _make_instance(self, encoded: EncodedDocument, words: List[str], start: int, end: int,
                        entities: Optional[Sequence[Entity]], doc_id: str, sentence_index: int,
-                       stats: NerReadStats, where: str) -> Optional[Instance]:
+                       stats: NerReadStats, where: str,
+                       source: Optional[Dict[str, Any]] = None) -> Optional[Instance]:
         """The instance of the sentence of words ``[start, end)`` of an encoded document; None if too long."""
         offsets = encoded.piece_offsets
         if self.context_window == FILL_CONTEXT:
@@ -316,9 +320,24 @@ class SpanNerReader(DatasetReader):
             "gold_entities": gold,
             "doc_id": doc_id,
             "sentence_index": sentence_index,
+            RECORD_SOURCE_KEY: source or record_source(None, record=f"document {doc_id} sentence {sentence_index}"),
         })
         stats.instances += 1
         return Instance(fields)
+
+    @property
+    def wordpiece_budget(self) -> int:
+        """Wordpieces of words an instance holds: ``max_seq_length`` minus the special tokens."""
+        return self._budget
+
+    @property
+    def unknown_word(self) -> str:
+        """The tokenizer's unknown token (one wordpiece)."""
+        return self._hf_tokenizer.unk_token
+
+    def word_piece_counts(self, words: List[str]) -> np.ndarray:
+        """``(W,)`` the number of wordpieces of each word (at least 1) as instances encode them."""
+        return np.diff(self._encode(list(words)).piece_offsets) if words else np.zeros(0, dtype=np.int64)
 
     def apply_token_indexers(self, instance: Instance) -> None:
         instance["tokens"].token_indexers = self._token_indexers  # type: ignore[attr-defined]

@@ -7,10 +7,12 @@ import dataclasses
 import logging
 from typing import List, Optional, Tuple
 
+from spanbert_lib.common.errors import UserInputError
+
 logger = logging.getLogger(__name__)
 
 
-class QADataError(ValueError):
+class QADataError(UserInputError):
     """Malformed QA input; the message names the file, the location in it and the question id."""
 
 

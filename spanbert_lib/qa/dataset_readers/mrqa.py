@@ -23,6 +23,7 @@ from typing import Any, Iterable, List, Optional, Tuple
 from allennlp.common.file_utils import cached_path, open_compressed
 from allennlp.data import DatasetReader
 
+from spanbert_lib.common.text_files import decoded_lines
 from spanbert_lib.qa.dataset_readers.examples import QADataError, QAExample
 from spanbert_lib.qa.dataset_readers.windowed_qa import WindowedQAReader
 
@@ -33,12 +34,12 @@ class MrqaReader(WindowedQAReader):
 
     def examples(self, file_path: str) -> Iterable[QAExample]:
         try:
-            handle = open_compressed(cached_path(file_path))
+            handle = open_compressed(cached_path(file_path), "rb", encoding=None)
         except (OSError, FileNotFoundError) as error:
             raise QADataError(f"cannot read {file_path}: {error}") from error
         with handle:
             seen_header = False
-            for line_number, line in enumerate(handle, start=1):
+            for line_number, line in decoded_lines(handle, file_path):
                 if not line.strip():
                     continue
                 location = f"{file_path} line {line_number}"

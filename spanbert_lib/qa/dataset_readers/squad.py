@@ -14,6 +14,7 @@ from typing import Any, Iterable, List, Optional, Tuple
 from allennlp.common.file_utils import cached_path, open_compressed
 from allennlp.data import DatasetReader
 
+from spanbert_lib.common.text_files import decoded_lines
 from spanbert_lib.qa.dataset_readers.examples import QADataError, QAExample
 from spanbert_lib.qa.dataset_readers.windowed_qa import WindowedQAReader
 
@@ -34,13 +35,18 @@ def split_data_path(file_path: str) -> Tuple[str, slice]:
 
 
 def load_json_file(path: str) -> Any:
-    """The parsed JSON of a (possibly compressed, possibly remote) file; :class:`QADataError` naming it."""
+    """
+    The parsed JSON of a (possibly compressed, possibly remote) file; :class:`QADataError` naming it
+    (invalid UTF-8: :class:`~spanbert_lib.common.errors.InvalidEncodingError` with line and byte offset).
+    """
     try:
-        with open_compressed(cached_path(path)) as handle:
-            return json.load(handle)
+        with open_compressed(cached_path(path), "rb", encoding=None) as handle:
+            text = "\n".join(line for _, line in decoded_lines(handle, path))
     except (OSError, FileNotFoundError) as error:
         raise QADataError(f"cannot read {path}: {error}") from error
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
         raise QADataError(f"{path} is not valid JSON: {error}") from error
 
 

@@ -25,13 +25,15 @@ import re
 import string
 from typing import Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
+from spanbert_lib.common.errors import UserInputError
+
 logger = logging.getLogger(__name__)
 
 _PUNCTUATION = frozenset(string.punctuation)
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 
 
-class SquadEvaluationError(ValueError):
+class SquadEvaluationError(UserInputError):
     """Malformed SQuAD data or predictions that the official scripts could not score."""
 
 

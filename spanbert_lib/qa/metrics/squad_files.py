@@ -7,6 +7,8 @@ import math
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple, Union
 
+from spanbert_lib.common.errors import EmptyInputError
+from spanbert_lib.common.text_files import read_text
 from spanbert_lib.qa.metrics.squad_evaluation import SquadEvaluationError, iter_questions
 
 PathLike = Union[str, Path]
@@ -14,11 +16,12 @@ PathLike = Union[str, Path]
 
 def _load_json(path: PathLike, what: str) -> Any:
     try:
-        with open(path, encoding="utf-8") as handle:
-            return json.load(handle)
+        text = read_text(path)  # invalid UTF-8: InvalidEncodingError naming file, line and byte offset
     except OSError as error:
         raise SquadEvaluationError(f"cannot read {what} {path}: {error.strerror or error}") from error
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
         raise SquadEvaluationError(f"{what} {path} is not valid JSON: {error}") from error
 
 
@@ -31,8 +34,9 @@ def load_squad_dataset(path: PathLike) -> Tuple[List[Dict[str, Any]], Optional[s
     if not isinstance(dataset_json, dict) or "data" not in dataset_json:
         raise SquadEvaluationError(f"dataset file {path} has no top-level 'data' field (not a SQuAD file?)")
     data = dataset_json["data"]
-    for _ in iter_questions(data, source=f"dataset file {path}"):
-        pass
+    num_questions = sum(1 for _ in iter_questions(data, source=f"dataset file {path}"))
+    if num_questions == 0:
+        raise EmptyInputError("the dataset file has no question to evaluate", path=path)
     version = dataset_json.get("version")
     return data, (str(version) if version is not None else None)
 

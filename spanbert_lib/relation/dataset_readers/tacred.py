@@ -10,6 +10,8 @@ from allennlp.data.instance import Instance
 from allennlp.data.token_indexers import TokenIndexer
 from allennlp.data.tokenizers import PretrainedTransformerTokenizer, Token
 
+from spanbert_lib.common.known_labels import RECORD_SOURCE_KEY, record_source
+from spanbert_lib.common.text_files import read_text
 from spanbert_lib.relation.dataset_readers.entity_marker_indexer import EntityMarkerAwareIndexer
 from spanbert_lib.relation.dataset_readers.entity_schemes import ENTITY_SCHEMES, MarkedSentence, mark_entities
 from spanbert_lib.relation.dataset_readers.entity_window import window_around
@@ -85,12 +87,12 @@ class TacredReader(DatasetReader):
             "tokens": EntityMarkerAwareIndexer(model_name, tokenizer_kwargs=tokenizer_kwargs)}
 
     def _read(self, file_path: str) -> Iterable[Instance]:
-        with open(file_path, encoding="utf-8") as data_file:
-            try:
-                records = json.load(data_file)
-            except json.JSONDecodeError as error:
-                raise TacredFormatError(f"{file_path}: not valid JSON (line {error.lineno}, column "
-                                        f"{error.colno}): {error.msg}") from error
+        text = read_text(file_path)  # invalid UTF-8: an error naming the file, line and byte offset
+        try:
+            records = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise TacredFormatError(f"{file_path}: not valid JSON (line {error.lineno}, column "
+                                    f"{error.colno}): {error.msg}") from error
         if not isinstance(records, list):
             raise TacredFormatError(f"{file_path}: expected a JSON list of TACRED examples, "
                                     f"got a {type(records).__name__}")
@@ -144,6 +146,8 @@ class TacredReader(DatasetReader):
             "obj_type": example.obj_type,
             "relation": example.relation,
             "truncated": end - start < len(piece_ids),
+            RECORD_SOURCE_KEY: record_source(None if example.source == "<input>" else example.source,
+                                             record=example.example_id),
         })
         return Instance(fields)
 

@@ -1,0 +1,62 @@
+"""
+Empty input is an error: a dataset reader of this library that yields no instance from a path
+raises :class:`~spanbert_lib.common.errors.EmptyInputError` naming the path.
+
+Without this, ``allennlp train`` on an empty (or NUL-only) corpus trains 0 batches and writes a
+model, and ``allennlp evaluate`` on an empty file prints no metric, both with exit status 0.
+
+One wrapper around allennlp's ``DatasetReader.read`` covers every reader whose class is defined
+in ``spanbert_lib`` (their ``_read`` stays as it is); readers of other packages are left alone.
+The check is skipped where the reader reads one shard of the data (data loader workers,
+distributed training): a shard may be empty while the data is not.
+"""
+import functools
+from types import ModuleType
+from typing import Any, Callable, Iterator
+
+LIBRARY_PACKAGE = "spanbert_lib."
+
+
+def _reads_whole_data(reader: Any) -> bool:
+    worker_info = getattr(reader, "_worker_info", None)
+    distributed_info = getattr(reader, "_distributed_info", None)
+    return ((worker_info is None or worker_info.num_workers <= 1)
+            and (distributed_info is None or distributed_info.world_size <= 1))
+
+
+def _describe(file_path: Any) -> str:
+    if isinstance(file_path, (list, tuple)):
+        return ", ".join(str(part) for part in file_path)
+    if isinstance(file_path, dict):
+        return ", ".join(f"{key}={value}" for key, value in file_path.items())
+    return str(file_path)
+
+
+def refuse_empty_reads(read: Callable[..., Iterator]) -> Callable[..., Iterator]:
+    """``DatasetReader.read`` that raises ``EmptyInputError`` after yielding nothing (module docstring)."""
+    if getattr(read, "_spanbert_lib_shim", False):
+        return read
+
+    @functools.wraps(read)
+    def read_refusing_empty_input(self, file_path, *args, **kwargs):
+        if not type(self).__module__.startswith(LIBRARY_PACKAGE) or not _reads_whole_data(self):
+            yield from read(self, file_path, *args, **kwargs)
+            return
+        count = 0
+        for instance in read(self, file_path, *args, **kwargs):
+            count += 1
+            yield instance
+        if count == 0:
+            from spanbert_lib.common.errors import EmptyInputError
+
+            raise EmptyInputError(
+                f"no instance could be read: the data is empty or every record in it was skipped "
+                f"(see the warnings above) by the {type(self).__name__}", path=_describe(file_path))
+
+    read_refusing_empty_input._spanbert_lib_shim = True  # type: ignore[attr-defined]
+    return read_refusing_empty_input
+
+
+def wrap_dataset_reader_read(module: ModuleType) -> None:
+    """Shim for ``allennlp.data.dataset_readers.dataset_reader``."""
+    module.DatasetReader.read = refuse_empty_reads(module.DatasetReader.read)

@@ -1,0 +1,101 @@
+"""
+One error style for users of the ``allennlp`` command.
+
+A data, configuration or archive problem the user can fix (a
+:class:`~spanbert_lib.common.errors.UserInputError`, allennlp's ``ConfigurationError``, a missing
+file) reaches the terminal as one line on stderr::
+
+    error: data/train.txt:12: invalid NER tag 'X-PER' (expected O, B-TYPE or I-TYPE; ...)
+
+and the command exits with :data:`USER_ERROR_EXIT_CODE`, from every subcommand (``train``,
+``evaluate`` and ``predict`` included), instead of a 20-130-line traceback. Any other exception
+is a bug and keeps its traceback. ``SPANBERT_LIB_DEBUG=1`` shows the full traceback of user
+errors too.
+
+allennlp sometimes re-raises an error inside another one (a ``ConfigurationError`` raised while
+handling a constructor's error, ...): the cause/context chain is searched for the
+``UserInputError``. Errors raised inside data loader worker processes (``num_workers > 0``)
+reach the main process only as text and keep allennlp's ``WorkerError`` traceback.
+
+:func:`wrap_command_main` is applied by :mod:`spanbert_lib.compat.shims` to
+``allennlp.commands.main``, which the ``allennlp`` console script and ``python -m allennlp`` call.
+"""
+import functools
+import os
+import sys
+from types import ModuleType
+from typing import Callable, Optional
+
+DEBUG_ENVIRONMENT_VARIABLE = "SPANBERT_LIB_DEBUG"
+USER_ERROR_EXIT_CODE = 1
+_TRUE_VALUES = ("1", "true", "yes", "on")
+
+
+def debug_enabled() -> bool:
+    """True when ``SPANBERT_LIB_DEBUG`` asks for full tracebacks."""
+    return os.environ.get(DEBUG_ENVIRONMENT_VARIABLE, "").strip().lower() in _TRUE_VALUES
+
+
+def _exception_chain(error: BaseException):
+    """``error``, then its explicit cause or implicit context, and so on (each once)."""
+    seen = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        yield error
+        error = error.__cause__ if error.__cause__ is not None else error.__context__
+
+
+def find_user_error(error: BaseException) -> Optional[BaseException]:
+    """
+    The exception whose message the user should see as one line, or None for a bug.
+
+    The first :class:`UserInputError` anywhere in the cause/context chain of ``error``; else
+    ``error`` itself when it is allennlp's ``ConfigurationError`` or a ``FileNotFoundError``
+    (only at the top: raised while handling something else, they may hide a bug).
+    """
+    from spanbert_lib.common.errors import UserInputError
+
+    for link in _exception_chain(error):
+        if isinstance(link, UserInputError):
+            return link
+    if isinstance(error, FileNotFoundError):
+        return error
+    configuration_error = sys.modules.get("allennlp.common.checks")
+    if configuration_error is not None and isinstance(error, configuration_error.ConfigurationError):
+        return error
+    return None
+
+
+def one_line_message(error: BaseException) -> str:
+    """``error: MESSAGE`` with the message's line breaks folded into spaces."""
+    message = " ".join(part.strip() for part in str(error).splitlines() if part.strip())
+    return f"error: {message or type(error).__name__}"
+
+
+def report_user_errors(main: Callable[..., None]) -> Callable[..., None]:
+    """
+    ``main`` that prints a user error (see :func:`find_user_error`) as one line on stderr and
+    exits with :data:`USER_ERROR_EXIT_CODE`; other exceptions and ``SystemExit`` pass through.
+    """
+    if getattr(main, "_spanbert_lib_shim", False):
+        return main
+
+    @functools.wraps(main)
+    def main_reporting_user_errors(*args, **kwargs):
+        try:
+            return main(*args, **kwargs)
+        except Exception as error:  # noqa: BLE001 - re-raised unless it is a user error
+            user_error = find_user_error(error)
+            if user_error is None or debug_enabled():
+                raise
+            sys.stdout.flush()
+            print(one_line_message(user_error), file=sys.stderr, flush=True)
+            sys.exit(USER_ERROR_EXIT_CODE)
+
+    main_reporting_user_errors._spanbert_lib_shim = True  # type: ignore[attr-defined]
+    return main_reporting_user_errors
+
+
+def wrap_command_main(module: ModuleType) -> None:
+    """Shim for ``allennlp.commands``: its ``main`` reports user errors as one line."""
+    module.main = report_user_errors(module.main)
