@@ -24,10 +24,16 @@ from spanbert_lib.qa.dataset_readers.windows import max_context_mask, window_sta
 
 @dataclasses.dataclass
 class TokenizedPassage:
-    """ids ``[num_tokens]`` and character offsets ``[num_tokens, 2]`` (``[start, end)``) of the passage."""
+    """
+    ids ``[N]`` and character offsets ``[N, 2]`` (``[start, end)``) of the ``N`` passage tokens;
+    ``word_boundaries`` ``[N, 2]`` bool: whether each token may start (column 0) / end (column 1)
+    an answer, i.e. it begins / ends a word of the tokenizer's pre-tokenizer (a ``##``
+    continuation piece begins no word; a piece followed by one ends none).
+    """
 
     ids: np.ndarray
     offsets: np.ndarray
+    word_boundaries: np.ndarray
 
 
 @dataclasses.dataclass
@@ -142,7 +148,19 @@ class QuestionWindowEncoder:
         """Wordpieces of ``passage`` with exact ``[start, end)`` character offsets into it."""
         encoding = self._tokenizer.encode(passage, add_special_tokens=False)
         offsets = np.asarray(encoding.offsets, dtype=np.int64).reshape(-1, 2)
-        return TokenizedPassage(np.asarray(encoding.ids, dtype=np.int64), _absorb_combining_marks(passage, offsets))
+        return TokenizedPassage(np.asarray(encoding.ids, dtype=np.int64), _absorb_combining_marks(passage, offsets),
+                                self._word_boundaries(encoding.word_ids))
+
+    def _word_boundaries(self, word_ids: List[Optional[int]]) -> np.ndarray:
+        """``[N, 2]``: tokens that start / end a word (see :class:`TokenizedPassage`)."""
+        boundaries = np.ones((len(word_ids), 2), dtype=bool)
+        if self._tokenizer.pre_tokenizer is None or not word_ids:
+            return boundaries  # no notion of words: every token is one
+        words = np.asarray([-1 if word is None else word for word in word_ids], dtype=np.int64)
+        same_as_previous = words[1:] == words[:-1]
+        boundaries[1:, 0] = ~same_as_previous
+        boundaries[:-1, 1] = ~same_as_previous
+        return boundaries
 
     def tokenize_question(self, question: str) -> Tuple[List[int], bool]:
         """``(wordpiece ids cut to max_query_length, whether it was cut)``."""

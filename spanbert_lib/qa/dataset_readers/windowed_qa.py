@@ -11,6 +11,8 @@ Fields of an instance (``W`` windows, ``T`` positions in the longest window, ``N
 * ``max_context_mask`` : ``[W, T]`` bool, positions in their max-context window.
 * ``context_offsets`` : ``[N, 2]`` int64, character ``[start, end)`` of each passage token in the
   original passage string (padding -1).
+* ``context_word_boundaries`` : ``[N, 2]`` bool, whether each passage token may start / end an
+  answer (it begins / ends a word; see :class:`~spanbert_lib.qa.dataset_readers.encoding.TokenizedPassage`).
 * ``answer_span`` (when the gold answer is known) : ``[W, 2]`` int64, inclusive (start, end)
   positions of the answer in each window that contains all of it; 0 ([CLS]) in the other
   windows and for unanswerable questions; -1 (not trained on) for windows without the answer
@@ -129,6 +131,7 @@ class WindowedQAReader(DatasetReader):
             "context_token_index": TensorField(torch.from_numpy(windows.context_token_index), padding_value=-1),
             "max_context_mask": TensorField(torch.from_numpy(windows.max_context_mask), padding_value=False),
             "context_offsets": TensorField(torch.from_numpy(passage.offsets), padding_value=-1),
+            "context_word_boundaries": TensorField(torch.from_numpy(passage.word_boundaries), padding_value=False),
         }
         if example.answer_texts is not None:
             fields["answer_span"] = TensorField(torch.from_numpy(self._labels(example, passage, windows)),

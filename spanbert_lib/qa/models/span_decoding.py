@@ -1,8 +1,10 @@
 """
 Vectorised answer-span decoding over every window of each question (BERT/SpanBERT rules):
 a span is scored ``start_logit[start] + end_logit[end]`` within one window, with
-``start <= end``, ``end - start + 1 <= max_answer_length``, both ends in the passage part and
-(optionally) the start in its max-context window. The n best spans are the exact top-n of all
+``start <= end``, ``end - start + 1 <= max_answer_length``, both ends in the passage part,
+(optionally) the start in its max-context window and (optionally) the start at the first and the
+end at the last wordpiece of a word (:func:`window_word_boundaries`): all of it masks on the
+start / end logits. The n best spans are the exact top-n of all
 valid spans of all windows (not BERT's top-20-starts x top-20-ends approximation).
 The no-answer ("null") score is ``start_logit[0] + end_logit[0]`` ([CLS]), its minimum over the
 windows of the question (as BERT/Hugging Face do).
@@ -55,3 +57,19 @@ def null_scores(start_logits: torch.Tensor, end_logits: torch.Tensor, window_mas
     """``[batch]``: min over the real windows (``window_mask`` ``[batch, W]``) of start[..., 0] + end[..., 0]."""
     null = start_logits[..., 0] + end_logits[..., 0]
     return null.masked_fill(~window_mask, float("inf")).min(dim=1).values
+
+
+def window_word_boundaries(context_word_boundaries: torch.Tensor, context_token_index: torch.Tensor):
+    """
+    Per-position word boundaries of every window from the per-passage-token ones.
+
+    context_word_boundaries : ``[batch, N, 2]`` bool, whether passage token ``n`` starts / ends a word.
+    context_token_index : ``[batch, W, T]``, the passage token at each window position, -1 elsewhere.
+    Returns ``(word_starts, word_ends)``, each ``[batch, W, T]`` bool (False outside the passage).
+    """
+    batch, windows, length = context_token_index.shape
+    tokens = context_token_index.reshape(batch, windows * length).long()
+    in_passage = (tokens >= 0).view(batch, windows, length)
+    gathered = context_word_boundaries.bool().gather(1, tokens.clamp(min=0).unsqueeze(-1).expand(-1, -1, 2))
+    gathered = gathered.view(batch, windows, length, 2) & in_passage.unsqueeze(-1)
+    return gathered[..., 0], gathered[..., 1]

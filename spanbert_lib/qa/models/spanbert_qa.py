@@ -19,7 +19,12 @@ from allennlp.training.metrics import CategoricalAccuracy
 
 from spanbert_lib.qa.metrics import SquadV1Metrics, SquadV2Metrics
 from spanbert_lib.qa.models.packed_encoder import packed_bert_hidden, supports_packed_inference
-from spanbert_lib.qa.models.span_decoding import null_scores, span_candidate_scores, top_spans
+from spanbert_lib.qa.models.span_decoding import (
+    null_scores,
+    span_candidate_scores,
+    top_spans,
+    window_word_boundaries,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -43,6 +48,10 @@ class SpanBertQuestionAnswering(Model):
         (``squad_v2_metrics``) where the "no-answer probability" is that difference, so
         ``best_f1_thresh`` is the threshold to use.
     only_max_context_starts : a span may start only at a token in its max-context window (BERT).
+    answers_on_word_boundaries : an answer must start at the first wordpiece of a word and end at
+        the last one (the readers' ``context_word_boundaries``): "went to Zürich", never "nt to
+        Zürich" from a start on the continuation piece ``##n``. False: any passage wordpiece, as
+        BERT's ``run_squad.py``. Decoding only; the loss is unchanged.
     packed_inference : outside training, encode the real wordpieces of all windows without padding
         (``packed_encoder.py``; BERT-architecture encoders only, others ignore it). Same arithmetic;
         logits at padding positions are then 0.
@@ -53,7 +62,8 @@ class SpanBertQuestionAnswering(Model):
 
     def __init__(self, vocab: Vocabulary, transformer_model_name: str, max_answer_length: int = 30,
                  n_best_size: int = 20, null_score_threshold: Optional[float] = None,
-                 only_max_context_starts: bool = True, packed_inference: bool = True,
+                 only_max_context_starts: bool = True, answers_on_word_boundaries: bool = True,
+                 packed_inference: bool = True,
                  transformer_kwargs: Optional[Dict[str, Any]] = None,
                  initializer: Optional[InitializerApplicator] = None, **kwargs) -> None:
         super().__init__(vocab, **kwargs)
@@ -72,6 +82,7 @@ class SpanBertQuestionAnswering(Model):
         self.n_best_size = n_best_size
         self.null_score_threshold = null_score_threshold
         self.only_max_context_starts = only_max_context_starts
+        self.answers_on_word_boundaries = answers_on_word_boundaries
         self.packed_inference = packed_inference and supports_packed_inference(self._encoder)
         self._start_accuracy = CategoricalAccuracy()
         self._end_accuracy = CategoricalAccuracy()
@@ -82,11 +93,14 @@ class SpanBertQuestionAnswering(Model):
     def forward(self, input_ids: torch.Tensor, token_type_ids: torch.Tensor,  # type: ignore[override]
                 attention_mask: torch.Tensor, context_token_index: torch.Tensor, max_context_mask: torch.Tensor,
                 context_offsets: torch.Tensor, answer_span: Optional[torch.Tensor] = None,
-                metadata: Optional[List[Dict[str, Any]]] = None) -> Dict[str, Any]:
+                metadata: Optional[List[Dict[str, Any]]] = None,
+                context_word_boundaries: Optional[torch.Tensor] = None) -> Dict[str, Any]:
         """
         input_ids, token_type_ids, context_token_index : ``[batch, W, T]`` integer.
         attention_mask, max_context_mask : ``[batch, W, T]`` bool.
         context_offsets : ``[batch, N, 2]`` character [start, end) of each passage token.
+        context_word_boundaries : ``[batch, N, 2]`` bool, passage tokens that may start / end an
+            answer (used with ``answers_on_word_boundaries``; None: every token may).
         answer_span : ``[batch, W, 2]`` gold (start, end) per window, 0 = [CLS], -1 = not trained on.
 
         Returns ``span_start_logits`` / ``span_end_logits`` ``[batch, W, T]``, ``loss`` when
@@ -106,7 +120,7 @@ class SpanBertQuestionAnswering(Model):
             if metadata is None:
                 raise ValueError("spanbert_qa needs the readers' metadata (the passage text) to decode answers")
             output.update(self.decode(start_logits, end_logits, window_mask, passage_mask, max_context_mask,
-                                      context_token_index, context_offsets, metadata))
+                                      context_token_index, context_offsets, metadata, context_word_boundaries))
         return output
 
     def _window_logits(self, input_ids: torch.Tensor, token_type_ids: torch.Tensor, attention_mask: torch.Tensor,
@@ -155,7 +169,8 @@ class SpanBertQuestionAnswering(Model):
 
     def decode(self, start_logits: torch.Tensor, end_logits: torch.Tensor, window_mask: torch.Tensor,
                passage_mask: torch.Tensor, max_context_mask: torch.Tensor, context_token_index: torch.Tensor,
-               context_offsets: torch.Tensor, metadata: List[Dict[str, Any]]) -> Dict[str, Any]:
+               context_offsets: torch.Tensor, metadata: List[Dict[str, Any]],
+               context_word_boundaries: Optional[torch.Tensor] = None) -> Dict[str, Any]:
         """
         Per question: ``best_span_str`` (the answer; "" when abstaining), ``best_span`` ``[batch, 2]``
         character [start, end) of it in the passage ((-1, -1) for ""), ``best_span_scores`` (best
@@ -166,6 +181,10 @@ class SpanBertQuestionAnswering(Model):
         """
         valid_end = passage_mask & window_mask.unsqueeze(-1)
         valid_start = valid_end & max_context_mask.bool() if self.only_max_context_starts else valid_end
+        if self.answers_on_word_boundaries and context_word_boundaries is not None:
+            word_starts, word_ends = window_word_boundaries(context_word_boundaries, context_token_index)
+            valid_start = valid_start & word_starts
+            valid_end = valid_end & word_ends
         candidates = span_candidate_scores(start_logits.detach(), end_logits.detach(), valid_start, valid_end,
                                            self.max_answer_length)
         num_windows = int(window_mask.sum(1).max())
