@@ -9,6 +9,7 @@ from allennlp.models.model import Model
 from allennlp.modules import TextFieldEmbedder
 from allennlp.nn import InitializerApplicator
 from allennlp.nn.util import batched_index_select
+from allennlp.training.metrics import Metric
 
 from spanbert_lib.relation.metrics.tacred_f1 import TacredF1
 from spanbert_lib.relation.models.entity_marker_embedder import EntityMarkerAwareEmbedder
@@ -47,7 +48,10 @@ class SpanBertRelationClassifier(Model):
     cross-entropy over all labels, ``no_relation`` being an ordinary class.
 
     Metrics: TACRED micro precision / recall / F1 ignoring ``negative_label`` and accuracy
-    (:class:`~spanbert_lib.relation.metrics.tacred_f1.TacredF1`).
+    (:class:`~spanbert_lib.relation.metrics.tacred_f1.TacredF1`), plus the ``metrics`` given
+    (name -> ``Metric`` called with ``(logits, label)``, e.g. ``{"semeval": {"type":
+    "semeval2010_macro_f1"}}``): a metric returning a number is reported under its name, one
+    returning a dict under the dict's keys (``macro_f1``, ...).
     """
 
     def __init__(
@@ -59,6 +63,7 @@ class SpanBertRelationClassifier(Model):
         label_namespace: str = "labels",
         negative_label: str = NO_RELATION,
         initializer: InitializerApplicator = InitializerApplicator(),
+        metrics: Optional[Dict[str, Metric]] = None,
         **kwargs,
     ) -> None:
         super().__init__(vocab, **kwargs)
@@ -80,6 +85,7 @@ class SpanBertRelationClassifier(Model):
         self._dropout = torch.nn.Dropout(dropout)
         self._classifier = torch.nn.Linear(input_dim, num_labels)
         self._tacred = TacredF1(vocabulary=vocab, negative_label=negative_label, label_namespace=label_namespace)
+        self._metrics = dict(metrics or {})
         initializer(self)
 
     def forward(  # type: ignore[override]
@@ -107,12 +113,24 @@ class SpanBertRelationClassifier(Model):
             starts = torch.stack([subject_span[:, 0], object_span[:, 0]], dim=1)  # (batch_size, 2)
             pooled = batched_index_select(encoded, starts).flatten(1)  # (batch_size, 2 * hidden)
         logits = self._classifier(self._dropout(pooled))
+        if label is not None:
+            for metric in self._metrics.values():
+                metric(logits, label)
         return relation_outputs(logits, label, self._tacred)
 
     def make_output_human_readable(self, output_dict: Dict[str, torch.Tensor]) -> Dict[str, Any]:
         return add_relation_labels(self.vocab, output_dict, self._label_namespace)
 
     def get_metrics(self, reset: bool = False) -> Dict[str, float]:
-        return self._tacred.get_metric(reset)
+        results = self._tacred.get_metric(reset)
+        for name, metric in self._metrics.items():
+            value = metric.get_metric(reset)
+            values = value if isinstance(value, dict) else {name: value}
+            clashes = set(values) & set(results)
+            if clashes:
+                raise ConfigurationError(f"spanbert_relation_classifier: metric {name!r} reports "
+                                         f"{', '.join(sorted(clashes))}, which another metric reports too")
+            results.update(values)
+        return results
 
     default_predictor = "tacred"
