@@ -3,6 +3,10 @@
 tokenizer files) as a Hugging Face directory, loadable with
 ``transformers.AutoModel.from_pretrained(OUT_DIR)`` / ``AutoTokenizer.from_pretrained(OUT_DIR)``
 and usable as ``model_name`` of allennlp's ``pretrained_transformer`` components.
+
+A model with a span boundary objective head (``sbo_head``, the pre-training model) also gets
+that head written beside the encoder (``sbo_head.safetensors`` + ``sbo_head_config.json``), which
+the ``pretrained_span_boundary`` span extractor reads.
 """
 import argparse
 import logging
@@ -54,4 +58,16 @@ def export_encoder(archive_file: str, output_dir: str, weights_file: str = None)
         tokenizer.save_pretrained(str(output))
     else:
         logger.warning("%s: the model has no tokenizer attribute; only the encoder was written", archive_file)
+    _export_span_boundary_head(model, output, archive_file)
     return output
+
+
+def _export_span_boundary_head(model, output: Path, archive_file: str) -> None:
+    """Writes the model's pre-trained SBO head (``sbo_head``), if any, beside the encoder."""
+    from spanbert_lib.common.modules import SpanBoundaryHead, save_span_boundary_head
+
+    head = getattr(model, "sbo_head", None)
+    if isinstance(head, SpanBoundaryHead):
+        save_span_boundary_head(head, output)
+    else:
+        logger.info("%s: the model has no span boundary objective head; only the encoder was exported", archive_file)

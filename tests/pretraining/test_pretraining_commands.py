@@ -35,6 +35,19 @@ def test_export_round_trip_gives_identical_hidden_states(trained_archive, tmp_pa
     assert tokenizer.convert_ids_to_tokens(encoded["input_ids"][0])[1] == "Alice"
 
 
+def test_export_writes_the_span_boundary_head_beside_the_encoder(trained_archive, tmp_path):
+    from spanbert_lib.common.modules import load_span_boundary_head
+
+    output = export_encoder(str(trained_archive), str(tmp_path / "exported"))
+    assert (output / "sbo_head.safetensors").is_file()
+    assert json.loads((output / "sbo_head_config.json").read_text()) == {
+        "input_dim": 16, "position_embedding_dim": 8, "max_span_width": 32, "layer_norm_eps": 1e-12}
+    original = load_archive(str(trained_archive)).model.sbo_head.state_dict()
+    exported = load_span_boundary_head(output).state_dict()
+    assert original.keys() == exported.keys()
+    assert all(torch.equal(original[name], exported[name]) for name in original)
+
+
 def test_export_of_a_model_without_encoder_is_a_clear_error(tmp_path):
     from allennlp.common.checks import ConfigurationError
 
@@ -74,6 +87,7 @@ def test_cli_commands(trained_archive, tmp_path):
             "spans_start_at_word_start", "num_tokens"} <= set(statistics)
     run_allennlp(["export-encoder", str(trained_archive), str(tmp_path / "hf")])
     assert (tmp_path / "hf" / "config.json").exists() and (tmp_path / "hf" / "tokenizer.json").exists()
+    assert (tmp_path / "hf" / "sbo_head.safetensors").exists()
 
 
 @pytest.mark.slow

@@ -1,5 +1,10 @@
-"""Reusable torch modules: span-boundary heads and extractors, masked-LM heads."""
+"""Reusable torch modules: span-boundary heads and extractors (also the pre-trained SBO head), masked-LM heads."""
 from spanbert_lib.common.modules.masked_lm_head import MaskedLanguageModelHead, TiedVocabularyDecoder  # noqa: F401
+from spanbert_lib.common.modules.pretrained_span_boundary import (  # noqa: F401
+    PretrainedSpanBoundarySpanExtractor,
+    load_span_boundary_head,
+    save_span_boundary_head,
+)
 from spanbert_lib.common.modules.span_boundary import (  # noqa: F401
     ExternalBoundarySpanExtractor,
     SpanBoundaryHead,

@@ -4,19 +4,24 @@ Span-boundary building blocks (SpanBERT, Joshi et al. 2020, section 3.2).
 * :class:`SpanBoundaryHead` - the span boundary objective's predictor: a representation of
   each position inside a span computed only from the span's *external* boundary tokens
   x(s-1), x(e+1) and a relative position embedding.
-* :class:`ExternalBoundarySpanExtractor` - allennlp ``SpanExtractor`` ``"external_boundary"``
-  giving ``[x(s-1); x(e+1)]`` for arbitrary spans, the same vectors the head reads.
-* :class:`SpanBoundarySpanExtractor` - allennlp ``SpanExtractor`` ``"span_boundary"``: the
-  general form, ``boundaries="inside"`` for ``[x(s); x(e)]`` (span NER, LUKE), ``"outside"``
-  for ``[x(s-1); x(e+1)]`` or ``"both"`` for all four vectors.
+* :class:`SpanBoundarySpanExtractor` - allennlp ``SpanExtractor`` ``"span_boundary"``:
+  ``boundaries="inside"`` for ``[x(s); x(e)]`` (span NER, LUKE), ``"outside"`` for
+  ``[x(s-1); x(e+1)]`` (the vectors the head reads) or ``"both"`` for all four vectors.
+* :class:`ExternalBoundarySpanExtractor` - ``"external_boundary"``, a deprecated alias of
+  ``span_boundary`` with ``boundaries="outside"``.
 
-Both are meant to be reused in other models (span classification, coreference, NER).
+All are meant to be reused in other models (span classification, coreference, NER); the
+pre-trained head as a span extractor is
+:class:`~spanbert_lib.common.modules.pretrained_span_boundary.PretrainedSpanBoundarySpanExtractor`.
 """
+import logging
 from typing import Optional
 
 import torch
 from allennlp.common import Registrable
 from allennlp.modules.span_extractors import SpanExtractor
+
+logger = logging.getLogger(__name__)
 
 
 def gather_positions(sequence: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
@@ -104,11 +109,13 @@ class SpanBoundaryHead(torch.nn.Module, Registrable):
         boundaries = external_boundaries(spans, sequence.size(1))
         left = gather_positions(sequence, boundaries[..., 0])          # [B, S, H]
         right = gather_positions(sequence, boundaries[..., 1])
-        offsets = torch.arange(self.max_span_width, device=spans.device)  # [W]
         widths = (spans[..., 1] - spans[..., 0] + 1).clamp(1, self.max_span_width)  # [B, S]
+        # Only as many positions as the widest span of the batch has (W <= max_span_width).
+        num_positions = int(widths.max()) if widths.numel() else 1
+        offsets = torch.arange(num_positions, device=spans.device)       # [W]
         outputs = self.from_boundaries(
-            left.unsqueeze(2).expand(-1, -1, self.max_span_width, -1),
-            right.unsqueeze(2).expand(-1, -1, self.max_span_width, -1),
+            left.unsqueeze(2).expand(-1, -1, num_positions, -1),
+            right.unsqueeze(2).expand(-1, -1, num_positions, -1),
             offsets.expand(*spans.shape[:2], -1),
         )                                                                  # [B, S, W, H]
         inside = (offsets < widths.unsqueeze(-1)).unsqueeze(-1).to(outputs.dtype)
@@ -175,10 +182,16 @@ class SpanBoundarySpanExtractor(SpanExtractor):
 @SpanExtractor.register("external_boundary")
 class ExternalBoundarySpanExtractor(SpanBoundarySpanExtractor):
     """
-    Represents a span (s, e) by its external boundary tokens ``[x(s-1); x(e+1)]``, the
-    information SpanBERT's span boundary objective trains the encoder to put there
-    (``span_boundary`` with ``boundaries="outside"``). Output dim: 2 * input_dim.
+    Deprecated alias of ``{"type": "span_boundary", "boundaries": "outside"}``: a span (s, e) as
+    its external boundary tokens ``[x(s-1); x(e+1)]``. Output dim: 2 * input_dim. Kept so that
+    existing configs keep working; the first construction logs a deprecation warning.
     """
+
+    _deprecation_logged = False
 
     def __init__(self, input_dim: int) -> None:
         super().__init__(input_dim, boundaries="outside")
+        if not ExternalBoundarySpanExtractor._deprecation_logged:
+            ExternalBoundarySpanExtractor._deprecation_logged = True
+            logger.warning('span extractor "external_boundary" is deprecated; use '
+                           '{"type": "span_boundary", "boundaries": "outside"} (the same vectors)')
