@@ -93,7 +93,9 @@ class SpanNerReader(DatasetReader):
     Words are tokenised with the fast tokenizer of ``model_name`` (``is_split_into_words=True``,
     word ids give the word -> piece maps); a word that yields no piece at all is encoded as the
     unknown token (counted). A sentence longer than ``max_seq_length`` pieces alone is skipped
-    (counted and logged with its file and line); context is cut first, farthest words first.
+    (counted, its entities counted as never predicted, and logged with its file and line; the
+    ``span_ner`` predictor windows such sentences instead); context is cut first, farthest words
+    first.
     Counts are logged at the end of each read and kept in :attr:`last_read_stats`.
 
     # Parameters

@@ -1,6 +1,9 @@
 """The ``span_ner`` predictor: entities of a raw or pre-tokenised text."""
-from typing import Any, Dict, List, Sequence
+from dataclasses import dataclass
+from typing import Any, Dict, List, Sequence, Tuple
 
+import numpy as np
+import torch
 from allennlp.common.util import JsonDict, sanitize
 from allennlp.data import DatasetReader, Instance
 from allennlp.models import Model
@@ -12,6 +15,23 @@ from spanbert_lib.coref.predictors.text_views import (
     join_pretokenized,
     tokenize_text,
 )
+from spanbert_lib.ner.dataset_readers.span_candidates import enumerate_sentence_spans
+from spanbert_lib.ner.predictors.sentence_windows import Window, central_windows, overlapping_windows
+
+ScoredEntity = Tuple[int, int, str, float]
+
+
+@dataclass
+class SentencePlan:
+    """How one sentence goes through the model."""
+
+    index: int
+    first_word: int
+    """Of the sentence among all words of the text."""
+    num_words: int
+    windows: List[Window]
+    """``[start, end)`` words of the sentence, one instance each (one window unless it is too long)."""
+    notes: List[str]
 
 
 @Predictor.register("span_ner")
@@ -28,11 +48,20 @@ class SpanNerPredictor(Predictor):
     Each sentence is one instance; the neighbouring sentences are passed as context (the reader's
     ``context_window`` decides how much is used). Instances run in batches of ``batch_size``.
 
-    Output: ``text``, ``sentences``, ``words`` (all words of the text) and ``entities``, a list
+    A sentence with more wordpieces than an instance holds (``max_seq_length`` minus the special
+    tokens) is not refused, as the reader refuses it in a data file: it is predicted in
+    overlapping windows of whole words (:mod:`~spanbert_lib.ner.predictors.sentence_windows`);
+    each candidate span takes its label and score from the window where it is most central, and
+    the model's decoding then runs once over the whole sentence. A single word with more pieces
+    than that is given to the model as the unknown token.
+
+    Output: ``text``, ``sentences``, ``words`` (all words of the text), ``entities``, a list
     ordered by position of ``{"sentence", "start", "end"`` (inclusive offsets into ``words``),
     ``"char_start", "char_end"`` (``[start, end)`` into ``text``), ``"text", "label", "score"}``
-    (``score``: the probability of the predicted label of the span). Empty or whitespace-only text
-    gives no sentences and no entities.
+    (``score``: the probability of the predicted label of the span), ``windows`` (per sentence,
+    the number of windows it was predicted in: 1 unless it is too long) and ``notes`` (one line
+    per sentence windowed or word replaced, ``"sentence I: ..."``; empty normally). Empty or
+    whitespace-only text gives no sentences and no entities.
     """
 
     def __init__(self, model: Model, dataset_reader: DatasetReader, frozen: bool = True,
@@ -67,23 +96,51 @@ class SpanNerPredictor(Predictor):
             return int(getattr(self._dataset_reader, "max_seq_length", 512))
         return int(window)
 
-    def _sentence_instances(self, tokenized: TokenizedText, doc_id: str) -> List[Instance]:
+    def _plan(self, tokenized: TokenizedText) -> Tuple[List[str], List[SentencePlan]]:
+        """The words the model sees (a word longer than an instance becomes the unknown token) and
+        the windows of each sentence."""
+        reader = self._dataset_reader
         words = tokenized.words
-        context = self._context_words()
-        instances, start = [], 0
+        counts = reader.word_piece_counts(words)                                      # [W]
+        budget = reader.wordpiece_budget
+        too_long = np.flatnonzero(counts > budget)
+        model_words = list(words)
+        for index in too_long.tolist():
+            model_words[index] = reader.unknown_word
+        fitted_counts = np.where(counts > budget, 1, counts)
+        plans, start = [], 0
         for index, sentence in enumerate(tokenized.sentences):
             end = start + len(sentence)
-            instances.append(self._dataset_reader.text_to_instance(  # type: ignore[call-arg]
-                sentence,
-                left_context=words[max(0, start - context):start] if context else None,
-                right_context=words[end:end + context] if context else None,
-                doc_id=doc_id, sentence_index=index))
+            notes = [f"word {word - start} ({words[word][:30]!r}) has {int(counts[word])} wordpieces, more than "
+                     f"an instance holds ({budget}): the model saw it as {reader.unknown_word}"
+                     for word in too_long[(too_long >= start) & (too_long < end)].tolist()]
+            windows = overlapping_windows(fitted_counts[start:end], budget, reader.max_span_width)
+            if len(windows) > 1:
+                notes.append(f"{int(counts[start:end].sum())} wordpieces, more than an instance holds ({budget} "
+                             f"with max_seq_length {reader.max_seq_length}): predicted in {len(windows)} "
+                             "overlapping windows")
+            plans.append(SentencePlan(index, start, len(sentence), windows, notes))
             start = end
-        return instances
+        return model_words, plans
+
+    def _sentence_instances(self, tokenized: TokenizedText, doc_id: str) -> Tuple[List[SentencePlan], List[Instance]]:
+        """The plan of each sentence and the instances of all windows, sentence by sentence."""
+        model_words, plans = self._plan(tokenized)
+        context = self._context_words()
+        instances = []
+        for plan in plans:
+            for window_start, window_end in plan.windows:
+                first, last = plan.first_word + window_start, plan.first_word + window_end
+                instances.append(self._dataset_reader.text_to_instance(  # type: ignore[call-arg]
+                    model_words[first:last],
+                    left_context=model_words[max(0, first - context):first] if context else None,
+                    right_context=model_words[last:last + context] if context else None,
+                    doc_id=doc_id, sentence_index=plan.index))
+        return plans, instances
 
     def _json_to_instance(self, json_dict: JsonDict) -> Instance:
-        """The first sentence's instance (``predict_json`` runs every sentence)."""
-        instances = self._sentence_instances(self._tokenized(json_dict), str(json_dict.get("doc_id", "")))
+        """The first instance of the first sentence (``predict_json`` runs all of them)."""
+        _, instances = self._sentence_instances(self._tokenized(json_dict), str(json_dict.get("doc_id", "")))
         if not instances:
             raise ValueError("span_ner predictor: the input has no words")
         return instances[0]
@@ -93,36 +150,68 @@ class SpanNerPredictor(Predictor):
 
     def predict_batch_json(self, inputs: List[JsonDict]) -> List[JsonDict]:
         tokenized = [self._tokenized(json_dict) for json_dict in inputs]
+        plans: List[List[SentencePlan]] = []
         instances: List[Instance] = []
-        owners: List[int] = []
-        for index, (item, json_dict) in enumerate(zip(tokenized, inputs)):
-            sentence_instances = self._sentence_instances(item, str(json_dict.get("doc_id", "")))
-            instances.extend(sentence_instances)
-            owners.extend([index] * len(sentence_instances))
+        for item, json_dict in zip(tokenized, inputs):
+            item_plans, item_instances = self._sentence_instances(item, str(json_dict.get("doc_id", "")))
+            plans.append(item_plans)
+            instances.extend(item_instances)
         for instance in instances:
             self._dataset_reader.apply_token_indexers(instance)
         outputs: List[Dict[str, Any]] = []
         for first in range(0, len(instances), self.batch_size):
             outputs.extend(self._model.forward_on_instances(instances[first:first + self.batch_size]))
-        per_input: List[List[Dict[str, Any]]] = [[] for _ in inputs]
-        for owner, output in zip(owners, outputs):
-            per_input[owner].append(output)
-        return [self._result(item, sentence_outputs) for item, sentence_outputs in zip(tokenized, per_input)]
+        results, position = [], 0
+        for item, item_plans in zip(tokenized, plans):
+            sentence_entities = []
+            for plan in item_plans:
+                window_outputs = outputs[position:position + len(plan.windows)]
+                position += len(plan.windows)
+                sentence_entities.append(self._sentence_entities(plan, item.sentences[plan.index], window_outputs))
+            results.append(self._result(item, item_plans, sentence_entities))
+        return results
+
+    def _sentence_entities(self, plan: SentencePlan, words: List[str],
+                           window_outputs: Sequence[Dict[str, Any]]) -> List[ScoredEntity]:
+        """``(start, end, label, score)`` of a sentence (word offsets in it) from its windows' outputs."""
+        if len(window_outputs) == 1:
+            output = window_outputs[0]
+            return [(int(start), int(end), label, float(score))
+                    for (start, end, label), score in zip(output["entities"], output["entity_scores"])]
+        # every candidate span of the sentence takes its label and score from its most central window,
+        # then the model's decoding runs once over the whole sentence
+        width = self._dataset_reader.max_span_width
+        spans = enumerate_sentence_spans(plan.num_words, width).spans                  # [S, 2]
+        owner = central_windows(spans, np.asarray(plan.windows), plan.num_words)         # [S]
+        labels = np.zeros(len(spans), dtype=np.int64)
+        scores = np.zeros(len(spans), dtype=np.float64)
+        for window, ((window_start, window_end), output) in enumerate(zip(plan.windows, window_outputs)):
+            owned = np.flatnonzero(owner == window)
+            rows = enumerate_sentence_spans(window_end - window_start, width).rows(
+                spans[owned, 0] - window_start, spans[owned, 1] - window_start)
+            labels[owned] = np.asarray(output["predicted_labels"])[rows]
+            scores[owned] = np.asarray(output["predicted_scores"])[rows]
+        covered = owner >= 0
+        entities, entity_scores = self._model.decode(  # type: ignore[attr-defined]
+            [{"word_spans": spans[covered].tolist(), "words": words}],
+            torch.from_numpy(labels[covered]).unsqueeze(0), torch.from_numpy(scores[covered]).unsqueeze(0))
+        return [(int(start), int(end), label, float(score))
+                for (start, end, label), score in zip(entities[0], entity_scores[0])]
 
     @staticmethod
-    def _result(tokenized: TokenizedText, sentence_outputs: Sequence[Dict[str, Any]]) -> JsonDict:
+    def _result(tokenized: TokenizedText, plans: Sequence[SentencePlan],
+                sentence_entities: Sequence[List[ScoredEntity]]) -> JsonDict:
         entities = []
-        sentence_start = 0
-        for index, (sentence, output) in enumerate(zip(tokenized.sentences, sentence_outputs)):
-            for (start, end, label), score in zip(output["entities"], output["entity_scores"]):
-                first, last = sentence_start + int(start), sentence_start + int(end)
+        for plan, found in zip(plans, sentence_entities):
+            for start, end, label, score in found:
+                first, last = plan.first_word + start, plan.first_word + end
                 char_start, char_end = tokenized.offsets[first][0], tokenized.offsets[last][1]
-                entities.append({"sentence": index, "start": first, "end": last, "char_start": char_start,
+                entities.append({"sentence": plan.index, "start": first, "end": last, "char_start": char_start,
                                  "char_end": char_end, "text": tokenized.text[char_start:char_end],
-                                 "label": label, "score": float(score)})
-            sentence_start += len(sentence)
+                                 "label": label, "score": score})
         return sanitize({"text": tokenized.text, "sentences": tokenized.sentences, "words": tokenized.words,
-                         "entities": entities})
+                         "entities": entities, "windows": [len(plan.windows) for plan in plans],
+                         "notes": [f"sentence {plan.index}: {note}" for plan in plans for note in plan.notes]})
 
     def dump_line(self, outputs: JsonDict) -> str:  # noqa: D102 - one JSON object per line
         import json
