@@ -2,6 +2,7 @@
 The span_ner_conll reader on the project's CoNLL-2003 fixture (tiny BERT; every wordpiece and span
 written out by hand from its vocabulary).
 """
+import logging
 from pathlib import Path
 
 import pytest
@@ -115,6 +116,16 @@ def test_context_is_cut_before_the_sentence_and_too_long_sentences_are_skipped_a
     with pytest.raises(ValueError, match="more than max_seq_length 12"):
         SpanNerConllReader(TINY_BERT, max_seq_length=12).text_to_instance(["Peter", "Grace", "gave", "Emma", "Frank",
                                                                            "a", "book", "."])
+
+
+def test_skipped_sentences_are_reported_with_file_and_line(caplog):
+    with caplog.at_level(logging.WARNING, logger="spanbert_lib.ner.dataset_readers.span_ner_reader"):
+        read(max_seq_length=12)
+    messages = [record.getMessage() for record in caplog.records]
+    skipped = [message for message in messages if "skipped: the sentence's" in message]
+    assert len(skipped) == 4 and all(message.startswith(f"{IOB1}:") for message in skipped)
+    assert any("8 gold entities can never be predicted" in message and "in 4 sentences skipped as too long" in message
+               for message in messages)
 
 
 def test_fill_context_uses_the_whole_budget_evenly():
