@@ -149,6 +149,17 @@ class SpanBertPretrainingModel(Model):
             generator.manual_seed(self.masking_seed)
         return generator
 
+    def random_state_dict(self) -> Dict[str, torch.Tensor]:
+        """The masking generators' states (saved in checkpoints, so that a resumed run masks as the original)."""
+        return {key: generator.get_state() for key, generator in self._generators.items()}
+
+    def load_random_state_dict(self, state: Dict[str, torch.Tensor]) -> None:
+        for key, generator_state in state.items():
+            if key not in self._generators:
+                device = key.rsplit(":", 1)[0]  # keys are "{device}:{train|eval}"
+                self._generators[key] = torch.Generator(device=device)
+            self._generators[key].set_state(generator_state)
+
     def forward(  # type: ignore
         self,
         input_ids: torch.Tensor,
