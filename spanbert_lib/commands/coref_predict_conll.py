@@ -3,14 +3,26 @@
 predictions as a CoNLL-2012 file - the same documents, parts, words and columns as the input
 with the coreference column replaced - ready for ``allennlp coref-score INPUT OUTPUT``.
 See :mod:`spanbert_lib.coref.predictors.conll_predictions`.
+
+A non-coreference archive, an unreadable input or an input without words is refused with one
+``error: PATH[:LINE]: ...`` line and exit status 1 (the traceback with ``SPANBERT_LIB_DEBUG=1``).
 """
 import argparse
 import json
 import logging
+import os
+import sys
 
 from allennlp.commands.subcommand import Subcommand
 
+from spanbert_lib.commands.common_arguments import (
+    add_include_package_argument,
+    import_included_packages,
+)
+from spanbert_lib.common.errors import UserInputError
+
 SCORE_KEYS = ("muc_f1", "bcub_f1", "ceafe_f1", "conll_f1")
+DEBUG_ENVIRONMENT_VARIABLE = "SPANBERT_LIB_DEBUG"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -28,13 +40,20 @@ def predict_conll_from_args(args: argparse.Namespace) -> None:
     import spanbert_lib.plugin  # noqa: F401  (registers the components the archive names)
     from spanbert_lib.coref.predictors.conll_predictions import predict_conll_file
 
-    metrics = predict_conll_file(args.archive_file, args.input_path, args.output_file,
-                                 args.cuda_device, args.batch_size, args.overrides)
+    try:
+        metrics = predict_conll_file(args.archive_file, args.input_path, args.output_file,
+                                     args.cuda_device, args.batch_size, args.overrides)
+    except (UserInputError, FileNotFoundError) as error:
+        if os.environ.get(DEBUG_ENVIRONMENT_VARIABLE):
+            raise
+        print(f"error: {error}", file=sys.stderr)
+        raise SystemExit(1)
     print(json.dumps({key: metrics[key] for key in SCORE_KEYS if key in metrics}))
 
 
 @Subcommand.register("coref-predict-conll")
 class CorefPredictConll(Subcommand):
+    # requires_plugins stays True: allennlp adds --include-package and imports the packages
     def add_subparser(self, parser: argparse._SubParsersAction) -> argparse.ArgumentParser:
         description = ("Predict coreference for CoNLL-2012 documents with a trained model and write "
                        "them as a CoNLL file (input documents and columns, predicted clusters); prints "
@@ -46,7 +65,11 @@ class CorefPredictConll(Subcommand):
 
 
 def main(argv=None) -> int:
-    parser = add_arguments(argparse.ArgumentParser(description=__doc__.split("\n\n")[0]))
+    """``python -m spanbert_lib.coref.predictors.conll_predictions`` (same arguments)."""
+    parser = add_include_package_argument(
+        add_arguments(argparse.ArgumentParser(description=__doc__.split("\n\n")[0])))
     logging.basicConfig(level=logging.INFO)
-    predict_conll_from_args(parser.parse_args(argv))
+    args = parser.parse_args(argv)
+    import_included_packages(args)
+    predict_conll_from_args(args)
     return 0

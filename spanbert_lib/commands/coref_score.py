@@ -3,26 +3,36 @@
 against a key file with the metrics of the reference scorer v8.01 (MUC, B-cubed, CEAFm, CEAFe,
 BLANC; CoNLL F1 = mean of MUC, B-cubed and CEAFe F1).
 
-Documents are matched by ``(doc key, part)`` as written after ``#begin document``; a key
-document missing from the response is scored as an empty response (reported on stderr),
-response documents absent from the key are ignored. Matched documents must have the same words.
+Both files are read as the reference reads them (see :mod:`spanbert_lib.coref.conll_format`):
+any whitespace between columns, any number of columns from two up, only the last column is
+coreference. Documents are matched by ``(doc key, part)`` as written after
+``#begin document``; within a matched document key and response tokens are aligned by
+position, so their words may differ (``--check-words`` compares them). A key document missing
+from the response is scored as an empty response and response documents absent from the key
+are ignored (both reported on stderr), as the reference does.
+
+Refused with one ``error: FILE:LINE: ...`` line and exit status 1: files the reader refuses, a
+key without documents, a response sharing no document with the key, a matched document with a
+different number of tokens, a document twice in one file, and a response repeating more than 10
+key mentions (the reference refuses those too).
 """
 import argparse
 import json
+import os
 import sys
 from typing import Dict, List, Optional, TextIO, Tuple
 
 from allennlp.commands.subcommand import Subcommand
 
-from spanbert_lib.coref.conll_format import (
-    DEFAULT_MIN_COLUMNS,
-    ConllDocument,
-    read_conll_documents,
-)
+from spanbert_lib.commands.common_arguments import add_include_package_argument
+from spanbert_lib.common.errors import EmptyInputError, UserInputError
+from spanbert_lib.coref.conll_format import MIN_COLUMNS, ConllDocument, read_conll_documents
+
+DEBUG_ENVIRONMENT_VARIABLE = "SPANBERT_LIB_DEBUG"
 
 
-class CorefScoreError(ValueError):
-    pass
+class CorefScoreError(UserInputError):
+    """Key and response files that cannot be scored against each other."""
 
 
 @Subcommand.register("coref-score")
@@ -41,47 +51,95 @@ class CorefScore(Subcommand):
         subparser.add_argument("--json", action="store_true",
                                help="print one JSON object with recall/precision/f1 fractions "
                                     "per metric and conll_f1")
-        subparser.add_argument("--min-columns", type=int, default=DEFAULT_MIN_COLUMNS,
-                               help="fewest columns a token line may have (the word is column "
-                                    "4, coreference the last)")
+        subparser.add_argument("--min-columns", type=int, default=MIN_COLUMNS,
+                               help="fewest columns a token line may have (default 2: document "
+                                    "id and coreference, the last column)")
+        subparser.add_argument("--check-words", action="store_true",
+                               help="also refuse matched documents whose words (column 4) "
+                                    "differ; the reference aligns tokens by position only")
+        add_include_package_argument(subparser)
         subparser.set_defaults(func=coref_score_from_args)
         return subparser
 
 
-def _index(documents: List[ConllDocument], which: str) -> Dict[Tuple[str, str], ConllDocument]:
+def _index(documents: List[ConllDocument], path: str) -> Dict[Tuple[str, str], ConllDocument]:
     by_id: Dict[Tuple[str, str], ConllDocument] = {}
     for document in documents:
-        if document.document_id in by_id:
-            raise CorefScoreError(f"{which} file has {document.describe()} twice (first at line "
-                                  f"{by_id[document.document_id].begin_line_number})")
+        first = by_id.get(document.document_id)
+        if first is not None:
+            raise CorefScoreError(f"document {document.doc_key!r} part {document.part!r} "
+                                  f"appears twice (first on line {first.begin_line_number})",
+                                  path=path, line=document.begin_line_number)
         by_id[document.document_id] = document
     return by_id
 
 
-def _check_same_words(key: ConllDocument, response: ConllDocument) -> None:
-    key_words, response_words = key.words, response.words
-    if len(key_words) != len(response_words):
-        raise CorefScoreError(f"{key.describe()}: the key has {len(key_words)} words but the "
-                              f"response ({response.source_path}:{response.begin_line_number}) "
-                              f"has {len(response_words)}")
-    for index, (key_word, response_word) in enumerate(zip(key_words, response_words)):
+def _check_alignment(key: ConllDocument, response: ConllDocument, check_words: bool) -> None:
+    if key.num_words != response.num_words:
+        raise CorefScoreError(f"document {key.doc_key!r} part {key.part!r} has "
+                              f"{response.num_words} tokens but {key.num_words} in the key "
+                              f"({key.source_path}:{key.begin_line_number}); key and response "
+                              f"tokens are aligned by position",
+                              path=response.source_path, line=response.begin_line_number)
+    if not check_words:
+        return
+    if not (key.has_words and response.has_words):
+        which = "key" if not key.has_words else "response"
+        raise CorefScoreError(f"--check-words: the {which} has token lines without a word "
+                              f"column (fewer than 5 columns) in document {key.doc_key!r}",
+                              path=(key if which == "key" else response).source_path,
+                              line=(key if which == "key" else response).begin_line_number)
+    for index, (key_word, response_word) in enumerate(zip(key.words, response.words)):
         if key_word != response_word:
-            raise CorefScoreError(f"{key.describe()}: word {index} differs: key {key_word!r}, "
-                                  f"response {response_word!r} ({response.source_path})")
+            raise CorefScoreError(f"token {index} of document {key.doc_key!r} part "
+                                  f"{key.part!r} is {response_word!r} but {key_word!r} in the key "
+                                  f"({key.source_path}:{key.token_line_numbers[index]})",
+                                  path=response.source_path,
+                                  line=response.token_line_numbers[index])
+
+
+def _describe_ids(ids: List[Tuple[str, str]]) -> str:
+    shown = ", ".join(f"({key}) part {part!r}" for key, part in ids[:3])
+    return shown + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
 
 
 def score_conll_files(key_file: str, response_file: str, log: Optional[TextIO] = None,
-                      min_columns: int = DEFAULT_MIN_COLUMNS):
+                      min_columns: int = MIN_COLUMNS, check_words: bool = False):
     """
     Reads and scores the two files; returns the ``CorefScoreAccumulator`` (``.scores()``,
     ``.counts``). Notes about missing/extra documents go to ``log`` (default stderr).
-    Raises ConllFormatError, CorefScoreError or TooManyRepeatedMentions (all ValueErrors).
+
+    # Parameters
+
+    key_file : `str`
+        The gold CoNLL file.
+    response_file : `str`
+        The system's CoNLL file.
+    log : `TextIO`, optional (default = stderr)
+        Where notes about documents missing from either file go.
+    min_columns : `int`, optional (default = `2`)
+        Fewest columns a token line may have.
+    check_words : `bool`, optional (default = `False`)
+        Refuse matched documents whose words differ.
+
+    Raises :class:`~spanbert_lib.common.errors.UserInputError` (``ConllFormatError``,
+    ``CorefScoreError``, ``EmptyInputError``, ``InvalidEncodingError``) or
+    ``TooManyRepeatedMentions`` (a ``ValueError``).
     """
     from spanbert_lib.coref.metrics.scorer import MAX_REPEATED_MENTIONS, CorefScoreAccumulator
 
     log = sys.stderr if log is None else log
-    keys = _index(read_conll_documents(key_file, min_columns), "key")
-    responses = _index(read_conll_documents(response_file, min_columns), "response")
+    keys = _index(read_conll_documents(key_file, min_columns), key_file)
+    if not keys:
+        raise EmptyInputError("the key file holds no document (no '#begin document' line); "
+                              "nothing to score", path=key_file)
+    responses = _index(read_conll_documents(response_file, min_columns), response_file)
+    if not responses.keys() & keys.keys():
+        found = (f"its documents are {_describe_ids(list(responses))}" if responses
+                 else "it holds no document (no '#begin document' line)")
+        raise CorefScoreError(f"the response shares no document with the key ({len(keys)} "
+                              f"documents, e.g. {_describe_ids(list(keys)[:1])}): {found}",
+                              path=response_file)
     accumulator = CorefScoreAccumulator(max_repeated_mentions=MAX_REPEATED_MENTIONS)
     for document_id, key in keys.items():
         response = responses.get(document_id)
@@ -90,7 +148,7 @@ def score_conll_files(key_file: str, response_file: str, log: Optional[TextIO] =
                   f"{response_file}; scored as an empty response", file=log)
             accumulator.add_document(key.clusters, [])
             continue
-        _check_same_words(key, response)
+        _check_alignment(key, response, check_words)
         accumulator.add_document(key.clusters, response.clusters)
     extra = [document_id for document_id in responses if document_id not in keys]
     if extra:
@@ -143,13 +201,28 @@ def format_report(accumulator) -> str:
     return "\n".join(lines)
 
 
+def _error_line(error: Exception) -> str:
+    if isinstance(error, OSError) and error.filename is not None:
+        return f"{error.filename}: {error.strerror or error}"
+    return str(error)
+
+
 def coref_score_from_args(args: argparse.Namespace) -> None:
+    from spanbert_lib.coref.metrics.scorer import TooManyRepeatedMentions
+
     try:
         accumulator = score_conll_files(args.key_file, args.response_file,
-                                        min_columns=getattr(args, "min_columns",
-                                                            DEFAULT_MIN_COLUMNS))
-    except (ValueError, OSError) as error:  # ConllFormatError, CorefScoreError, too many repeats
-        print(f"coref-score: error: {error}", file=sys.stderr)
+                                        min_columns=getattr(args, "min_columns", MIN_COLUMNS),
+                                        check_words=getattr(args, "check_words", False))
+    except TooManyRepeatedMentions as error:
+        if os.environ.get(DEBUG_ENVIRONMENT_VARIABLE):
+            raise
+        print(f"error: {args.response_file}: {error}", file=sys.stderr)
+        raise SystemExit(1)
+    except (UserInputError, OSError) as error:
+        if os.environ.get(DEBUG_ENVIRONMENT_VARIABLE):
+            raise
+        print(f"error: {_error_line(error)}", file=sys.stderr)
         raise SystemExit(1)
     if args.json:
         print(json.dumps(accumulator.scores()))

@@ -1,28 +1,46 @@
 """
-Reading and writing CoNLL-2012 ``*_conll`` coreference files (OntoNotes, LitBank).
+Reading and writing CoNLL-2012 ``*_conll`` coreference files (OntoNotes, LitBank, and the files
+of the reference scorer's test suite), accepting every file the reference scorer (v8.01)
+accepts.
 
-A file holds documents delimited by ``#begin document (KEY); part NNN`` and
-``#end document``; sentences are separated by blank lines; each token line has
-whitespace-separated columns (tab-separated in LitBank, whose last column may be empty):
+A file holds documents delimited by ``#begin document (KEY); part NNN`` (the part is optional)
+and ``#end document``; sentences are separated by blank (or whitespace-only) lines. A token line
+is split on any run of whitespace (tabs, spaces, trailing whitespace all allowed); OntoNotes
+lines have these columns:
 
     0 doc key | 1 part | 2 word index | 3 word | 4 POS | 5 parse | 6 lemma | 7 frame |
     8 sense | 9 speaker | 10 named entity | 11.. predicate arguments | LAST coreference
 
-The coreference column holds ``-``/``_``/empty (no mention) or ``|``-joined parts
-``(12`` (a mention of cluster 12 starts), ``12)`` (one ends) and ``(12)`` (a one-word mention).
-Mentions are read exactly as the reference scorer (v8.01) reads them: per cell, one-word
-mentions first, then openings, then closings, a closing ending the most recently opened
-mention of its cluster.
+but any line of at least two columns is read: only the LAST column is coreference, the word is
+column 4 when a line has at least five columns (files with fewer, such as keys holding only the
+document id and the coreference column, have no words), the speaker column 10 when present
+before the last. The number of columns may differ from line to line.
 
-The number of predicate-argument columns differs between OntoNotes sentences, so the column
-count is checked to be the same on every line of a sentence (and at least ``min_columns``).
+The coreference column holds ``-``/``_`` (no mention) or parts ``(12`` (a mention of cluster 12
+starts), ``12)`` (one ends) and ``(12)`` (a one-word mention), joined by ``|`` or written one
+after another (``(1(2``, ``1)2)``, ``(2)(3``). Mentions are read exactly as the reference reads
+them: per cell, one-word mentions first, then openings, then closings (each found and removed
+left to right), a closing ending the most recently opened mention of its cluster; ``(N+M)``
+(a split antecedent) is ignored.
+
+Other text in the last column (``*`` when a file leaves the coreference column empty, a tag of
+another column) is read as no mention, as the reference reads it, with one warning per file.
+Like the reference, the reader refuses a closing bracket without an opening one and a mention
+still open at ``#end document``; it also refuses what the reference would silently misread: a
+token line outside a document, a ``#`` line inside one and a file that ends inside a document.
 """
 import io
+import logging
 import os
 import re
 from dataclasses import dataclass, field
-from typing import (Dict, IO, Iterable, Iterator, List, Mapping, Optional, Sequence, TextIO,
-                    Tuple, Union)
+from typing import (Dict, IO, Iterable, Iterator, List, Mapping, NamedTuple, Optional, Sequence,
+                    TextIO, Tuple, Union)
+
+from spanbert_lib.common.errors import UserInputError
+from spanbert_lib.common.text_files import read_lines
+
+logger = logging.getLogger(__name__)
 
 Span = Tuple[int, int]
 Clusters = List[List[Span]]
@@ -30,26 +48,31 @@ DocumentId = Tuple[str, str]
 
 WORD_COLUMN = 3
 SPEAKER_COLUMN = 9
-DEFAULT_MIN_COLUMNS = 12
+MIN_COLUMNS = 2
+"""The fewest columns the reference scorer reads: a document id and the coreference column."""
+MIN_COLUMNS_WITH_WORDS = WORD_COLUMN + 2
+"""The fewest columns of a line that has a word (column 4) before the coreference column."""
 EMPTY_COREF_CELLS = frozenset({"", "-", "_"})
 
 _BEGIN_RE = re.compile(r"^#\s*begin document\s*(.*?)\s*$")
 _END_RE = re.compile(r"^#\s*end document\b")
 _NAME_WITH_PART_RE = re.compile(r"^\((.*)\);\s*part\s+(\S+)$")
 _NAME_IN_PARENS_RE = re.compile(r"^\((.*)\);?$")
-_SINGLE_RE = re.compile(r"^\((\d+)\)$")
-_OPEN_RE = re.compile(r"^\((\d+)$")
-_CLOSE_RE = re.compile(r"^(\d+)\)$")
+# the reference's patterns, applied in this order, each match removed before the next search
+_SPLIT_ANTECEDENT_RE = re.compile(r"\((\d+\+\d)\)")
+_SINGLE_RE = re.compile(r"\((\d+)\)")
+_OPEN_RE = re.compile(r"\((\d+)")
+_CLOSE_RE = re.compile(r"(\d+)\)")
 
 
-class ConllFormatError(ValueError):
-    """A malformed CoNLL file; the message starts with ``FILE, line N:``."""
+class ConllFormatError(UserInputError):
+    """A CoNLL file the scorer cannot read; the message reads ``FILE:LINE: problem``."""
 
     def __init__(self, source: str, line_number: int, problem: str) -> None:
         self.source = source
         self.line_number = line_number
         self.problem = problem
-        super().__init__(f"{source}, line {line_number}: {problem}")
+        super().__init__(problem, path=source, line=line_number)
 
     def __reduce__(self):  # picklable (e.g. raised in a data loader worker process)
         return type(self), (self.source, self.line_number, self.problem)
@@ -69,6 +92,7 @@ class ConllDocument:
     doc_key: str
     part: str
     sentences: List[List[str]]
+    """Words per sentence; ``""`` for token lines without a word column (see ``has_words``)."""
     speakers: List[List[str]]
     genre: Optional[str]
     clusters: Clusters
@@ -81,6 +105,10 @@ class ConllDocument:
     """The cluster ids used in the file, parallel to ``clusters``."""
     raw_lines: List[List[str]] = field(default_factory=list, repr=False)
     """The token lines per sentence (without line ends), so a writer can keep every column."""
+    token_line_numbers: List[int] = field(default_factory=list, repr=False)
+    """1-based line number of every token, in document order."""
+    has_words: bool = True
+    """False when some token line has fewer than ``MIN_COLUMNS_WITH_WORDS`` columns."""
 
     @property
     def document_id(self) -> DocumentId:
@@ -101,7 +129,7 @@ class ConllDocument:
         return f"#begin document ({self.doc_key}); part {self.part}"
 
     def describe(self) -> str:
-        """``KEY part PART (FILE:LINE)`` for error messages."""
+        """``document KEY part PART (FILE:LINE)`` for error messages."""
         where = f" ({self.source_path}:{self.begin_line_number})" if self.source_path else ""
         return f"document {self.doc_key!r} part {self.part!r}{where}"
 
@@ -125,19 +153,74 @@ def parse_document_name(name: str) -> DocumentId:
 
 
 def split_columns(line: str) -> List[str]:
-    """Tab-separated lines keep empty fields (LitBank's empty coreference column);
-    other lines are split on runs of whitespace."""
-    if "\t" in line:
-        return [column.strip() for column in line.split("\t")]
+    """The columns of a token line: split on any run of whitespace, as the reference scorer's
+    coreference column is the last non-empty field (a trailing tab or space adds no column)."""
     return line.split()
+
+
+def _take_all(pattern: "re.Pattern", text: str) -> Tuple[List[str], str]:
+    """Removes the leftmost match of ``pattern`` from ``text`` until none is left (text joined
+    around a removed match is searched again, as the reference's ``while (s/...//)`` does);
+    returns the captured groups in order and what remains."""
+    found = []
+    match = pattern.search(text)
+    while match:
+        found.append(match.group(1))
+        text = text[:match.start()] + text[match.end():]
+        match = pattern.search(text)
+    return found, text
+
+
+class CoreferenceCell(NamedTuple):
+    """What a coreference cell holds, each list in the order the reference scorer finds it."""
+
+    singles: List[str]
+    """Cluster ids of one-word mentions."""
+    opens: List[str]
+    """Cluster ids of mentions starting here."""
+    closes: List[str]
+    """Cluster ids of mentions ending here."""
+    ignored: str
+    """Other text (besides ``|`` separators), which the reference scorer ignores."""
+
+
+def parse_coreference_cell(cell: str) -> CoreferenceCell:
+    """
+    The mentions of a coreference cell, found as the reference scorer finds them:
+    ``"(1(2"`` -> opens ``["1", "2"]``, ``"(2)(3"`` -> singles ``["2"]``, opens ``["3"]``,
+    ``"1)|(4)"`` -> singles ``["4"]``, closes ``["1"]``; ``-``, ``_`` and ``""`` hold nothing.
+    Text that is none of ``(N``, ``N)``, ``(N)``, ``(N+M)`` is returned in ``ignored``.
+    """
+    if cell in EMPTY_COREF_CELLS:
+        return CoreferenceCell([], [], [], "")
+    _, rest = _take_all(_SPLIT_ANTECEDENT_RE, cell)
+    singles, rest = _take_all(_SINGLE_RE, rest)
+    opens, rest = _take_all(_OPEN_RE, rest)
+    closes, rest = _take_all(_CLOSE_RE, rest)
+    return CoreferenceCell(singles, opens, closes, rest.replace("|", ""))
+
+
+@dataclass
+class _IgnoredText:
+    """Coreference cells of one file with text the reference ignores (logged once per file)."""
+
+    cells: int = 0
+    first_line: int = 0
+    first_cell: str = ""
+
+    def add(self, line_number: int, cell: str) -> None:
+        if not self.cells:
+            self.first_line, self.first_cell = line_number, cell
+        self.cells += 1
 
 
 class _DocumentBuilder:
     """Accumulates one document's lines; raises ConllFormatError on malformed content."""
 
     def __init__(self, source: str, line_number: int, header: str, name: str,
-                 min_columns: int) -> None:
+                 min_columns: int, ignored_text: _IgnoredText) -> None:
         self.source = source
+        self.ignored_text = ignored_text
         self.begin_line_number = line_number
         self.header = header
         self.doc_key, self.part = parse_document_name(name)
@@ -145,11 +228,11 @@ class _DocumentBuilder:
         self.sentences: List[List[str]] = []
         self.speakers: List[List[str]] = []
         self.raw_lines: List[List[str]] = []
+        self.token_line_numbers: List[int] = []
+        self.has_words = True
         self._sentence: List[str] = []
         self._sentence_speakers: List[str] = []
         self._sentence_lines: List[str] = []
-        self._sentence_columns = 0
-        self._sentence_first_line = 0
         self._num_words = 0
         self._cluster_index: Dict[str, int] = {}
         self._clusters: Clusters = []
@@ -162,27 +245,27 @@ class _DocumentBuilder:
     def add_token_line(self, line: str, line_number: int) -> None:
         columns = split_columns(line)
         if len(columns) < self.min_columns:
-            raise self.error(line_number, f"expected at least {self.min_columns} columns, found "
-                                          f"{len(columns)} in document {self.doc_key!r}")
-        if self._sentence and len(columns) != self._sentence_columns:
-            raise self.error(line_number, f"inconsistent column count in document "
-                                          f"{self.doc_key!r}: {len(columns)} columns, but the "
-                                          f"sentence's first line (line "
-                                          f"{self._sentence_first_line}) has "
-                                          f"{self._sentence_columns}")
-        if not self._sentence:
-            self._sentence_columns = len(columns)
-            self._sentence_first_line = line_number
-        word = columns[WORD_COLUMN]
-        if not word:
-            raise self.error(line_number, f"empty word column (column {WORD_COLUMN + 1})")
-        self._sentence.append(word)
-        # files with fewer columns than OntoNotes (min_columns lowered) have no speaker column
+            raise self.error(line_number, self._too_few_columns(len(columns)))
+        if len(columns) >= MIN_COLUMNS_WITH_WORDS:
+            self._sentence.append(columns[WORD_COLUMN])
+        else:
+            self._sentence.append("")
+            self.has_words = False
+        # the speaker column only exists on OntoNotes-like lines (LitBank fills it with '_')
         self._sentence_speakers.append(
             columns[SPEAKER_COLUMN] if len(columns) > SPEAKER_COLUMN + 1 else "-")
         self._sentence_lines.append(line)
+        self.token_line_numbers.append(line_number)
         self._add_coreference(columns[-1], self._num_words, line_number)
         self._num_words += 1
+
+    def _too_few_columns(self, found: int) -> str:
+        if self.min_columns >= MIN_COLUMNS_WITH_WORDS:
+            return (f"expected at least {self.min_columns} columns (the word in column "
+                    f"{WORD_COLUMN + 1}, coreference in the last), found {found} in document "
+                    f"{self.doc_key!r}")
+        return (f"expected at least {self.min_columns} columns (the document id, then "
+                f"coreference in the last), found {found} in document {self.doc_key!r}")
 
     def _cluster(self, cluster_id: str) -> List[Span]:
         index = self._cluster_index.get(cluster_id)
@@ -194,18 +277,9 @@ class _DocumentBuilder:
     def _add_coreference(self, cell: str, word: int, line_number: int) -> None:
         if cell in EMPTY_COREF_CELLS:
             return
-        singles, opens, closes = [], [], []
-        for piece in cell.split("|"):
-            for pattern, bucket in ((_SINGLE_RE, singles), (_OPEN_RE, opens),
-                                    (_CLOSE_RE, closes)):
-                match = pattern.match(piece)
-                if match:
-                    bucket.append(match.group(1))
-                    break
-            else:
-                raise self.error(line_number, f"malformed coreference annotation {cell!r} "
-                                              f"(bad part {piece!r}; expected '(N', 'N)' or "
-                                              f"'(N)' joined by '|')")
+        singles, opens, closes, ignored = parse_coreference_cell(cell)
+        if ignored:
+            self.ignored_text.add(line_number, cell)
         for cluster_id in singles:
             self._cluster(cluster_id).append((word, word))
         for cluster_id in opens:
@@ -249,21 +323,22 @@ class _DocumentBuilder:
             begin_line_number=self.begin_line_number,
             cluster_ids=list(self._cluster_index),
             raw_lines=self.raw_lines,
+            token_line_numbers=self.token_line_numbers,
+            has_words=self.has_words,
         )
 
 
-def parse_conll_lines(lines: Iterable[str], source: str = "<string>",
-                      min_columns: int = DEFAULT_MIN_COLUMNS) -> Iterator[ConllDocument]:
+def parse_numbered_lines(numbered_lines: Iterable[Tuple[int, str]], source: str = "<string>",
+                         min_columns: int = MIN_COLUMNS) -> Iterator[ConllDocument]:
     """
-    Yields the documents of an iterable of lines (e.g. an open file) lazily. ``min_columns``
-    (at least 5: word in column 4, coreference last) is the fewest columns a token line may
-    have; ``source`` names the input in error messages.
+    Yields the documents of ``(line number, line)`` pairs lazily (see :func:`parse_conll_lines`).
     """
-    if min_columns < WORD_COLUMN + 2:
-        raise ValueError(f"min_columns must be at least {WORD_COLUMN + 2}, got {min_columns}")
+    if min_columns < MIN_COLUMNS:
+        raise ValueError(f"min_columns must be at least {MIN_COLUMNS}, got {min_columns}")
     builder: Optional[_DocumentBuilder] = None
+    ignored_text = _IgnoredText()
     line_number = 0
-    for line_number, line in enumerate(lines, start=1):
+    for line_number, line in numbered_lines:
         line = line.rstrip("\r\n")
         if not line.strip():
             if builder is not None:
@@ -276,7 +351,8 @@ def parse_conll_lines(lines: Iterable[str], source: str = "<string>",
                                        f"'#begin document' inside document {builder.doc_key!r} "
                                        f"begun on line {builder.begin_line_number}, which has "
                                        f"no '#end document'")
-            builder = _DocumentBuilder(source, line_number, line, begin.group(1), min_columns)
+            builder = _DocumentBuilder(source, line_number, line.rstrip(), begin.group(1),
+                                       min_columns, ignored_text)
         elif _END_RE.match(line):
             if builder is None:
                 raise ConllFormatError(source, line_number,
@@ -298,17 +374,41 @@ def parse_conll_lines(lines: Iterable[str], source: str = "<string>",
         raise ConllFormatError(source, line_number,
                                f"missing '#end document': document {builder.doc_key!r} begun "
                                f"on line {builder.begin_line_number} runs to the end of the file")
+    if ignored_text.cells:
+        logger.warning("%s:%d: %d coreference cell(s) hold text that is no mention bracket, "
+                       "e.g. %r; it is read as no mention, as the reference scorer reads it "
+                       "(is coreference the last column?)", source, ignored_text.first_line,
+                       ignored_text.cells, ignored_text.first_cell)
+
+
+def parse_conll_lines(lines: Iterable[str], source: str = "<string>",
+                      min_columns: int = MIN_COLUMNS) -> Iterator[ConllDocument]:
+    """
+    Yields the documents of an iterable of lines (e.g. ``io.StringIO``) lazily.
+
+    # Parameters
+
+    lines : `Iterable[str]`
+        The file's lines, with or without line ends.
+    source : `str`, optional (default = `"<string>"`)
+        Names the input in error messages.
+    min_columns : `int`, optional (default = `MIN_COLUMNS`, 2)
+        The fewest columns a token line may have; `MIN_COLUMNS_WITH_WORDS` (5) for readers
+        that need the word column.
+    """
+    yield from parse_numbered_lines(enumerate(lines, start=1), source, min_columns)
 
 
 def iter_conll_documents(path: Union[str, os.PathLike],
-                         min_columns: int = DEFAULT_MIN_COLUMNS) -> Iterator[ConllDocument]:
-    """Yields the documents of a CoNLL file one at a time (the file is read lazily)."""
-    with open(path, encoding="utf-8") as lines:
-        yield from parse_conll_lines(lines, source=os.fspath(path), min_columns=min_columns)
+                         min_columns: int = MIN_COLUMNS) -> Iterator[ConllDocument]:
+    """Yields the documents of a UTF-8 CoNLL file one at a time (the file is read lazily);
+    invalid UTF-8 raises ``InvalidEncodingError`` naming the file, line and byte offset."""
+    yield from parse_numbered_lines(read_lines(path), source=os.fspath(path),
+                                    min_columns=min_columns)
 
 
 def read_conll_documents(path: Union[str, os.PathLike],
-                         min_columns: int = DEFAULT_MIN_COLUMNS) -> List[ConllDocument]:
+                         min_columns: int = MIN_COLUMNS) -> List[ConllDocument]:
     return list(iter_conll_documents(path, min_columns=min_columns))
 
 
@@ -373,13 +473,14 @@ def coreference_cells(num_words: int, clusters: Sequence[Sequence[Span]],
 
 
 def _replace_last_column(line: str, cell: str) -> str:
-    if "\t" in line:
-        columns = line.split("\t")
-        columns[-1] = cell
-        return "\t".join(columns)
+    """``line`` with its coreference column (the last whitespace-separated one) replaced by
+    ``cell``, trailing whitespace kept. A line ending in a tab after a field without mentions
+    has an empty last column (LitBank: ``..._<TAB>``): ``cell`` goes there."""
     stripped = line.rstrip()
     cut = max(stripped.rfind(" "), stripped.rfind("\t"))
-    return stripped[:cut + 1] + cell
+    if line.endswith("\t") and not any(parse_coreference_cell(stripped[cut + 1:])[:3]):
+        return line + cell
+    return stripped[:cut + 1] + cell + line[len(stripped):]
 
 
 def format_conll_document(document: ConllDocument,

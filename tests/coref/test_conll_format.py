@@ -1,18 +1,22 @@
 import glob
 import io
+import logging
 import pickle
 from pathlib import Path
 
 import pytest
 
+from spanbert_lib.common.errors import InvalidEncodingError, UserInputError
 from spanbert_lib.common.testing import require_external_data
 from spanbert_lib.coref.conll_format import (
+    MIN_COLUMNS_WITH_WORDS,
     ConllDocument,
     ConllFormatError,
     coreference_cells,
     conll_text,
     format_conll_document,
     iter_conll_documents,
+    parse_coreference_cell,
     parse_conll_lines,
     read_conll_documents,
     split_columns,
@@ -89,7 +93,7 @@ def test_iteration_is_lazy_and_stops_at_the_first_broken_document(tmp_path):
     with pytest.raises(ConllFormatError) as error:
         next(documents)
     # part 003's '#begin document' (now line 102) comes inside the still open part 001
-    assert "broken.gold_conll, line 102" in str(error.value)
+    assert "broken.gold_conll:102: " in str(error.value)
     assert "inside document" in str(error.value)
 
 
@@ -173,9 +177,11 @@ def test_tab_separated_response_fixture_with_empty_last_column():
     assert part0.words == read_conll_documents(GOLD_FIXTURE)[0].words
 
 
-def test_split_columns_keeps_empty_tab_fields_only():
-    assert split_columns("a\tb\t") == ["a", "b", ""]
+def test_split_columns_on_any_whitespace():
+    # a trailing tab adds no column: the last column is the last non-empty field
+    assert split_columns("a\tb\t") == ["a", "b"]
     assert split_columns("a   b  c ") == ["a", "b", "c"]
+    assert split_columns("a b (1)  \t ") == ["a", "b", "(1)"]
 
 
 # ---------------------------------------------------------------------------- errors
@@ -197,27 +203,25 @@ MALFORMED = {
     "left_open_at_end": (
         HEADER + token(0, "a", "(1") + token(1, "b") + "\n#end document\n",
         5, "cluster 1 opened on line 2 is still open"),
-    "inconsistent_columns_in_sentence": (
-        HEADER + token(0, "a") + token(1, "b", columns=13) + "#end document\n",
-        3, "inconsistent column count"),
-    "too_few_columns": (
-        HEADER + "nw/x/00/x_0000 0 0 a (1)\n#end document\n",
-        2, "expected at least 12 columns, found 5"),
+    "one_column": (
+        HEADER + token(0, "a") + "(1)\n#end document\n",
+        3, "expected at least 2 columns (the document id, then coreference in the last), "
+           "found 1"),
     "missing_end_document": (
         HEADER + token(0, "a") + token(1, "b") + "\n",
         4, "missing '#end document'"),
     "begin_inside_open_document": (
         HEADER + token(0, "a") + "\n" + HEADER + token(0, "b") + "#end document\n",
         4, "'#begin document' inside document 'nw/x/00/x_0000' begun on line 1"),
-    "malformed_coreference_cell": (
-        HEADER + token(0, "a", "(1)") + token(1, "b", "(x") + "#end document\n",
-        3, "malformed coreference annotation '(x'"),
     "token_outside_document": (
         token(0, "a") + HEADER + "#end document\n",
         1, "token line outside a document"),
     "end_without_begin": (
         HEADER + token(0, "a") + "#end document\n#end document\n",
         4, "'#end document' without a matching '#begin document'"),
+    "hash_line_inside_document": (
+        HEADER + token(0, "a") + "# sent_id = 2\n#end document\n",
+        3, "unexpected '#' line inside document"),
 }
 
 
@@ -229,33 +233,113 @@ def test_malformed_files_raise_errors_naming_file_and_line(tmp_path, name):
     with pytest.raises(ConllFormatError) as error:
         read_conll_documents(path)
     message = str(error.value)
-    assert message.startswith(f"{path}, line {line_number}: "), message
+    assert message.startswith(f"{path}:{line_number}: "), message
     assert phrase in message
+    assert "\n" not in message
     assert error.value.line_number == line_number
-    assert isinstance(error.value, ValueError)
+    assert isinstance(error.value, UserInputError)
     assert str(pickle.loads(pickle.dumps(error.value))) == message
 
 
-def test_fewer_columns_when_min_columns_is_lowered():
-    # the layout of the reference scorer's own test files: 5 tab-separated columns
-    text = ("#begin document (LuoTestCase);\n"
-            "test1\t0\t0\ta1\t(0\ntest1\t0\t1\ta2\t0)\ntest1\t0\t2\tjunk\t-\n\n"
-            "test2\t0\t0\tc\t(1)\ntest2\t0\t1\td\t(0)\n#end document\n")
-    with pytest.raises(ConllFormatError, match="expected at least 12 columns, found 5"):
-        list(parse_conll_lines(io.StringIO(text)))
-    [document] = parse_conll_lines(io.StringIO(text), min_columns=5)
+def test_invalid_utf8_names_file_line_and_byte_offset(tmp_path):
+    path = tmp_path / "latin1.gold_conll"
+    first_lines = (HEADER + token(0, "a")).encode("utf-8")
+    path.write_bytes(first_lines + token(1, "caf\xe9").encode("latin-1") + b"#end document\n")
+    with pytest.raises(InvalidEncodingError) as error:
+        read_conll_documents(path)
+    offset = len(first_lines) + len("nw/x/00/x_0000 0 1 caf")
+    assert str(error.value) == (f"{path}:3: invalid UTF-8 byte(s) b'\\xe9' at byte offset "
+                                f"{offset}; convert the file to UTF-8")
+
+
+@pytest.mark.parametrize("cell, singles, opens, closes, ignored", [
+    ("-", [], [], [], ""),
+    ("_", [], [], [], ""),
+    ("(12)", ["12"], [], [], ""),
+    ("(1|(2)", ["2"], ["1"], [], ""),
+    ("1)|(4)", ["4"], [], ["1"], ""),
+    # several brackets on one token without '|'
+    ("(1(1", [], ["1", "1"], [], ""),
+    ("1)1)", [], [], ["1", "1"], ""),
+    ("(2)(3", ["2"], ["3"], [], ""),
+    ("7)(8)", ["8"], [], ["7"], ""),
+    ("(1(2", [], ["1", "2"], [], ""),
+    # removing "(2)" joins "(1" and "3)" into "(13)", which the reference then reads too
+    ("(1(2)3)", ["2", "13"], [], [], ""),
+    # a split antecedent is dropped
+    ("(3+1)|(4)", ["4"], [], [], ""),
+    # other text is no mention (reported by the reader)
+    ("*", [], [], [], "*"),
+    ("(x", [], [], [], "(x"),
+    ("B-PER", [], [], [], "B-PER"),
+])
+def test_coreference_cells_are_read_as_the_reference_reads_them(cell, singles, opens, closes,
+                                                                 ignored):
+    assert parse_coreference_cell(cell) == (singles, opens, closes, ignored)
+
+
+def test_other_text_in_the_last_column_is_no_mention_with_one_warning(caplog):
+    text = (HEADER + token(0, "a", "*") + token(1, "b", "(1)") + token(2, "c", "(x")
+            + "#end document\n")
+    with caplog.at_level(logging.WARNING, logger="spanbert_lib.coref.conll_format"):
+        [document] = parse_conll_lines(io.StringIO(text), source="odd.conll")
+    assert document.clusters == [[(1, 1)]]
+    [record] = caplog.records
+    assert record.getMessage().startswith("odd.conll:2: 2 coreference cell(s) hold text that is "
+                                          "no mention bracket, e.g. '*'")
+
+
+def test_lines_of_any_column_count_and_whitespace():
+    # the reference scorer's own layouts: 5 tab-separated columns, a header without a part and
+    # with a trailing space, a trailing tab, lines of a sentence with different column counts
+    text = ("#begin document (LuoTestCase); \n"
+            "test1\t0\t0\ta1\t(0\ntest1\t0\t1\ta2\t0)\t\ntest1 0 2 junk * * -  \n"
+            " \t \n"
+            "test2\t0\t0\tc\t(1)\ntest2\t0\t1\td\t(0)\n#end document \n")
+    [document] = parse_conll_lines(io.StringIO(text))
     assert document.document_id == ("LuoTestCase", "")
     assert document.sentences == [["a1", "a2", "junk"], ["c", "d"]]
     assert document.speakers == [["-"] * 3, ["-"] * 2]
     assert document.clusters == [[(0, 1), (4, 4)], [(3, 3)]]
-    with pytest.raises(ValueError, match="min_columns must be at least 5"):
-        list(parse_conll_lines(io.StringIO(text), min_columns=4))
+    assert document.token_line_numbers == [2, 3, 4, 6, 7]
+    assert document.has_words
+
+
+def test_document_id_and_coreference_only():
+    text = ("#begin document (nw/x); part 000\nnw/x -\nnw/x (1\nnw/x 1)\n\n"
+            "nw/x (1)\n#end document\n")
+    [document] = parse_conll_lines(io.StringIO(text))
+    assert document.clusters == [[(1, 2), (3, 3)]]
+    assert document.num_words == 4
+    assert not document.has_words
+    assert document.sentences == [["", "", ""], [""]]
+    # readers that need words ask for five columns
+    with pytest.raises(ConllFormatError, match=r"<string>:2: expected at least 5 columns \(the "
+                                               r"word in column 4, coreference in the last\), "
+                                               r"found 2"):
+        list(parse_conll_lines(io.StringIO(text), min_columns=MIN_COLUMNS_WITH_WORDS))
+    with pytest.raises(ValueError, match="min_columns must be at least 2"):
+        list(parse_conll_lines(io.StringIO(text), min_columns=1))
 
 
 def test_well_formed_version_of_the_error_cases_parses():
     text = HEADER + token(0, "a", "(1") + token(1, "b", "1)|(2)") + "\n#end document\n"
     [document] = parse_conll_lines(io.StringIO(text))
     assert document.clusters == [[(0, 1)], [(1, 1)]]
+
+
+def test_writer_keeps_every_column_of_the_reference_layouts():
+    text = ("#begin document (LuoTestCase); \n"
+            "t\t0\t0\ta1\t(0\nt\t0\t1\ta2\t0)\t\nt 0 2 junk -  \n"
+            "t\t0\t3\tx\t_\t\n#end document\n")
+    [document] = parse_conll_lines(io.StringIO(text))
+    assert document.clusters == [[(0, 1)]]
+    written = format_conll_document(document, [[(2, 3)]]).splitlines()
+    # a stray tab after a cell stays; LitBank's empty last column (after '_') gets the cell
+    assert written[1:5] == ["t\t0\t0\ta1\t-", "t\t0\t1\ta2\t-\t", "t 0 2 junk (0  ",
+                            "t\t0\t3\tx\t_\t0)"]
+    [again] = parse_conll_lines(io.StringIO("\n".join(written)))
+    assert again.clusters == [[(2, 3)]]
 
 
 # ---------------------------------------------------------------------------- writing

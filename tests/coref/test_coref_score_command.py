@@ -12,6 +12,7 @@ from spanbert_lib.commands.coref_score import (
     coref_score_from_args,
     score_conll_files,
 )
+from spanbert_lib.common.errors import EmptyInputError
 from spanbert_lib.common.testing import require_external_data
 from spanbert_lib.coref.conll_format import read_conll_documents, write_conll_documents
 
@@ -103,43 +104,118 @@ def test_ontonotes_sample_against_itself_is_perfect():
     assert scores["conll_f1"] == 1.0
 
 
-def test_different_words_or_word_counts_are_errors(tmp_path, capsys):
-    changed = tmp_path / "changed_word.conll"
-    text = GOLD_FIXTURE.read_text()
-    assert text.count("       met   VBD") == 1
-    changed.write_text(text.replace("       met   VBD", "   greeted   VBD"))
-    with pytest.raises(CorefScoreError) as error:
-        score_conll_files(str(GOLD_FIXTURE), str(changed), log=io.StringIO())
-    message = str(error.value)
-    assert "document 'nw/test/00/test_0001' part '001'" in message
-    assert "word 8 differs: key 'met', response 'greeted'" in message
+def conll(doc_id="(d); part 000", cells=("(1", "1)", "-", "(1)"), words=None):
+    """A one-document CoNLL text with five tab-separated columns."""
+    words = words or [f"w{index}" for index in range(len(cells))]
+    lines = [f"#begin document {doc_id}"]
+    lines += ["\t".join(["d", "0", str(index), word, cell])
+              for index, (word, cell) in enumerate(zip(words, cells))]
+    return "\n".join(lines + ["#end document", ""])
 
-    shorter = tmp_path / "shorter.conll"
-    lines = GOLD_FIXTURE.read_text().splitlines(keepends=True)
-    shorter.write_text("".join(line for line in lines if " Paris " not in line))
-    with pytest.raises(CorefScoreError, match="the key has 12 words but the response .* has 11"):
-        score_conll_files(str(GOLD_FIXTURE), str(shorter), log=io.StringIO())
 
-    # the command turns it into a message on stderr and exit status 1
-    args = argparse.Namespace(key_file=str(GOLD_FIXTURE), response_file=str(shorter), json=True)
+GOOD = conll()
+
+# name: (key text or bytes, response text or bytes, extra arguments,
+#        (file the message names: "key"/"response", line or None), message after the location)
+SCORE_ERRORS = {
+    "empty_key": (
+        "", GOOD, [], ("key", None),
+        "the key file holds no document (no '#begin document' line); nothing to score"),
+    "key_without_documents": (
+        "\n  \n", GOOD, [], ("key", None),
+        "the key file holds no document (no '#begin document' line); nothing to score"),
+    "empty_response": (
+        GOOD, "", [], ("response", None),
+        "the response shares no document with the key (1 documents, e.g. (d) part '000'): it "
+        "holds no document (no '#begin document' line)"),
+    "no_document_in_common": (
+        GOOD, conll("(d); part 0"), [], ("response", None),
+        "the response shares no document with the key (1 documents, e.g. (d) part '000'): its "
+        "documents are (d) part '0'"),
+    "fewer_tokens": (
+        GOOD, conll(cells=("(1", "1)", "-")), [], ("response", 1),
+        "document 'd' part '000' has 3 tokens but 4 in the key (KEY:1); key and response "
+        "tokens are aligned by position"),
+    "invalid_utf8_key": (
+        GOOD.replace("w1", "caf\u00e9").encode("latin-1"), GOOD, [], ("key", 3),
+        "invalid UTF-8 byte(s) b'\\xe9' at byte offset 51; convert the file to UTF-8"),
+    "invalid_utf8_response": (
+        GOOD, GOOD.replace("w3", "\u00e9t\u00e9").encode("latin-1"), [], ("response", 5),
+        "invalid UTF-8 byte(s) b'\\xe9' at byte offset"),
+    "closing_never_opened": (
+        GOOD, conll(cells=("(1", "1)", "2)", "(1)")), [], ("response", 4),
+        "unbalanced coreference brackets: '2)' closes a mention of cluster 2 that was never "
+        "opened"),
+    "mention_left_open": (
+        conll(cells=("(1", "(2", "1)", "-")), GOOD, [], ("key", 6),
+        "unbalanced coreference brackets: a mention of cluster 2 opened on line 3 is still "
+        "open at the end of document 'd'"),
+    "one_column_line": (
+        GOOD, GOOD.replace("d\t0\t2\tw2\t-", "-"), [], ("response", 4),
+        "expected at least 2 columns (the document id, then coreference in the last), found 1 "
+        "in document 'd'"),
+    "document_twice": (
+        GOOD + GOOD, GOOD, [], ("key", 7),
+        "document 'd' part '000' appears twice (first on line 1)"),
+    "too_many_repeated_mentions": (
+        conll(cells=["(1)"] * 12), conll(cells=["(1)|(2)"] * 12), [], ("response", None),
+        "found 12 repeated mentions (> 10) in the response; the reference scorer refuses to "
+        "score it: please fix the output"),
+    "different_words_with_check_words": (
+        GOOD, conll(words=["w0", "W1", "w2", "w3"]), ["--check-words"], ("response", 3),
+        "token 1 of document 'd' part '000' is 'W1' but 'w1' in the key (KEY:3)"),
+    "missing_key_file": (
+        None, GOOD, [], ("key", None), "No such file or directory"),
+}
+
+
+def run_coref_score(argv):
+    """``allennlp coref-score ARGV`` in-process through the real argument parser."""
+    from spanbert_lib.commands.coref_score import CorefScore
+
+    parser = argparse.ArgumentParser()
+    CorefScore().add_subparser(parser.add_subparsers())
+    args = parser.parse_args(["coref-score", *argv])
+    args.func(args)
+
+
+@pytest.mark.parametrize("name", sorted(SCORE_ERRORS))
+def test_errors_are_one_line_naming_file_and_line(tmp_path, capsys, monkeypatch, name):
+    monkeypatch.delenv("SPANBERT_LIB_DEBUG", raising=False)
+    key_content, response_content, extra, (which, line), message = SCORE_ERRORS[name]
+    paths = {"key": tmp_path / "key.conll", "response": tmp_path / "response.conll"}
+    for path, content in ((paths["key"], key_content), (paths["response"], response_content)):
+        if isinstance(content, str):
+            path.write_text(content, encoding="utf-8")
+        elif content is not None:
+            path.write_bytes(content)
     with pytest.raises(SystemExit) as exit_info:
-        coref_score_from_args(args)
+        run_coref_score([str(paths["key"]), str(paths["response"]), *extra])
     assert exit_info.value.code == 1
-    assert "coref-score: error:" in capsys.readouterr().err
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    location = f"{paths[which]}:{line}: " if line else f"{paths[which]}: "
+    [error_line] = captured.err.splitlines()
+    assert error_line.startswith("error: " + location), error_line
+    assert message.replace("KEY", str(paths["key"])) in error_line
 
 
-def test_malformed_response_and_duplicate_documents_are_errors(tmp_path, capsys):
-    broken = tmp_path / "broken.conll"
-    broken.write_text(GOLD_FIXTURE.read_text().replace("   (3)\n", "   3)\n"))
-    args = argparse.Namespace(key_file=str(GOLD_FIXTURE), response_file=str(broken), json=False)
-    with pytest.raises(SystemExit):
-        coref_score_from_args(args)
-    assert f"{broken}, line 13: unbalanced coreference brackets" in capsys.readouterr().err
+def test_debug_variable_shows_the_exception(tmp_path, monkeypatch):
+    key = tmp_path / "key.conll"
+    key.write_text("")
+    monkeypatch.setenv("SPANBERT_LIB_DEBUG", "1")
+    with pytest.raises(EmptyInputError, match="holds no document"):
+        run_coref_score([str(key), str(key)])
 
-    doubled = tmp_path / "doubled.conll"
-    doubled.write_text(GOLD_FIXTURE.read_text() * 2)
-    with pytest.raises(CorefScoreError, match="twice"):
-        score_conll_files(str(doubled), str(GOLD_FIXTURE), log=io.StringIO())
+
+def test_words_may_differ_and_trailing_tabs_are_fine_by_default(tmp_path):
+    key, response = tmp_path / "key.conll", tmp_path / "response.conll"
+    key.write_text(GOOD)
+    response.write_text(conll(words=["a", "b", "c", "d"]).replace("\n", "\t\n"))
+    scores = score_conll_files(str(key), str(response), log=io.StringIO()).scores()
+    assert_scores(scores, {metric: (1, 1, 1) for metric in METRICS + ("mentions",)})
+    with pytest.raises(CorefScoreError, match="token 0 of document 'd' part '000' is 'a'"):
+        score_conll_files(str(key), str(response), log=io.StringIO(), check_words=True)
 
 
 def _perturbed_ontonotes_response(key_path, out_path):
@@ -206,8 +282,12 @@ def test_subcommand_is_registered_and_parses_its_arguments():
     parser = argparse.ArgumentParser()
     CorefScore().add_subparser(parser.add_subparsers())
     args = parser.parse_args(["coref-score", "key.conll", "response.conll", "--json",
-                              "--min-columns", "5"])
-    assert (args.key_file, args.response_file, args.json, args.min_columns) == (
-        "key.conll", "response.conll", True, 5)
+                              "--min-columns", "5", "--check-words",
+                              "--include-package", "my_package"])
+    assert (args.key_file, args.response_file, args.json, args.min_columns, args.check_words,
+            args.include_package) == ("key.conll", "response.conll", True, 5, True,
+                                      ["my_package"])
     assert args.func is coref_score_from_args
-    assert parser.parse_args(["coref-score", "k", "r"]).min_columns == 12
+    defaults = parser.parse_args(["coref-score", "k", "r"])
+    assert (defaults.min_columns, defaults.check_words, defaults.include_package) == (
+        2, False, [])

@@ -19,8 +19,9 @@ from allennlp.data.token_indexers import TokenIndexer
 
 from spanbert_lib.common.data_files import resolve_data_files
 from spanbert_lib.common.token_indexers import SegmentedWordpieceIndexer, sentence_tokens
+from spanbert_lib.common.errors import EmptyInputError
 from spanbert_lib.coref.conll_format import (
-    DEFAULT_MIN_COLUMNS,
+    MIN_COLUMNS_WITH_WORDS,
     ConllDocument,
     genre_of,
     iter_conll_documents,
@@ -151,8 +152,9 @@ class SpanBertCorefReader(DatasetReader):
         windows in every setting, not reproducible).
     genres : `List[str]`, optional (default = OntoNotes' `bc bn mz nw pt tc wb`)
         Genres with their own id (the genre of `bc/cctv/00/cctv_0000` is `bc`).
-    min_columns : `int`, optional (default = `12`)
-        Fewest columns a token line may have (see `conll_format`).
+    min_columns : `int`, optional (default = `5`)
+        Fewest columns a token line may have (see `conll_format`): at least 5, the word being
+        column 4 and coreference the last (any whitespace separates columns).
     """
 
     def __init__(
@@ -162,7 +164,7 @@ class SpanBertCorefReader(DatasetReader):
         max_training_segments: Optional[int] = None,
         window_seed: Optional[int] = 13,
         genres: Sequence[str] = ONTONOTES_GENRES,
-        min_columns: int = DEFAULT_MIN_COLUMNS,
+        min_columns: int = MIN_COLUMNS_WITH_WORDS,
         **kwargs,
     ) -> None:
         super().__init__(manual_distributed_sharding=True, manual_multiprocess_sharding=True,
@@ -174,6 +176,10 @@ class SpanBertCorefReader(DatasetReader):
         if max_training_segments is not None and max_training_segments < 1:
             raise ConfigurationError(f"max_training_segments must be positive, got "
                                      f"{max_training_segments}")
+        if min_columns < MIN_COLUMNS_WITH_WORDS:
+            raise ConfigurationError(f"min_columns must be at least {MIN_COLUMNS_WITH_WORDS} (the "
+                                     f"word is column {MIN_COLUMNS_WITH_WORDS - 1}, coreference "
+                                     f"the last), got {min_columns}")
         self._token_indexers = token_indexers
         self._segmenter = next((indexer for indexer in token_indexers.values()
                                 if isinstance(indexer, SegmentedWordpieceIndexer)), None)
@@ -197,11 +203,22 @@ class SpanBertCorefReader(DatasetReader):
         read_index = self._num_reads
         stats = CorefReadStats()
         self.last_read_stats = stats
-        documents = self._documents(conll_paths(file_path))
-        for document in self.shard_iterable(documents):
+        paths = conll_paths(file_path)
+        with_words = [0]  # documents with words over all shards (every worker reads all files)
+
+        def documents() -> Iterator[ConllDocument]:
+            for document in self._documents(paths):
+                with_words[0] += document.num_words > 0
+                yield document
+
+        for document in self.shard_iterable(documents()):
             instance = self._document_instance(document, stats, read_index)
             if instance is not None:
                 yield instance
+        if not with_words[0]:
+            raise EmptyInputError(f"no document with words in {len(paths)} CoNLL file(s) "
+                                  f"({stats.documents} '#begin document' blocks); nothing to read",
+                                  path=os.fspath(file_path))
         logger.info("spanbert_coref read %s: %s", file_path, stats.summary())
         if stats.unreachable or stats.skipped_empty:
             logger.warning("spanbert_coref %s: %d gold mentions can never be predicted "

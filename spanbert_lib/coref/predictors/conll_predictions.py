@@ -11,17 +11,26 @@ parts, words and columns as the input, with the coreference column replaced, rea
 ``INPUT`` is what the reader accepts (a ``*conll`` file, a directory of them or a glob); all
 documents go to the one ``OUTPUT`` file, in input order. Documents the reader skips (no words)
 are written with an empty coreference column.
+
+The archive's model type is checked (from its ``config.json``, without loading the model) before
+the input is read, and an input without any document with words is refused before the model is
+loaded: both as a :class:`~spanbert_lib.common.errors.UserInputError` naming the path.
 """
+import json
 import logging
+import os
 import sys
+import tarfile
 from typing import Dict, Iterable, Iterator, List, Optional, Sequence
 
+from allennlp.common.checks import ConfigurationError
 from allennlp.data import Instance
 from allennlp.models import Model
-from allennlp.models.archival import load_archive
+from allennlp.models.archival import CONFIG_NAME, load_archive
 
+from spanbert_lib.common.errors import EmptyInputError, UserInputError
 from spanbert_lib.coref.conll_format import (
-    DEFAULT_MIN_COLUMNS,
+    MIN_COLUMNS_WITH_WORDS,
     ConllDocument,
     iter_conll_documents,
     write_conll_documents,
@@ -42,6 +51,63 @@ def _batches(instances: Iterable[Instance], size: int) -> Iterator[List[Instance
         yield batch
 
 
+def archive_model_type(archive_file: str) -> str:
+    """The ``model.type`` of an allennlp archive (a ``.tar.gz`` or a serialization directory),
+    read from its ``config.json`` without loading the model."""
+    try:
+        if os.path.isdir(archive_file):
+            with open(os.path.join(archive_file, CONFIG_NAME), encoding="utf-8") as handle:
+                text = handle.read()
+        else:
+            with tarfile.open(archive_file) as archive:
+                member = next((m for m in archive.getmembers()
+                               if os.path.normpath(m.name) == CONFIG_NAME), None)
+                if member is None:
+                    raise UserInputError(f"not a model archive: it has no {CONFIG_NAME}",
+                                         path=archive_file)
+                text = archive.extractfile(member).read().decode("utf-8")  # type: ignore[union-attr]
+        config = json.loads(text)
+    except FileNotFoundError as error:
+        raise UserInputError(f"cannot read the model archive: {error.strerror}",
+                             path=archive_file) from None
+    except (tarfile.TarError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise UserInputError(f"not a model archive (a model.tar.gz or a serialization "
+                             f"directory with {CONFIG_NAME}): {error}", path=archive_file) from None
+    model_type = config.get("model", {}).get("type") if isinstance(config, dict) else None
+    if not isinstance(model_type, str):
+        raise UserInputError(f"the archive's {CONFIG_NAME} names no model type",
+                             path=archive_file)
+    return model_type
+
+
+def check_coreference_archive(archive_file: str) -> None:
+    """Raises ``UserInputError`` naming the archive's model type unless it is a
+    ``spanbert_coref`` model (or a subclass registered under another name)."""
+    from spanbert_lib.coref.models import SpanBertCoreference
+
+    model_type = archive_model_type(archive_file)
+    try:
+        model_class, _ = Model.resolve_class_name(model_type)
+    except ConfigurationError:  # not registered: certainly not a coreference model
+        model_class = None
+    if not (isinstance(model_class, type) and issubclass(model_class, SpanBertCoreference)):
+        raise UserInputError(f"the archive holds a {model_type!r} model, not a coreference model "
+                             f"(spanbert_coref); coref-predict-conll needs a coreference archive",
+                             path=archive_file)
+
+
+def read_input_documents(input_path: str,
+                         min_columns: int = MIN_COLUMNS_WITH_WORDS) -> List[ConllDocument]:
+    """Every document of ``input_path`` (files as the reader resolves them); raises
+    ``EmptyInputError`` when none has a word."""
+    documents = [document for path in conll_paths(input_path)
+                 for document in iter_conll_documents(path, min_columns)]
+    if not any(document.num_words for document in documents):
+        raise EmptyInputError(f"no document with words ({len(documents)} '#begin document' "
+                              f"blocks); nothing to predict", path=input_path)
+    return documents
+
+
 def predict_documents(model: Model, reader, input_path: str,
                       batch_size: int = 1) -> List[tuple]:
     """``[(document, clusters)]`` for every document of ``input_path`` in order (clusters in
@@ -50,9 +116,8 @@ def predict_documents(model: Model, reader, input_path: str,
         raise ValueError("the reader cuts documents to training windows (max_training_segments "
                          "is set): predict with the archive's validation reader")
     model.eval()
-    min_columns = getattr(reader, "min_columns", DEFAULT_MIN_COLUMNS)
-    documents: List[ConllDocument] = [document for path in conll_paths(input_path)
-                                      for document in iter_conll_documents(path, min_columns)]
+    documents = read_input_documents(input_path,
+                                     getattr(reader, "min_columns", MIN_COLUMNS_WITH_WORDS))
     with_words = iter([index for index, document in enumerate(documents) if document.num_words])
     clusters: List[Sequence] = [[] for _ in documents]
     for batch in _batches(reader.read(input_path), batch_size):
@@ -75,7 +140,11 @@ def predict_conll_file(archive_file: str, input_path: str, output_file: str,
     Loads the archive, predicts every document of ``input_path`` with its validation reader and
     writes ``output_file``. Returns the model's metrics over the input (meaningful when the
     input has gold clusters; the CoNLL scores equal ``allennlp coref-score INPUT OUTPUT``).
+    Raises ``UserInputError`` for a non-coreference archive or an input without words, before
+    the model is loaded.
     """
+    check_coreference_archive(archive_file)
+    read_input_documents(input_path)
     archive = load_archive(archive_file, cuda_device=cuda_device, overrides=overrides)
     model, reader = archive.model, archive.validation_dataset_reader
     model.get_metrics(reset=True)

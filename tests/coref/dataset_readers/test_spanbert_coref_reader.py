@@ -10,6 +10,7 @@ from allennlp.common.checks import ConfigurationError
 from allennlp.data import Batch, DatasetReader, Vocabulary
 from allennlp.data.data_loaders import MultiProcessDataLoader
 
+from spanbert_lib.common.errors import EmptyInputError, InvalidEncodingError
 from spanbert_lib.common.testing import require_external_data
 from spanbert_lib.common.token_indexers import SegmentedWordpieceIndexer
 from spanbert_lib.coref.conll_format import (
@@ -233,14 +234,64 @@ def test_empty_documents_are_skipped_and_counted(tmp_path):
         f"document 'nw/empty/00/e_0001' part '000' ({path}:1)"]
 
 
-def test_malformed_conll_names_file_and_line(tmp_path):
+def _fixture_with_line_6_replaced(tmp_path, old, new, encoding="utf-8"):
     lines = FIXTURE.read_text().splitlines()
-    assert lines[5].endswith("(2|(0)")
-    lines[5] = lines[5].replace("(2|(0)", "(2|(0)|x")
+    assert lines[5].endswith(old)
+    lines[5] = lines[5][:-len(old)] + new
     path = tmp_path / "bad.gold_conll"
-    path.write_text("\n".join(lines) + "\n")
-    with pytest.raises(ConllFormatError, match=rf"{path}, line 6: malformed coreference"):
+    path.write_bytes(("\n".join(lines) + "\n").encode(encoding))
+    return path
+
+
+# name: (file writer, error type, message after "FILE:LINE: " or "FILE: ", line or None)
+READER_ERRORS = {
+    "unbalanced_brackets": (
+        lambda tmp: _fixture_with_line_6_replaced(tmp, "(2|(0)", "(2|(0)|7)"),
+        ConllFormatError, "unbalanced coreference brackets: '7)' closes a mention of cluster 7 "
+                          "that was never opened", 6),
+    "no_word_column": (
+        lambda tmp: _fixture_with_line_6_replaced(tmp, FIXTURE.read_text().splitlines()[5],
+                                                  "tc/test/00/test_0010 (2|(0)"),
+        ConllFormatError, "expected at least 5 columns (the word in column 4, coreference in "
+                          "the last), found 2 in document 'tc/test/00/test_0010'", 6),
+    "invalid_utf8": (
+        lambda tmp: _fixture_with_line_6_replaced(tmp, "(2|(0)", "caf\u00e9 (2|(0)", "latin-1"),
+        InvalidEncodingError, "invalid UTF-8 byte(s) b'\\xe9'", 6),
+    "empty_file": (
+        lambda tmp: (tmp / "empty.gold_conll", (tmp / "empty.gold_conll").write_text(""))[0],
+        EmptyInputError, "no document with words in 1 CoNLL file(s) (0 '#begin document' "
+                         "blocks); nothing to read", None),
+    "only_empty_documents": (
+        lambda tmp: (tmp / "e.conll", (tmp / "e.conll").write_text(
+            "#begin document (a); part 000\n#end document\n"))[0],
+        EmptyInputError, "no document with words in 1 CoNLL file(s) (1 '#begin document' "
+                         "blocks); nothing to read", None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(READER_ERRORS))
+def test_bad_input_raises_one_error_naming_file_and_line(tmp_path, name):
+    write, error_type, message, line = READER_ERRORS[name]
+    path = write(tmp_path)
+    with pytest.raises(error_type) as error:
         list(make_reader().read(path))
+    where = f"{path}:{line}: " if line else f"{path}: "
+    assert str(error.value).startswith(where), str(error.value)
+    assert message in str(error.value)
+    assert "\n" not in str(error.value)
+
+
+def test_reader_reads_five_column_files_with_any_whitespace(tmp_path):
+    # the layout of the reference scorer's test files: 5 columns, trailing tabs and spaces
+    path = tmp_path / "five.conll"
+    path.write_text("#begin document (five); \n"
+                    "five\t0\t0\tAnna\t(1)\t\nfive 0 1 smiled -  \n"
+                    "five\t0\t2\t.\t-\n\nfive\t0\t0\tShe\t(1)\n#end document\n")
+    [instance] = make_reader().read(path)
+    assert instance["metadata"]["words"] == ["Anna", "smiled", ".", "She"]
+    assert instance["metadata"]["clusters"] == [[(0, 0), (3, 3)]]
+    with pytest.raises(ConfigurationError, match="min_columns must be at least 5"):
+        make_reader(min_columns=2)
 
 
 def test_directory_and_glob_paths(tmp_path):
