@@ -16,6 +16,7 @@ vector a new model can start from instead of a randomly initialised span layer.
 """
 import json
 import os
+import pickle
 import tarfile
 import tempfile
 from pathlib import Path
@@ -87,10 +88,14 @@ def load_span_boundary_head(archive: Union[str, os.PathLike]) -> SpanBoundaryHea
     if path.is_file():
         if not tarfile.is_tarfile(str(path)):
             raise UserInputError("not a model archive (.tar.gz) nor a directory", path=path)
-        with tempfile.TemporaryDirectory() as extracted, tarfile.open(str(path)) as tar:
-            names = set(tar.getnames())
-            members = [tar.getmember(name) for name in (_ARCHIVE_CONFIG, *_ARCHIVE_WEIGHTS) if name in names]
-            tar.extractall(extracted, members=members, filter="data")
+        with tempfile.TemporaryDirectory() as extracted:
+            try:
+                with tarfile.open(str(path)) as tar:
+                    names = set(tar.getnames())
+                    members = [tar.getmember(name) for name in (_ARCHIVE_CONFIG, *_ARCHIVE_WEIGHTS) if name in names]
+                    tar.extractall(extracted, members=members, filter="data")
+            except (tarfile.TarError, EOFError, OSError) as error:
+                raise UserInputError(f"cannot read the model archive: {error}", path=path) from error
             return _head_from_archive_files(Path(extracted), path)
     raise UserInputError("no such file or directory (expected a pre-training model.tar.gz or the directory "
                          "`allennlp export-encoder` writes)", path=path)
@@ -118,7 +123,10 @@ def _head_from_archive_files(directory: Path, archive: Path) -> SpanBoundaryHead
     weights_path = next((directory / name for name in _ARCHIVE_WEIGHTS if (directory / name).is_file()), None)
     if weights_path is None:
         raise UserInputError(f"no model weights ({' or '.join(_ARCHIVE_WEIGHTS)}) in the archive", path=archive)
-    state = torch.load(str(weights_path), map_location="cpu", weights_only=True, mmap=True)
+    try:
+        state = torch.load(str(weights_path), map_location="cpu", weights_only=True, mmap=True)
+    except (RuntimeError, OSError, pickle.UnpicklingError) as error:
+        raise UserInputError(f"cannot read the model weights {weights_path.name}: {error}", path=archive) from error
     weights = {name[len(SBO_HEAD_PREFIX):]: tensor for name, tensor in state.items()
                if name.startswith(SBO_HEAD_PREFIX)}
     if not weights:

@@ -93,7 +93,11 @@ class SpanBoundaryHead(torch.nn.Module, Registrable):
         relative_positions: LongTensor[...] 0-based offsets i - s. Returns FloatTensor[..., H].
         """
         features = torch.cat([left, right, self.position_embeddings(relative_positions)], dim=-1)
-        hidden = self.norm1(self.activation(self.layer1(features)))
+        return self._after_first_linear(self.layer1(features))
+
+    def _after_first_linear(self, first: torch.Tensor) -> torch.Tensor:
+        """``LN(GeLU(W2 . LN(GeLU(first))))`` for ``first = W1 . [x(s-1); x(e+1); p]``: FloatTensor[..., H]."""
+        hidden = self.norm1(self.activation(first))
         return self.norm2(self.activation(self.layer2(hidden)))
 
     def span_representation(self, sequence: torch.Tensor, spans: torch.Tensor,
@@ -113,11 +117,14 @@ class SpanBoundaryHead(torch.nn.Module, Registrable):
         # Only as many positions as the widest span of the batch has (W <= max_span_width).
         num_positions = int(widths.max()) if widths.numel() else 1
         offsets = torch.arange(num_positions, device=spans.device)       # [W]
-        outputs = self.from_boundaries(
-            left.unsqueeze(2).expand(-1, -1, num_positions, -1),
-            right.unsqueeze(2).expand(-1, -1, num_positions, -1),
-            offsets.expand(*spans.shape[:2], -1),
-        )                                                                  # [B, S, W, H]
+        # W1 . [x(s-1); x(e+1); p(i)] split by blocks of W1: the boundary part once per span, the
+        # position part once per offset, instead of W copies of the concatenated features.
+        w_left, w_right, w_position = self.layer1.weight.split(
+            [self.input_dim, self.input_dim, self.position_embeddings.embedding_dim], dim=1)
+        boundary_part = left @ w_left.t() + right @ w_right.t()            # [B, S, H]
+        position_part = torch.nn.functional.linear(
+            self.position_embeddings(offsets), w_position, self.layer1.bias)  # [W, H]
+        outputs = self._after_first_linear(boundary_part.unsqueeze(2) + position_part)  # [B, S, W, H]
         inside = (offsets < widths.unsqueeze(-1)).unsqueeze(-1).to(outputs.dtype)
         representation = (outputs * inside).sum(2) / widths.unsqueeze(-1).to(outputs.dtype)
         if span_mask is not None:

@@ -132,12 +132,16 @@ def test_archive_without_sbo_head_is_a_clear_error(tmp_path):
         load_span_boundary_head(exported)
 
 
-def test_unreadable_sources_are_clear_errors(tmp_path):
+def test_unreadable_sources_are_clear_errors(pretraining_run, tmp_path):
     with pytest.raises(UserInputError, match=rf"^{tmp_path / 'missing.tar.gz'}: no such file or directory"):
         load_span_boundary_head(tmp_path / "missing.tar.gz")
     (tmp_path / "notes.txt").write_text("not an archive")
     with pytest.raises(UserInputError, match="not a model archive"):
         load_span_boundary_head(tmp_path / "notes.txt")
+    truncated = tmp_path / "truncated.tar.gz"
+    truncated.write_bytes((pretraining_run[0] / "model.tar.gz").read_bytes()[:5000])
+    with pytest.raises(UserInputError, match=rf"^{truncated}: cannot read the model archive"):
+        load_span_boundary_head(truncated)
     (tmp_path / SBO_HEAD_CONFIG).write_text('{"input_dim": 4}')
     with pytest.raises(UserInputError, match=rf"^{tmp_path / SBO_HEAD_CONFIG}: not a span boundary head configuration"):
         load_span_boundary_head(tmp_path)
