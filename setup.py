@@ -38,6 +38,8 @@ setup(
     long_description=open("README.md").read() if os.path.exists("README.md") else "",
     long_description_content_type="text/markdown",
     packages=find_packages(include=["spanbert_lib", "spanbert_lib.*"]),
+    # the page of `allennlp serve` (HTML/CSS/JS, no network at run time)
+    package_data={"spanbert_lib.serving": ["static/*.html", "static/*.css", "static/js/*.js", "static/js/views/*.js"]},
     python_requires=">=3.11",
     install_requires=[
         "torch>=2.1",

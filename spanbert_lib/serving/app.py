@@ -1,0 +1,167 @@
+"""
+The FastAPI application of ``allennlp serve``.
+
+Routes: ``GET /`` (the page, from ``static/``), ``GET /health``, ``GET /models``, ``GET /masking``,
+``POST /mask`` (the masking preview), ``POST /predict/{name}``. Every error is a JSON object
+``{"error": message}``: 400 bad JSON / bad input (the predictor's message), 404 unknown model or
+route, 413 body over the size limit, 503 model still training, 500 the model raised (short message;
+the traceback goes to the server log only).
+
+Predictions run in worker threads, never on the event loop, so the page, ``/health`` and the other
+models stay responsive while one long document is processed. At most ``max_concurrent_predictions``
+run at once over all models, and each model (and the masking preview) runs one request at a time:
+predictors share Hugging Face fast tokenizers, whose settings are not safe to change from two
+threads at once.
+"""
+import logging
+import os
+from typing import Dict, Iterable, Optional, Union
+
+import anyio
+from fastapi import FastAPI, Request
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from spanbert_lib.serving.examples import MASKING_EXAMPLE
+from spanbert_lib.serving.masking_preview import MaskingPreview
+from spanbert_lib.serving.request_body import ApiError, read_json_body, require_object
+from spanbert_lib.serving.served_model import InvalidModelInput, ModelFailure, ServedModel
+from spanbert_lib.serving.training_watch import TrainingWatch
+
+logger = logging.getLogger(__name__)
+
+STATIC_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
+DEFAULT_MAX_REQUEST_CHARS = 100_000
+DEFAULT_MAX_CONCURRENT_PREDICTIONS = 2
+
+Entry = Union[ServedModel, TrainingWatch]
+
+
+class ModelRegistry:
+    """The served models by name: loaded ones and ones still training (replaced once loaded)."""
+
+    def __init__(self, entries: Iterable[Entry] = ()) -> None:
+        self._entries: Dict[str, Entry] = {}
+        self._locks: Dict[str, anyio.Lock] = {}
+        for entry in entries:
+            self._entries[entry.name] = entry
+
+    def names(self):
+        return list(self._entries)
+
+    def refresh(self) -> None:
+        """Swaps in every watched training whose archive has finished loading."""
+        for name, entry in list(self._entries.items()):
+            if isinstance(entry, TrainingWatch):
+                loaded = entry.loaded_model()
+                if loaded is not None:
+                    self._entries[name] = loaded
+
+    def describe(self):
+        self.refresh()
+        return [entry.describe() for entry in self._entries.values()]
+
+    def get(self, name: str) -> Entry:
+        self.refresh()
+        if name not in self._entries:
+            loaded = ", ".join(self._entries) or "none"
+            raise ApiError(404, f"no model named {name!r} is served (models: {loaded})")
+        return self._entries[name]
+
+    def lock(self, name: str) -> anyio.Lock:
+        if name not in self._locks:
+            self._locks[name] = anyio.Lock()
+        return self._locks[name]
+
+
+def create_app(models: Iterable[Entry] = (), masking: Optional[MaskingPreview] = None, *,
+               max_request_chars: int = DEFAULT_MAX_REQUEST_CHARS,
+               max_concurrent_predictions: int = DEFAULT_MAX_CONCURRENT_PREDICTIONS) -> FastAPI:
+    """
+    # Parameters
+
+    models : `Iterable[ServedModel | TrainingWatch]`
+        The models, by their ``name``.
+    masking : `MaskingPreview`, optional
+        The masking preview (built with its defaults when not given).
+    max_request_chars : `int`, optional (default = `100000`)
+        Larger request bodies get 413.
+    max_concurrent_predictions : `int`, optional (default = `2`)
+        Worker threads running predictions (and masking previews) at once, over all models.
+    """
+    if max_request_chars < 1 or max_concurrent_predictions < 1:
+        raise ValueError("max_request_chars and max_concurrent_predictions must be positive")
+    registry = ModelRegistry(models)
+    masking = masking or MaskingPreview()
+    limiter = anyio.CapacityLimiter(max_concurrent_predictions)
+    masking_lock = anyio.Lock()
+
+    app = FastAPI(title="spanbert_lib demo", docs_url="/api/docs", redoc_url=None, openapi_url="/api/openapi.json")
+    app.state.registry = registry
+    app.state.masking = masking
+    app.state.max_request_chars = max_request_chars
+
+    @app.exception_handler(ApiError)
+    async def api_error(_: Request, error: ApiError) -> JSONResponse:
+        return JSONResponse({"error": error.message}, status_code=error.status_code)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(_: Request, error: StarletteHTTPException) -> JSONResponse:
+        return JSONResponse({"error": str(error.detail)}, status_code=error.status_code, headers=error.headers)
+
+    @app.exception_handler(Exception)
+    async def unexpected_error(request: Request, error: Exception) -> JSONResponse:
+        logger.exception("unexpected error answering %s %s", request.method, request.url.path)
+        return JSONResponse({"error": "internal server error"}, status_code=500)
+
+    @app.get("/", include_in_schema=False)
+    async def index() -> FileResponse:
+        return FileResponse(os.path.join(STATIC_DIR, "index.html"), headers={"Cache-Control": "no-cache"})
+
+    @app.get("/health")
+    async def health() -> dict:
+        entries = registry.describe()
+        return {
+            "status": "ok",
+            "models_ready": [e["name"] for e in entries if e["status"] == "ready"],
+            "models_training": [e["name"] for e in entries if e["status"] != "ready"],
+        }
+
+    @app.get("/models")
+    async def list_models() -> list:
+        return registry.describe()
+
+    @app.get("/masking")
+    async def masking_settings() -> dict:
+        return {**masking.describe(), "example": MASKING_EXAMPLE}
+
+    @app.post("/mask")
+    async def mask(request: Request) -> dict:
+        body = require_object(await read_json_body(request, max_request_chars))
+        text, seed = body.get("text"), body.get("seed", 0)
+        if not isinstance(text, str):
+            raise ApiError(400, "the masking preview needs 'text': a string")
+        if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2 ** 63:
+            raise ApiError(400, f"'seed' must be a non-negative integer, got {seed!r}")
+        async with masking_lock:
+            return await anyio.to_thread.run_sync(masking.preview, text, seed, limiter=limiter)
+
+    @app.post("/predict/{name}")
+    async def predict(name: str, request: Request) -> dict:
+        entry = registry.get(name)
+        body = await read_json_body(request, max_request_chars)
+        if isinstance(entry, TrainingWatch):
+            raise ApiError(503, f"model {name!r} is not ready yet: {entry.status_line()}")
+        require_object(body)
+        try:
+            async with registry.lock(name):
+                return await anyio.to_thread.run_sync(entry.predict, body, limiter=limiter)
+        except InvalidModelInput as error:
+            raise ApiError(400, str(error)) from error
+        except ModelFailure as error:
+            logger.error("model %r failed on a request", name, exc_info=error.__cause__ or error)
+            raise ApiError(500, f"the model {name!r} failed on this input ({error})") from error
+
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    return app

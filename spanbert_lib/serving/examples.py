@@ -1,0 +1,86 @@
+"""
+What each task of the page is called, which predictor serves it, and the example input the page
+starts with. The texts were written for this project.
+"""
+from typing import Any, Dict, Optional
+
+# model type (the config's ``model.type``) -> task of the page
+MODEL_TASKS = {
+    "spanbert_coref": "coreference",
+    "coref": "coreference",  # allennlp-models
+    "spanbert_qa": "qa",
+    "transformer_qa": "qa",  # allennlp-models
+    "span_ner": "span_ner",
+    "spanbert_relation_classifier": "relation",
+    "entity_pair_relation_classifier": "relation",
+    "entity_typing": "entity_typing",
+}
+
+# (task, dataset reader type or None for any) -> predictor
+TASK_PREDICTORS = {
+    ("coreference", None): "spanbert_coref",
+    ("qa", None): "spanbert_qa",
+    ("span_ner", None): "span_ner",
+    ("relation", "semeval2010_task8"): "semeval2010_task8",
+    ("relation", None): "relation_classifier",
+    ("entity_typing", None): "entity_typing",
+}
+
+TASK_TITLES = {
+    "coreference": "Coreference",
+    "qa": "Question answering",
+    "span_ner": "Span NER",
+    "relation": "Relation classification",
+    "entity_typing": "Entity typing",
+    "generic": "Model",
+}
+
+MASKING_EXAMPLE = (
+    "SpanBERT masks contiguous spans of whole words instead of single tokens. The length of every "
+    "span is drawn from a geometric distribution, so most spans are short, and about fifteen percent "
+    "of the words of a sequence are masked. Most masked spans become [MASK] tokens, some become random "
+    "words, and some are left unchanged, and the model learns to predict every masked word from the "
+    "two words at the boundary of its span."
+)
+
+_COREFERENCE_EXAMPLE = {
+    "document": "Anna told Ben that her old friend from Boston had called. She said he would visit next "
+                "week. The friend had lived in Boston for many years, and Anna missed him.",
+}
+_QA_EXAMPLE = {
+    "passage": "SpanBERT was introduced by Mandar Joshi and his colleagues in 2020. Instead of masking "
+               "random single tokens, it masks contiguous spans of whole words, and it adds a span "
+               "boundary objective that predicts each masked token from the two tokens at the boundary "
+               "of its span. The model reached an F1 score of 94.6 on SQuAD 1.1.",
+    "question": "What does the span boundary objective predict?",
+}
+_SPAN_NER_EXAMPLE = {
+    "text": "Elizabeth Bennet walked from Longbourn to Netherfield, where Mr. Bingley and his two "
+            "sisters were staying with the officers of the regiment.",
+}
+_TACRED_EXAMPLE = {
+    "sentence": "Mandar Joshi, a researcher at the University of Washington, presented SpanBERT in Seattle.",
+    "subj_char_span": [0, 12], "obj_char_span": [34, 58], "subj_type": "PERSON", "obj_type": "ORGANIZATION",
+}
+_SEMEVAL_EXAMPLE = {"sentence": "The <e1>flood</e1> was caused by heavy <e2>rain</e2> in the mountains."}
+_ENTITY_TYPING_EXAMPLE = {
+    "sentence": "After the match, the young goalkeeper from Lisbon thanked the crowd.", "start": 17, "end": 37,
+}
+
+
+def example_input(task: str, predictor: Optional[str]) -> Dict[str, Any]:
+    """The input the page shows first for a model of ``task`` served with ``predictor``."""
+    if task == "relation":
+        return dict(_SEMEVAL_EXAMPLE if predictor == "semeval2010_task8" else _TACRED_EXAMPLE)
+    examples = {
+        "coreference": _COREFERENCE_EXAMPLE,
+        "qa": _QA_EXAMPLE,
+        "span_ner": _SPAN_NER_EXAMPLE,
+        "entity_typing": _ENTITY_TYPING_EXAMPLE,
+    }
+    return dict(examples.get(task, {}))
+
+
+def default_predictor(task: str, reader_type: Optional[str]) -> Optional[str]:
+    """The predictor a ``task`` model read by ``reader_type`` is served with (None: the model's default)."""
+    return TASK_PREDICTORS.get((task, reader_type), TASK_PREDICTORS.get((task, None)))

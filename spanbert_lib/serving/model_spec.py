@@ -1,0 +1,69 @@
+"""The ``--model NAME=ARCHIVE[:PREDICTOR]`` arguments of ``allennlp serve``."""
+import os
+import re
+from dataclasses import dataclass
+from typing import Iterable, List, Optional
+
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+_PREDICTOR = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """
+    One model to serve.
+
+    # Parameters
+
+    name : `str`
+        The name in ``POST /predict/NAME`` (letters, digits, ``_ . -``).
+    path : `str`
+        A ``model.tar.gz`` (or any archive ``load_archive`` reads), or a serialization directory:
+        its ``model.tar.gz`` is served, and while that does not exist yet the page shows the
+        training's progress.
+    predictor : `str`, optional
+        A registered predictor name; by default the one the task uses (the model's
+        ``default_predictor`` for other models).
+    """
+
+    name: str
+    path: str
+    predictor: Optional[str] = None
+
+    @classmethod
+    def parse(cls, text: str) -> "ModelSpec":
+        """``NAME=PATH`` or ``NAME=PATH:PREDICTOR``; ``PATH`` alone names the model after its directory."""
+        name, separator, rest = text.partition("=")
+        if not separator:
+            name, rest = "", text
+        path, predictor = rest, None
+        head, colon, tail = rest.rpartition(":")
+        if colon and head and _PREDICTOR.match(tail) and not os.path.exists(rest):
+            path, predictor = head, tail
+        if not path:
+            raise ValueError(f"--model {text!r}: expected NAME=ARCHIVE[:PREDICTOR]")
+        if not name:
+            name = _default_name(path)
+        if not _NAME.match(name):
+            raise ValueError(f"--model {text!r}: the name {name!r} may hold only letters, digits, '_', '.' and '-'")
+        return cls(name=name, path=path, predictor=predictor)
+
+
+def _default_name(path: str) -> str:
+    trimmed = path.rstrip("/")
+    if os.path.basename(trimmed) in ("model.tar.gz", "model.tar") or trimmed.endswith(".tar.gz"):
+        parent = os.path.basename(os.path.dirname(os.path.abspath(trimmed)))
+        base = os.path.basename(trimmed)
+        return parent if base.startswith("model.") else base[: -len(".tar.gz")]
+    return os.path.basename(trimmed)
+
+
+def parse_model_specs(texts: Iterable[str]) -> List[ModelSpec]:
+    """Parses every ``--model`` argument; names must be distinct."""
+    specs = [ModelSpec.parse(text) for text in texts]
+    seen = set()
+    for spec in specs:
+        if spec.name in seen:
+            raise ValueError(f"--model: the name {spec.name!r} is given twice")
+        seen.add(spec.name)
+    return specs

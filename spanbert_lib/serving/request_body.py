@@ -1,0 +1,65 @@
+"""Reading a JSON request body under a size limit, with errors the API answers as JSON."""
+import json
+from typing import Any
+
+
+class ApiError(Exception):
+    """An error answered as ``{"error": message}`` with an HTTP status."""
+
+    def __init__(self, status_code: int, message: str) -> None:
+        super().__init__(message)
+        self.status_code = status_code
+        self.message = message
+
+
+_MAX_UTF8_BYTES_PER_CHAR = 4
+
+
+async def read_json_body(request, max_chars: int) -> Any:
+    """
+    The parsed JSON body of ``request`` (a Starlette request). 413 when it holds more than
+    ``max_chars`` characters (refused from ``Content-Length`` or while streaming, before it is all
+    read, when even pure 4-byte characters could not fit); 400 when it is not UTF-8 or not JSON.
+    """
+    max_bytes = _MAX_UTF8_BYTES_PER_CHAR * max_chars
+    too_large = ApiError(413, f"the request body is larger than the limit of {max_chars} characters")
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > max_bytes:
+        raise too_large
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > max_bytes:
+            raise too_large
+        chunks.append(chunk)
+    try:
+        text = b"".join(chunks).decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ApiError(400, f"the request body is not UTF-8: {error}") from error
+    if len(text) > max_chars:
+        raise too_large
+    if not text.strip():
+        raise ApiError(400, "the request body is empty; send a JSON object")
+    try:
+        return json.loads(text)
+    except ValueError as error:
+        raise ApiError(400, f"the request body is not valid JSON: {error}") from error
+
+
+def require_object(body: Any) -> dict:
+    """``body`` if it is a JSON object, else a 400."""
+    if not isinstance(body, dict):
+        raise ApiError(400, f"the request body must be a JSON object, got a JSON {_json_type(body)}")
+    return body
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, bool):
+        return "boolean"
+    if value is None:
+        return "null"
+    return "number"

@@ -1,0 +1,187 @@
+"""
+A trained archive loaded with its predictor, as ``allennlp serve`` runs it.
+
+A prediction can fail in two places, and the API answers them differently: while the predictor
+turns the request into instances (a missing key, a wrong type, an empty text: the user's input,
+HTTP 400 with the predictor's message), or inside the model (HTTP 500, logged with its traceback,
+answered with a short message). :func:`guard_model_calls` tells them apart by marking every
+exception raised from the model's own methods as :class:`ModelFailure`.
+"""
+import functools
+import json
+import logging
+import os
+from dataclasses import dataclass, field
+from typing import Any, Dict, Optional
+
+from spanbert_lib.serving.examples import MODEL_TASKS, default_predictor, example_input
+from spanbert_lib.serving.model_spec import ModelSpec
+
+logger = logging.getLogger(__name__)
+
+_GUARDED_METHODS = ("forward", "forward_on_instance", "forward_on_instances", "make_output_human_readable")
+_ENCODER_KEYS = ("model_name", "transformer_model_name", "transformer_model", "pretrained_model_name", "model_name_or_path")
+
+
+class InvalidModelInput(ValueError):
+    """The request could not be turned into model input; the message is the predictor's."""
+
+
+class ModelFailure(RuntimeError):
+    """The model itself raised while predicting."""
+
+
+def guard_model_calls(model) -> None:
+    """
+    Wraps ``model``'s forward methods (on the instance) so that any exception they raise becomes a
+    :class:`ModelFailure` chained to the original.
+    """
+    for method_name in _GUARDED_METHODS:
+        method = getattr(model, method_name)
+
+        @functools.wraps(method)
+        def guarded(*args, _method=method, _name=method_name, **kwargs):
+            try:
+                return _method(*args, **kwargs)
+            except ModelFailure:
+                raise
+            except Exception as error:
+                raise ModelFailure(f"{type(model).__name__}.{_name} failed: {type(error).__name__}") from error
+
+        # torch's Module.__setattr__ would do the same for a plain function; be explicit.
+        object.__setattr__(model, method_name, guarded)
+
+
+@dataclass
+class ArchiveInfo:
+    """What the page shows about a model: where it came from and how good it was in validation."""
+
+    task: str
+    model_type: str
+    reader_type: Optional[str]
+    encoder: Optional[str]
+    validation_metrics: Dict[str, float] = field(default_factory=dict)
+    best_epoch: Optional[int] = None
+    num_parameters: Optional[int] = None
+
+
+class ServedModel:
+    """
+    A loaded archive and its predictor.
+
+    # Parameters
+
+    spec : `ModelSpec`
+        Name, archive path and optional predictor name.
+    cuda_device : `int`, optional (default = `-1`)
+        Passed to ``load_archive``.
+    """
+
+    def __init__(self, spec: ModelSpec, cuda_device: int = -1) -> None:
+        from allennlp.models.archival import load_archive
+        from allennlp.predictors import Predictor
+
+        import spanbert_lib.plugin  # noqa: F401  (the archive's components must be registered)
+
+        self.spec = spec
+        self.name = spec.name
+        archive_path = resolve_archive_path(spec.path)
+        archive = load_archive(archive_path, cuda_device=cuda_device)
+        config = archive.config.as_dict(quiet=True)
+        model_type = str(config.get("model", {}).get("type", type(archive.model).__name__))
+        reader_type = config.get("dataset_reader", {}).get("type")
+        task = MODEL_TASKS.get(model_type, "generic")
+        self.predictor_name = spec.predictor or default_predictor(task, reader_type)
+        self.predictor = Predictor.from_archive(archive, self.predictor_name)
+        if self.predictor_name is None:
+            self.predictor_name = type(self.predictor).__name__
+        archive.model.eval()
+        guard_model_calls(self.predictor._model)
+        self.archive_path = archive_path
+        self.info = ArchiveInfo(
+            task=task,
+            model_type=model_type,
+            reader_type=reader_type,
+            encoder=find_encoder_name(config.get("model", {})),
+            num_parameters=sum(p.numel() for p in archive.model.parameters()),
+            **read_validation_metrics(os.path.dirname(os.path.abspath(archive_path))),
+        )
+
+    def predict(self, inputs: Any) -> Dict[str, Any]:
+        """
+        The predictor's output for one JSON input. Raises :class:`InvalidModelInput` (bad input, with
+        the predictor's message) or :class:`ModelFailure` (the model raised).
+        """
+        from allennlp.common.util import sanitize
+
+        if not isinstance(inputs, dict):
+            raise InvalidModelInput(f"the input must be a JSON object, got {type(inputs).__name__}")
+        try:
+            return sanitize(self.predictor.predict_json(inputs))
+        except ModelFailure:
+            raise
+        except (KeyError, IndexError) as error:
+            # A KeyError's str() is just the key in quotes: say what it is.
+            raise InvalidModelInput(f"{type(error).__name__}: {error}") from error
+        except Exception as error:
+            raise InvalidModelInput(str(error) or type(error).__name__) from error
+
+    def describe(self) -> Dict[str, Any]:
+        """The ``GET /models`` entry of this model."""
+        info = self.info
+        return {
+            "name": self.name,
+            "status": "ready",
+            "task": info.task,
+            "predictor": self.predictor_name,
+            "model_type": info.model_type,
+            "dataset_reader": info.reader_type,
+            "encoder": info.encoder,
+            "num_parameters": info.num_parameters,
+            "archive": self.archive_path,
+            "validation_metrics": info.validation_metrics,
+            "best_epoch": info.best_epoch,
+            "example": example_input(info.task, self.predictor_name),
+        }
+
+
+def resolve_archive_path(path: str) -> str:
+    """``path`` itself, or ``path/model.tar.gz`` for a serialization directory."""
+    if os.path.isdir(path):
+        return os.path.join(path, "model.tar.gz")
+    return path
+
+
+def read_validation_metrics(serialization_dir: str) -> Dict[str, Any]:
+    """
+    ``{"validation_metrics": {name: value}, "best_epoch": int}`` from the ``metrics.json`` that
+    ``allennlp train`` writes beside ``model.tar.gz`` (its ``best_validation_*`` entries), or empty
+    values when there is none (an archive copied on its own).
+    """
+    metrics_file = os.path.join(serialization_dir, "metrics.json")
+    try:
+        with open(metrics_file, encoding="utf-8") as handle:
+            metrics = json.load(handle)
+    except (OSError, ValueError):
+        return {"validation_metrics": {}, "best_epoch": None}
+    prefix = "best_validation_"
+    validation = {key[len(prefix):]: value for key, value in metrics.items()
+                  if key.startswith(prefix) and isinstance(value, (int, float)) and not isinstance(value, bool)}
+    best_epoch = metrics.get("best_epoch")
+    return {"validation_metrics": validation, "best_epoch": best_epoch if isinstance(best_epoch, int) else None}
+
+
+def find_encoder_name(model_config: Any) -> Optional[str]:
+    """The first pretrained-model name or directory in a model config (depth first), as a short name."""
+    stack = [model_config]
+    while stack:
+        node = stack.pop(0)
+        if isinstance(node, dict):
+            for key in _ENCODER_KEYS:
+                value = node.get(key)
+                if isinstance(value, str) and value:
+                    return os.path.basename(value.rstrip("/")) or value
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return None
