@@ -8,6 +8,7 @@ below it) or a glob pattern, UTF-8, documents separated by blank lines.
 """
 import argparse
 import logging
+from typing import Iterator
 
 from allennlp.commands.subcommand import Subcommand
 
@@ -63,6 +64,27 @@ def build_wordpiece_vocab(
     logger.info("Training a WordPiece vocabulary on %d files from %s", len(files), text_path)
     documents = (document.text for document in iter_documents(files, "blank_line", encoding_errors))
     tokenizer = train_wordpiece_tokenizer(
-        documents, output_dir, vocab_size=vocab_size, lowercase=lowercase, min_frequency=min_frequency
+        _refuse_no_words(documents, text_path), output_dir, vocab_size=vocab_size, lowercase=lowercase,
+        min_frequency=min_frequency
     )
     return len(tokenizer)
+
+
+def _has_words(text: str) -> bool:
+    """Any printable, non-space character (NUL and other control characters are not words)."""
+    return any(character.isprintable() and not character.isspace() for character in text)
+
+
+def _refuse_no_words(documents: Iterator[str], text_path: str) -> Iterator[str]:
+    """``documents``, after checking (up to the first one that has a word) that the corpus has words."""
+    from spanbert_lib.common.errors import EmptyInputError
+
+    documents = iter(documents)
+    for document in documents:
+        if _has_words(document):
+            yield document
+            break
+    else:
+        raise EmptyInputError("the corpus has no word to build a vocabulary from (empty, blank or only "
+                              "control characters such as NUL)", path=text_path)
+    yield from documents
