@@ -1,28 +1,27 @@
 """
 Plain-text corpora: expanding a path into ``.txt`` files and streaming documents out of them.
 
-A corpus path is a single file, a directory (every ``*.txt`` below it, recursively) or a glob
-pattern (``data/**/*.txt``); files are visited in sorted order so every reader, worker and run
+A corpus path is a single file, a directory (every ``*.txt`` below it, recursively), a glob
+pattern (``data/**/*.txt``) or several of these separated by commas; files are visited in sorted order so every reader, worker and run
 sees the same document sequence. Documents are either one per file (``"file"``) or blocks of
 consecutive non-blank lines separated by one or more blank lines (``"blank_line"``).
 
-Files are decoded as UTF-8 line by line from bytes (a leading BOM is dropped), so a decoding error
-can name the file, the line and the absolute byte offset of the bad byte.
+Files are decoded as UTF-8 line by line with :func:`spanbert_lib.common.text_files.decoded_lines`, so
+a decoding error (:class:`~spanbert_lib.common.errors.InvalidEncodingError`) names the file, the
+line and the absolute byte offset of the bad byte.
 """
 import glob
 import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, Iterable, Iterator, List, Tuple, Union
+from typing import Iterable, Iterator, List, Tuple, Union
+
+from spanbert_lib.common.errors import InvalidEncodingError
+from spanbert_lib.common.text_files import ENCODING_ERRORS, decoded_lines
 
 DOCUMENT_SEPARATORS = ("blank_line", "file")
-ENCODING_ERRORS = ("strict", "replace")
 _GLOB_CHARS = set("*?[")
-
-
-class CorpusDecodingError(ValueError):
-    """A corpus file is not valid UTF-8 (raised with ``encoding_errors="strict"``)."""
 
 
 @dataclass(frozen=True)
@@ -49,11 +48,22 @@ class CorpusFileStats:
 def expand_text_paths(path: Union[str, os.PathLike]) -> List[Path]:
     """
     The files a corpus path stands for: the file itself, every ``*.txt`` file under a directory
-    (recursively) or the files matching a glob pattern (``**`` allowed), sorted.
+    (recursively), the files matching a glob pattern (``**`` allowed), or the union of several
+    such paths separated by commas (``a.txt,b.txt,more/``); sorted, without duplicates.
 
-    Raises ``FileNotFoundError`` naming the path when nothing matches.
+    Raises ``FileNotFoundError`` naming the part that matches nothing.
     """
     path_str = os.fspath(path)
+    if Path(path_str).expanduser().is_file():  # a file whose name contains a comma
+        return [Path(path_str).expanduser()]
+    parts = [part.strip() for part in path_str.split(",") if part.strip()]
+    if not parts:
+        raise FileNotFoundError(f"Corpus path {path_str!r} names no file.")
+    files = {file for part in parts for file in _expand_one_path(part)}
+    return sorted(files)
+
+
+def _expand_one_path(path_str: str) -> List[Path]:
     candidate = Path(path_str).expanduser()
     if candidate.is_file():
         return [candidate]
@@ -73,23 +83,15 @@ def expand_text_paths(path: Union[str, os.PathLike]) -> List[Path]:
     )
 
 
-def _decoded_lines(handle: BinaryIO, path: str, encoding_errors: str) -> Iterator[Tuple[int, str]]:
-    """(1-based line number, line without its line ending) for each line of a UTF-8 file."""
-    offset = 0
-    for line_number, raw in enumerate(handle, start=1):
-        try:
-            line = raw.decode("utf-8", errors=encoding_errors)
-        except UnicodeDecodeError as error:
-            bad = raw[error.start : error.end]
-            raise CorpusDecodingError(
-                f"{path}: invalid UTF-8 byte(s) {bad!r} at byte offset {offset + error.start} "
-                f"(line {line_number}). Convert the file to UTF-8, or set "
-                f'encoding_errors="replace" to substitute U+FFFD for undecodable bytes.'
-            ) from None
-        if line_number == 1 and line.startswith("\ufeff"):
-            line = line[1:]
-        offset += len(raw)
-        yield line_number, line.rstrip("\r\n")
+def _corpus_lines(handle, path: str, encoding_errors: str) -> Iterator[Tuple[int, str]]:
+    """:func:`~spanbert_lib.common.text_files.decoded_lines`, with the corpus readers' own remedy in the error."""
+    try:
+        yield from decoded_lines(handle, path, encoding_errors)
+    except InvalidEncodingError as error:
+        raise InvalidEncodingError(
+            f'{error.message}, or set encoding_errors="replace" to substitute U+FFFD for undecodable bytes',
+            path=error.path, line=error.line,
+        ) from None
 
 
 def iter_documents(
@@ -103,7 +105,8 @@ def iter_documents(
     held in memory. Empty and whitespace-only documents are not yielded but counted in ``stats``.
 
     With ``"blank_line"`` a document's text is its lines joined with ``"\\n"``; with ``"file"`` it
-    is the whole file (line endings normalised to ``"\\n"``).
+    is the whole file (line endings normalised to ``"\\n"``, blank lines kept as paragraph breaks):
+    the choice for a directory of books, where a blank line separates paragraphs, not documents.
     """
     if document_separator not in DOCUMENT_SEPARATORS:
         raise ValueError(
@@ -117,10 +120,9 @@ def iter_documents(
         stats.files += 1
         yielded = 0
         with open(path, "rb") as handle:
-            lines = _decoded_lines(handle, path, encoding_errors)
+            lines = _corpus_lines(handle, path, encoding_errors)
             if document_separator == "file":
-                numbered = list(lines)
-                text = "\n".join(line for _, line in numbered)
+                text = "\n".join(line for _, line in lines)
                 if text.strip():
                     yielded += 1
                     yield Document(text, path, 0, 1)

@@ -71,6 +71,17 @@ class PretrainingCorpusReader(WordpieceCorpusReader):
         Name or directory of the spaCy pipeline used for `phrase_annotation`.
     documents_per_batch : `int`, optional (default = `64`)
         Documents tokenised (and annotated) together.
+    max_batch_characters : `int`, optional (default = `2_000_000`)
+        Fewer documents go in a batch when theirs would exceed this many characters (a
+        directory of novels read with ``document_separator="file"``); a larger document
+        forms a batch alone.
+    max_chunk_characters : `int`, optional (default = `10_000`)
+        A document is tokenised in chunks of at most this many characters, cut at whitespace, so
+        that a huge document (a whole novel on one line) is never handed to the tokenizer whole;
+        the result is the same as tokenising it whole.
+    chunks_per_tokenizer_call : `int`, optional (default = `32`)
+        Chunks handed to the tokenizer at once (the tokenizer's memory is bounded by
+        ``chunks_per_tokenizer_call * max_chunk_characters`` characters).
     entity_vocabulary : `str`, optional (default = `None`)
         A file of entity names, one per line (``EntityVocabulary.from_file``); adds ``entity_ids``
         and ``entity_spans``. Needs ``phrase_annotation="named_entity"``.

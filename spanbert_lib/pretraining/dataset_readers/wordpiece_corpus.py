@@ -11,7 +11,7 @@ import itertools
 import logging
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator, List, Optional, TypeVar
+from typing import Iterable, Iterator, List, Optional, Tuple, TypeVar
 
 import numpy as np
 from allennlp.common.checks import ConfigurationError
@@ -20,9 +20,9 @@ from allennlp.data import Instance
 from allennlp.data.dataset_readers import DatasetReader
 
 from spanbert_lib.pretraining.dataset_readers.block_packing import word_boundaries, word_start_mask
+from spanbert_lib.common.text_files import ENCODING_ERRORS
 from spanbert_lib.pretraining.dataset_readers.corpus_files import (
     DOCUMENT_SEPARATORS,
-    ENCODING_ERRORS,
     CorpusFileStats,
     Document,
     expand_text_paths,
@@ -74,6 +74,42 @@ def _batched(iterable: Iterable[_T], size: int) -> Iterator[List[_T]]:
         yield batch
 
 
+def _document_batches(documents: Iterable[Document], max_documents: int, max_characters: int) -> Iterator[List[Document]]:
+    """Consecutive documents, at most ``max_documents`` and (unless one document alone is larger)
+    ``max_characters`` characters per batch, so that a directory of books is not held whole."""
+    batch: List[Document] = []
+    characters = 0
+    for document in documents:
+        if batch and (len(batch) == max_documents or characters + len(document.text) > max_characters):
+            yield batch
+            batch, characters = [], 0
+        batch.append(document)
+        characters += len(document.text)
+    if batch:
+        yield batch
+
+
+def whitespace_chunks(text: str, max_characters: int) -> List[int]:
+    """
+    Start offsets of consecutive chunks of ``text`` of at most ``max_characters`` characters each,
+    every chunk after the first starting just after a whitespace character, so that no word is
+    cut (a BERT pre-tokenizer splits at whitespace, so the chunks tokenise exactly like the whole).
+    A stretch of ``max_characters`` without whitespace is cut where the limit falls.
+    """
+    starts = [0]
+    while len(text) - starts[-1] > max_characters:
+        start = starts[-1]
+        window = text[start:start + max_characters]
+        cut = max(window.rfind(" "), window.rfind("\n"), window.rfind("\t"))
+        starts.append(start + (cut + 1 if cut > 0 else max_characters))
+    return starts
+
+
+def _chunk_ranges(text: str, max_characters: int) -> Iterator[Tuple[int, int]]:
+    starts = whitespace_chunks(text, max_characters)
+    return zip(starts, starts[1:] + [len(text)])
+
+
 class WordpieceCorpusReader(DatasetReader):
     """
     Base class; see :class:`~spanbert_lib.pretraining.dataset_readers.pretraining_corpus.PretrainingCorpusReader`
@@ -90,6 +126,9 @@ class WordpieceCorpusReader(DatasetReader):
         encoding_errors: str = "strict",
         min_document_words: int = 1,
         documents_per_batch: int = 64,
+        max_chunk_characters: int = 10_000,
+        chunks_per_tokenizer_call: int = 32,
+        max_batch_characters: int = 2_000_000,
         **kwargs,
     ) -> None:
         super().__init__(manual_distributed_sharding=True, manual_multiprocess_sharding=True, **kwargs)
@@ -99,13 +138,19 @@ class WordpieceCorpusReader(DatasetReader):
             )
         if encoding_errors not in ENCODING_ERRORS:
             raise ConfigurationError(f"encoding_errors must be one of {ENCODING_ERRORS}, got {encoding_errors!r}")
-        if documents_per_batch < 1:
-            raise ConfigurationError(f"documents_per_batch must be >= 1, got {documents_per_batch}")
+        for name, value in (("documents_per_batch", documents_per_batch), ("max_chunk_characters", max_chunk_characters),
+                            ("chunks_per_tokenizer_call", chunks_per_tokenizer_call),
+                            ("max_batch_characters", max_batch_characters)):
+            if value < 1:
+                raise ConfigurationError(f"{name} must be >= 1, got {value}")
         self.max_sequence_length = max_sequence_length
         self.document_separator = document_separator
         self.encoding_errors = encoding_errors
         self.min_document_words = min_document_words
         self.documents_per_batch = documents_per_batch
+        self.max_chunk_characters = max_chunk_characters
+        self.chunks_per_tokenizer_call = chunks_per_tokenizer_call
+        self.max_batch_characters = max_batch_characters
         self.tokenizer_name = tokenizer
         self.tokenizer = self._load_tokenizer(tokenizer)
         self._backend = self.tokenizer.backend_tokenizer
@@ -142,23 +187,40 @@ class WordpieceCorpusReader(DatasetReader):
     # ---- reading ------------------------------------------------------------------------------
 
     def tokenize_documents(self, documents: List[Document]) -> List[TokenizedDocument]:
-        encodings = self._backend.encode_batch([d.text for d in documents], add_special_tokens=False)
-        result = []
-        for document, encoding in zip(documents, encodings):
-            input_ids = np.asarray(encoding.ids, dtype=np.int64)
-            word_ids = encoding.word_ids
-            if None in word_ids:  # tokens outside any word: make each one its own word
-                word_ids = [-2 - i if w is None else w for i, w in enumerate(word_ids)]
-            starts = word_start_mask(np.asarray(word_ids, dtype=np.int64))
-            boundaries = word_boundaries(starts)
-            word_start_chars = None
-            if self._needs_char_offsets:
-                offsets = np.asarray(encoding.offsets, dtype=np.int64).reshape(-1, 2)
-                word_start_chars = offsets[boundaries[:-1], 0]
-            result.append(
-                TokenizedDocument(document, input_ids, np.cumsum(starts) - 1, boundaries, word_start_chars)
-            )
-        return result
+        """
+        Tokenises ``documents`` without special tokens. Each document is cut at whitespace into
+        chunks of at most ``max_chunk_characters`` and the tokenizer sees at most
+        ``chunks_per_tokenizer_call`` chunks at a time, so a huge single-line document is never
+        tokenised whole (the tokenizer's per-token objects would take hundreds of bytes per
+        character); only the compact id / word arrays of the document are kept.
+        """
+        chunks = ((index, start, document.text[start:end])
+                  for index, document in enumerate(documents)
+                  for start, end in _chunk_ranges(document.text, self.max_chunk_characters))
+        pieces: List[List[Tuple[np.ndarray, np.ndarray, Optional[np.ndarray]]]] = [[] for _ in documents]
+        for call in _batched(chunks, self.chunks_per_tokenizer_call):
+            encodings = self._backend.encode_batch([text for _, _, text in call], add_special_tokens=False)
+            for (index, start, _), encoding in zip(call, encodings):
+                word_ids = encoding.word_ids
+                if None in word_ids:  # tokens outside any word: make each one its own word
+                    word_ids = [-2 - i if w is None else w for i, w in enumerate(word_ids)]
+                offsets = None
+                if self._needs_char_offsets:
+                    offsets = np.asarray(encoding.offsets, dtype=np.int64).reshape(-1, 2)[:, 0] + start
+                pieces[index].append((np.asarray(encoding.ids, dtype=np.int64),
+                                      word_start_mask(np.asarray(word_ids, dtype=np.int64)), offsets))
+        return [self._tokenized(document, document_pieces) for document, document_pieces in zip(documents, pieces)]
+
+    def _tokenized(self, document: Document,
+                   pieces: List[Tuple[np.ndarray, np.ndarray, Optional[np.ndarray]]]) -> TokenizedDocument:
+        """Joins the ``(ids, word starts, character starts)`` of a document's chunks."""
+        input_ids = np.concatenate([ids for ids, _, _ in pieces])
+        starts = np.concatenate([word_starts for _, word_starts, _ in pieces])  # chunks start at word starts
+        boundaries = word_boundaries(starts)
+        word_start_chars = None
+        if self._needs_char_offsets:
+            word_start_chars = np.concatenate([chars for _, _, chars in pieces])[boundaries[:-1]]
+        return TokenizedDocument(document, input_ids, np.cumsum(starts) - 1, boundaries, word_start_chars)
 
     def _shard_label(self) -> str:
         worker, dist = self.get_worker_info(), self.get_distributed_info()
@@ -181,7 +243,7 @@ class WordpieceCorpusReader(DatasetReader):
         )
         if self.get_worker_info() is None:
             documents = Tqdm.tqdm(documents, desc=f"reading {file_path}", unit=" documents")
-        for batch in _batched(documents, self.documents_per_batch):
+        for batch in _document_batches(documents, self.documents_per_batch, self.max_batch_characters):
             kept = []
             for tokenized in self.tokenize_documents(batch):
                 if tokenized.num_words < max(self.min_document_words, 1):

@@ -1,7 +1,7 @@
 import pytest
 
+from spanbert_lib.common.errors import InvalidEncodingError
 from spanbert_lib.pretraining.dataset_readers.corpus_files import (
-    CorpusDecodingError,
     CorpusFileStats,
     expand_text_paths,
     iter_documents,
@@ -79,13 +79,12 @@ def test_empty_and_whitespace_only_files_are_counted(tmp_path, separator):
 
 def test_undecodable_bytes_name_file_line_and_offset(tmp_path):
     path = write(tmp_path / "bad.txt", b"Good line.\nBad \xff byte.\n")
-    with pytest.raises(CorpusDecodingError) as error:
+    with pytest.raises(InvalidEncodingError) as error:
         list(iter_documents([path]))
     message = str(error.value)
-    assert str(path) in message
+    assert message.startswith(f"{path}:2: ")  # FILE:LINE:
     assert "byte offset 15" in message  # len(b"Good line.\n") + len(b"Bad ")
-    assert "line 2" in message
-    assert "encoding_errors" in message
+    assert 'encoding_errors="replace"' in message
 
 
 def test_undecodable_bytes_replaced_when_asked(tmp_path):

@@ -8,8 +8,8 @@ from allennlp.data import Batch, Vocabulary
 from allennlp.data.data_loaders import MultiProcessDataLoader
 from allennlp.data.dataset_readers import DatasetReader
 
+from spanbert_lib.common.errors import InvalidEncodingError
 from spanbert_lib.pretraining.dataset_readers import (
-    CorpusDecodingError,
     PretrainingCorpusReader,
     expand_text_paths,
     iter_documents,
@@ -133,7 +133,7 @@ def test_undecodable_bytes_error_names_the_file(hand_tokenizer_dir, tmp_path):
     write(tmp_path / "good.txt", "The cat sat.")
     bad = write(tmp_path / "latin1.txt", "The caf\u00e9 sat.".encode("latin-1"))
     reader = PretrainingCorpusReader(hand_tokenizer_dir)
-    with pytest.raises(CorpusDecodingError, match=r"latin1\.txt.*byte offset 7"):
+    with pytest.raises(InvalidEncodingError, match=r"latin1\.txt.*byte offset 7"):
         list(reader.read(tmp_path))
     replacing = PretrainingCorpusReader(hand_tokenizer_dir, encoding_errors="replace")
     assert [pieces(i)[1] for i in replacing.read(bad)] == ["The"]

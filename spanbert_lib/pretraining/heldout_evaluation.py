@@ -1,0 +1,172 @@
+"""
+Held-out evaluation of a pre-trained ``spanbert_pretraining`` model with fixed, seeded masks,
+against the unigram baseline (predicting the corpus's most frequent wordpiece at every masked
+position), and the model's fill-ins of masked spans for reading.
+
+The model is run through its own ``forward`` (with its configured masker), so the figures are the
+ones its ``mlm_accuracy`` / ``sbo_accuracy`` metrics would report; forward hooks on the two
+prediction heads collect the predictions, and the masks are redrawn beside it from the same seed.
+"""
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Dict, Iterable, List, Sequence
+
+import torch
+from allennlp.data import Batch, Instance, Vocabulary
+
+from spanbert_lib.pretraining.masking import IGNORE_INDEX
+
+
+@dataclass
+class MaskedBlock:
+    """One masked block: its wordpiece ids ``[L]`` (no padding), the masked positions ``[N]``,
+    and at those positions the original ids and the MLM / SBO predictions ``[N]``."""
+
+    input_ids: torch.Tensor
+    positions: torch.Tensor
+    targets: torch.Tensor
+    mlm_predictions: torch.Tensor
+    sbo_predictions: torch.Tensor
+
+
+@dataclass
+class HeldoutEvaluation:
+    """Predictions of one pass per masking seed over the held-out blocks."""
+
+    blocks: List[MaskedBlock] = field(default_factory=list)
+
+    def _all(self, name: str) -> torch.Tensor:
+        values = [getattr(block, name) for block in self.blocks]
+        return torch.cat(values) if values else torch.zeros(0, dtype=torch.long)
+
+    @property
+    def num_predictions(self) -> int:
+        return int(self._all("targets").numel())
+
+    def accuracy(self, head: str) -> float:
+        """Share of masked positions where ``head`` (``"mlm"`` or ``"sbo"``) predicts the original wordpiece."""
+        targets = self._all("targets")
+        return float((self._all(f"{head}_predictions") == targets).float().mean()) if targets.numel() else 0.0
+
+    def constant_accuracy(self, token_id: int) -> float:
+        """Accuracy of predicting ``token_id`` everywhere (the unigram baseline for the most frequent id)."""
+        targets = self._all("targets")
+        return float((targets == token_id).float().mean()) if targets.numel() else 0.0
+
+
+def most_frequent_wordpiece(instances: Iterable[Instance], special_ids: Sequence[int]) -> int:
+    """The most frequent id in the ``input_ids`` of ``instances`` (training text), ``special_ids`` not counted."""
+    counts: Counter = Counter()
+    for instance in instances:
+        counts.update(instance["input_ids"].tensor.tolist())
+    for special in special_ids:
+        counts.pop(special, None)
+    if not counts:
+        raise ValueError("no wordpiece to count: the instances hold only special tokens")
+    return counts.most_common(1)[0][0]
+
+
+def evaluate_heldout(model, instances: Sequence[Instance], seeds: Sequence[int] = (0,),
+                     batch_size: int = 32) -> HeldoutEvaluation:
+    """
+    Masks every block of ``instances`` once per seed in ``seeds`` (the model's masker, the
+    model's evaluation masking with ``masking_seed = seed``) and records the MLM and SBO
+    predictions at the masked positions. ``model`` is a ``SpanBertPretrainingModel`` with an SBO head.
+    """
+    if model.sbo_decoder is None:
+        raise ValueError("held-out evaluation needs a model with the span boundary objective (sbo_weight > 0)")
+    captured: Dict[str, torch.Tensor] = {}
+    hooks = [
+        model.mlm_head.register_forward_hook(lambda module, args, output: captured.__setitem__("mlm", output)),
+        model.sbo_decoder.register_forward_hook(lambda module, args, output: captured.__setitem__("sbo", output)),
+    ]
+    original_seed, was_training = model.masking_seed, model.training
+    model.eval()
+    evaluation = HeldoutEvaluation()
+    vocabulary = Vocabulary()
+    try:
+        with torch.no_grad():
+            for seed in seeds:
+                model.masking_seed = seed
+                for start in range(0, len(instances), batch_size):
+                    batch = Batch(list(instances[start:start + batch_size]))
+                    batch.index_instances(vocabulary)
+                    tensors = batch.as_tensor_dict()
+                    evaluation.blocks.extend(_masked_blocks(model, tensors, seed, captured))
+    finally:
+        for hook in hooks:
+            hook.remove()
+        model.masking_seed = original_seed
+        model.train(was_training)
+    return evaluation
+
+
+def _masked_blocks(model, tensors: Dict[str, torch.Tensor], seed: int,
+                   captured: Dict[str, torch.Tensor]) -> List[MaskedBlock]:
+    captured.clear()
+    model(**tensors)
+    # The model's evaluation generator is re-seeded with `masking_seed` for every batch, so the
+    # same seed redraws exactly the masks the forward pass used.
+    generator = torch.Generator(device=tensors["input_ids"].device).manual_seed(seed)
+    masked = model.masker.mask(tensors["input_ids"], tensors["word_ids"], mask_token_id=model.mask_token_id,
+                               vocab_size=model.vocab_size, phrase_ids=tensors.get("phrase_ids"),
+                               generator=generator)
+    targets_at = masked.labels != IGNORE_INDEX                                   # [B, L]
+    num_targets = int(targets_at.sum())
+    if num_targets == 0:
+        return []
+    if captured["mlm"].size(0) != num_targets or captured["sbo"].size(0) != num_targets:
+        raise RuntimeError("the redrawn masks differ from the model's: is the masker deterministic given its generator?")
+    mlm_predictions = captured["mlm"].argmax(-1)                                 # [N]
+    sbo_predictions = captured["sbo"].argmax(-1)                                 # [N]
+    rows_of_targets = targets_at.sum(dim=1).tolist()
+    lengths = (tensors["input_ids"] != model.pad_token_id).sum(dim=1).tolist()
+    blocks, first = [], 0
+    for row, (count, length) in enumerate(zip(rows_of_targets, lengths)):
+        positions = targets_at[row].nonzero(as_tuple=True)[0]
+        blocks.append(MaskedBlock(
+            input_ids=tensors["input_ids"][row, :length],
+            positions=positions,
+            targets=masked.labels[row, positions],
+            mlm_predictions=mlm_predictions[first:first + count],
+            sbo_predictions=sbo_predictions[first:first + count],
+        ))
+        first += count
+    return blocks
+
+
+def format_fill_ins(block: MaskedBlock, tokenizer, max_words: int = 60) -> str:
+    """
+    The block as text, each masked span written ``[original -> MLM prediction]``; long blocks are
+    cut to about ``max_words`` words around the first span.
+    """
+    tokens = tokenizer.convert_ids_to_tokens(block.input_ids.tolist())
+    predicted = dict(zip(block.positions.tolist(), tokenizer.convert_ids_to_tokens(block.mlm_predictions.tolist())))
+    pieces: List[str] = []
+    position = 1  # after [CLS]
+    while position < len(tokens) - 1:  # up to [SEP]
+        if position in predicted:
+            end = position
+            while end + 1 in predicted:
+                end += 1
+            gold = _join_pieces(tokens[position:end + 1])
+            guess = _join_pieces([predicted[p] for p in range(position, end + 1)])
+            pieces.append(f"[{gold} -> {guess}]")
+            position = end + 1
+        else:
+            pieces.append(tokens[position])
+            position += 1
+    words = _join_pieces(pieces).split(" ")
+    if len(words) > max_words:
+        first_span = next((i for i, word in enumerate(words) if word.startswith("[")), 0)
+        start = max(0, min(first_span - max_words // 4, len(words) - max_words))
+        words = (["..."] if start else []) + words[start:start + max_words] + ["..."]
+    return " ".join(words)
+
+
+def _join_pieces(pieces: Sequence[str]) -> str:
+    """Wordpieces to text: ``##`` continuations are glued to the previous piece."""
+    text = ""
+    for piece in pieces:
+        text += piece[2:] if piece.startswith("##") and text else (" " + piece if text else piece)
+    return text
