@@ -4,7 +4,7 @@ forward, this project's ``span_ner`` against a reference assembled from allennlp
 side by side in one run.
 
 * ``ours``: the span-NER readers' vectorised enumeration
-  (:func:`~spanbert_lib.ner.dataset_readers.span_candidates.enumerate_sentence_spans` plus the
+  (:func:`~spanbert_lib.common.candidate_spans.enumerate_sentence_spans` plus the
   numpy word -> wordpiece mapping the reader uses) and ``span_ner``'s forward (eval mode, no
   gradients), with ``use_entities`` off (one pass, ``[x_first; x_last]`` from the
   ``span_boundary`` extractor - the plain SpanBERT baseline) and on (LUKE: one ``[MASK]`` entity
@@ -93,7 +93,7 @@ def pad_spans(per_sentence: List[torch.Tensor]) -> torch.Tensor:
 
 
 def ours_enumerate(batch: Tokenized, max_span_width: int) -> torch.Tensor:
-    from spanbert_lib.ner.dataset_readers.span_candidates import enumerate_sentence_spans
+    from spanbert_lib.common.candidate_spans import enumerate_sentence_spans
 
     spans = []
     for words, first, last in zip(batch.words, batch.first, batch.last):

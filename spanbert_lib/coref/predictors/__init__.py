@@ -4,7 +4,7 @@ from spanbert_lib.coref.predictors.conll_predictions import (  # noqa: F401
     predict_documents,
 )
 from spanbert_lib.coref.predictors.spanbert_coref import SpanBertCorefPredictor  # noqa: F401
-from spanbert_lib.coref.predictors.text_views import (  # noqa: F401
+from spanbert_lib.common.predictors.text_views import (  # noqa: F401
     TokenizedText,
     character_clusters,
     join_pretokenized,

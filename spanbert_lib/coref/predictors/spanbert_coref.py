@@ -6,7 +6,7 @@ from allennlp.data import DatasetReader, Instance
 from allennlp.models import Model
 from allennlp.predictors.predictor import Predictor
 
-from spanbert_lib.coref.predictors.text_views import (
+from spanbert_lib.common.predictors.text_views import (
     DEFAULT_SPACY_PIPELINE,
     TokenizedText,
     character_clusters,

@@ -16,12 +16,13 @@ from allennlp.data.instance import Instance
 from allennlp.data.token_indexers import PretrainedTransformerIndexer, TokenIndexer
 from allennlp.data.tokenizers import PretrainedTransformerTokenizer, Token
 
+from spanbert_lib.common.candidate_spans import enumerate_sentence_spans
 from spanbert_lib.common.data_files import resolve_data_files
 from spanbert_lib.common.known_labels import RECORD_SOURCE_KEY, record_source
 from spanbert_lib.ner.dataset_readers.bio_tags import OUTSIDE, Entity
 from spanbert_lib.ner.dataset_readers.ner_document import NerDocument
 from spanbert_lib.ner.dataset_readers.sentence_window import sentence_window
-from spanbert_lib.ner.dataset_readers.span_candidates import enumerate_sentence_spans, label_sentence_spans
+from spanbert_lib.ner.dataset_readers.span_candidates import label_sentence_spans
 
 logger = logging.getLogger(__name__)
 

@@ -9,13 +9,13 @@ from allennlp.data import DatasetReader, Instance
 from allennlp.models import Model
 from allennlp.predictors.predictor import Predictor
 
-from spanbert_lib.coref.predictors.text_views import (
+from spanbert_lib.common.predictors.text_views import (
     DEFAULT_SPACY_PIPELINE,
     TokenizedText,
     join_pretokenized,
     tokenize_text,
 )
-from spanbert_lib.ner.dataset_readers.span_candidates import enumerate_sentence_spans
+from spanbert_lib.common.candidate_spans import enumerate_sentence_spans
 from spanbert_lib.ner.predictors.sentence_windows import Window, central_windows, overlapping_windows
 
 ScoredEntity = Tuple[int, int, str, float]
@@ -187,7 +187,7 @@ class SpanNerPredictor(Predictor):
         scores = np.zeros(len(spans), dtype=np.float64)
         for window, ((window_start, window_end), output) in enumerate(zip(plan.windows, window_outputs)):
             owned = np.flatnonzero(owner == window)
-            rows = enumerate_sentence_spans(window_end - window_start, width).rows(
+            rows = enumerate_sentence_spans(window_end - window_start, width).lookup(
                 spans[owned, 0] - window_start, spans[owned, 1] - window_start)
             labels[owned] = np.asarray(output["predicted_labels"])[rows]
             scores[owned] = np.asarray(output["predicted_scores"])[rows]

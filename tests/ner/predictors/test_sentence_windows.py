@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from spanbert_lib.ner.dataset_readers.span_candidates import enumerate_sentence_spans
+from spanbert_lib.common.candidate_spans import enumerate_sentence_spans
 from spanbert_lib.ner.predictors.sentence_windows import central_windows, overlapping_windows
 
 

@@ -9,7 +9,7 @@ from allennlp.data import DatasetReader, Vocabulary
 from allennlp.models import Model
 from allennlp.predictors import Predictor
 
-from spanbert_lib.coref.predictors.text_views import join_pretokenized
+from spanbert_lib.common.predictors.text_views import join_pretokenized
 from spanbert_lib.ner.predictors import SpanNerPredictor
 
 REPO_ROOT = Path(__file__).resolve().parents[3]

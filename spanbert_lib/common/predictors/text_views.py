@@ -1,7 +1,8 @@
 """
 Turning text into sentences of words with character offsets (spaCy), and word-offset clusters
 back into character offsets and a "resolved" text where mentions are replaced by the first
-mention of their cluster. Pure functions; the predictor wires them to the model.
+mention of their cluster (coreference). Pure functions shared by the predictors (``spanbert_coref``,
+``span_ner``).
 """
 import functools
 from dataclasses import dataclass
@@ -35,7 +36,7 @@ def spacy_pipeline(name: str = DEFAULT_SPACY_PIPELINE):
         return spacy.load(name, exclude=["ner", "lemmatizer"])
     except OSError as error:
         raise ValueError(f"spaCy pipeline {name!r} is not installed (for raw-text input the "
-                         f"coreference predictor needs a pipeline that splits sentences; the "
+                         f"predictors need a pipeline that splits sentences; the "
                          f"project uses {DEFAULT_SPACY_PIPELINE!r}): {error}") from error
 
 
