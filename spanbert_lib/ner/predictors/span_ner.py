@@ -9,13 +9,13 @@ from allennlp.data import DatasetReader, Instance
 from allennlp.models import Model
 from allennlp.predictors.predictor import Predictor
 
+from spanbert_lib.common.candidate_spans import enumerate_sentence_spans
 from spanbert_lib.common.predictors.text_views import (
     DEFAULT_SPACY_PIPELINE,
     TokenizedText,
     join_pretokenized,
     tokenize_text,
 )
-from spanbert_lib.common.candidate_spans import enumerate_sentence_spans
 from spanbert_lib.ner.predictors.sentence_windows import Window, central_windows, overlapping_windows
 
 ScoredEntity = Tuple[int, int, str, float]
