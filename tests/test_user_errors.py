@@ -285,6 +285,19 @@ def test_train_evaluate_predict_report_one_line(relation_archive, tmp_path, monk
     assert_one_line_error(code, err, rf"^error: {re.escape(str(invalid))}:2: invalid UTF-8 byte\(s\) b'\\xff' "
                                      rf"at byte offset {offset};")
 
+    # the JSON-lines input of `allennlp predict` (no dataset reader)
+    for name, content, pattern in [
+        ("invalid.jsonl", b'{"token": ["caf\xff"]}\n', r":1: invalid UTF-8 byte\(s\) b'\\xff' at byte offset 15;"),
+        ("malformed.jsonl", TACRED_RECORD.encode() % b"doctor" + b"\n\n{bad\n",
+         r":3: not a valid JSON object \(column 2\)"),
+        ("blank.jsonl", b"\n \n", r": nothing to predict: the input file has no JSON line"),
+    ]:
+        path = tmp_path / name
+        path.write_bytes(content)
+        code, _, err = run_command(monkeypatch, capsys, "predict", str(relation_archive), str(path),
+                                   "--silent", "--output-file", str(tmp_path / "out.jsonl"))
+        assert_one_line_error(code, err, rf"^error: {re.escape(str(path))}{pattern}")
+
 
 def test_train_on_a_nul_only_corpus_fails(tmp_path, monkeypatch, capsys):
     corpus = tmp_path / "nul.txt"

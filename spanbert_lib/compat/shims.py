@@ -20,6 +20,7 @@ from types import ModuleType
 from typing import Any, Dict
 
 from spanbert_lib.compat.empty_input import wrap_dataset_reader_read
+from spanbert_lib.compat.predict_input import wrap_predict_input
 from spanbert_lib.compat.unknown_labels import wrap_instance_indexing
 from spanbert_lib.compat.user_errors import wrap_command_main
 
@@ -245,6 +246,7 @@ SHIMS = [
     ("allennlp.commands", None, wrap_command_main),
     ("allennlp.data.dataset_readers.dataset_reader", None, wrap_dataset_reader_read),
     ("allennlp.data.instance", None, wrap_instance_indexing),
+    ("allennlp.commands.predict", None, wrap_predict_input),
     # archives and checkpoints a user can trust: safe extraction, weights-only loads, atomic saves, exact resume
     *TRUST_SHIMS,
 ]

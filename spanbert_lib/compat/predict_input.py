@@ -1,0 +1,55 @@
+"""
+``allennlp predict`` reads its JSON-lines input file the way this library's readers read theirs.
+
+allennlp opens the input in text mode and hands each line to ``Predictor.load_line``: invalid
+UTF-8 surfaces as a bare ``UnicodeDecodeError`` and a malformed line as a ``JSONDecodeError``,
+neither naming the file or the line, and an empty input file "succeeds" with no output. The
+replacement of ``_PredictManager._get_json_data`` below decodes through
+:func:`spanbert_lib.common.text_files.decoded_lines` (file, line and byte offset), names the line
+of a malformed JSON object, and refuses an input file without any. Reading from stdin (``-``) is
+left as allennlp does it.
+"""
+import functools
+import json
+from types import ModuleType
+from typing import Iterator
+
+
+def read_json_lines_input(get_json_data):
+    """``_PredictManager._get_json_data`` with errors naming the input file and line (module docstring)."""
+    if getattr(get_json_data, "_spanbert_lib_shim", False):
+        return get_json_data
+
+    @functools.wraps(get_json_data)
+    def get_json_data_naming_lines(self) -> Iterator[dict]:
+        if self._input_file == "-":
+            yield from get_json_data(self)
+            return
+        from allennlp.common.file_utils import cached_path, open_compressed
+
+        from spanbert_lib.common.errors import EmptyInputError, UserInputError
+        from spanbert_lib.common.text_files import decoded_lines
+
+        count = 0
+        with open_compressed(cached_path(self._input_file), "rb", encoding=None) as handle:
+            for line_number, line in decoded_lines(handle, self._input_file):
+                if not line.strip():
+                    continue
+                try:
+                    data = self._predictor.load_line(line)
+                except json.JSONDecodeError as error:
+                    raise UserInputError(f"not a valid JSON object (column {error.colno}): {error.msg}",
+                                         path=self._input_file, line=line_number) from None
+                count += 1
+                yield data
+        if count == 0:
+            raise EmptyInputError("nothing to predict: the input file has no JSON line", path=self._input_file)
+
+    get_json_data_naming_lines._spanbert_lib_shim = True  # type: ignore[attr-defined]
+    return get_json_data_naming_lines
+
+
+def wrap_predict_input(module: ModuleType) -> None:
+    """Shim for ``allennlp.commands.predict``."""
+    manager = module._PredictManager
+    manager._get_json_data = read_json_lines_input(manager._get_json_data)
