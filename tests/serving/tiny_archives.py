@@ -1,0 +1,61 @@
+"""
+Tiny trained archives of every task, built from the fixture configs in a few seconds, for the
+serving tests. The coreference and NER models are trained until they reproduce their (tiny)
+training data, so that the page has real clusters and nested entities to draw.
+"""
+import json
+from pathlib import Path
+from typing import Dict
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+CONFIGS = REPO_ROOT / "fixtures" / "configs"
+
+COREF_TEXT = "Anna told Ben that she would call him. She called him the next day."
+_COREF_SENTENCES = [
+    [("Anna", "(0)"), ("told", "-"), ("Ben", "(1)"), ("that", "-"), ("she", "(0)"), ("would", "-"), ("call", "-"),
+     ("him", "(1)"), (".", "-")],
+    [("She", "(0)"), ("called", "-"), ("him", "(1)"), ("the", "-"), ("next", "-"), ("day", "-"), (".", "-")],
+]
+NER_TEXT = "John and his family slept."  # nested PER entities in fixtures/ner/litbank
+
+
+def _write_coref_document(path: Path, copies: int = 2) -> Path:
+    lines = []
+    for copy in range(copies):
+        lines.append(f"#begin document (serving/{copy}); part 000")
+        for sentence in _COREF_SENTENCES:
+            lines.extend(f"serving/{copy} 0 {i} {word} - * - - - - * {tag}" for i, (word, tag) in enumerate(sentence))
+            lines.append("")
+        lines.append("#end document")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def build_tiny_archives(directory: Path) -> Dict[str, Path]:
+    """Trains every tiny model under ``directory``; returns ``{name: serialization directory}``."""
+    from allennlp.commands.train import train_model_from_file
+
+    import spanbert_lib.plugin  # noqa: F401
+
+    coref_data = _write_coref_document(directory / "coref.conll")
+    litbank = REPO_ROOT / "fixtures" / "ner" / "litbank"
+    runs = {
+        "coref": ("coref/spanbert_coref_tiny.jsonnet", {
+            "train_data_path": str(coref_data), "validation_data_path": str(coref_data),
+            "trainer.num_epochs": 12, "trainer.optimizer.lr": 0.02, "data_loader.shuffle": False}),
+        "qa": ("qa/squad11_tiny.jsonnet", {"trainer.num_epochs": 1}),
+        # a threshold no null score can stay under: this SQuAD 2.0 model always abstains
+        "qa_abstains": ("qa/squad20_tiny.jsonnet", {"trainer.num_epochs": 1, "model.null_score_threshold": -1e9}),
+        "ner": ("ner/span_ner_tiny.jsonnet", {
+            "dataset_reader.type": "span_ner_litbank", "dataset_reader.max_span_width": 8,
+            "train_data_path": str(litbank), "validation_data_path": str(litbank), "model.decoding": "nested",
+            "trainer.num_epochs": 10, "trainer.optimizer.lr": 0.02}),
+        "relation": ("relation/tiny_relation_classifier.jsonnet", {"trainer.num_epochs": 1}),
+        "typing": ("entity_typing/entity_typing_tiny.jsonnet", {"trainer.num_epochs": 1}),
+    }
+    archives = {}
+    for name, (config, overrides) in runs.items():
+        serialization_dir = directory / name
+        train_model_from_file(str(CONFIGS / config), str(serialization_dir), overrides=json.dumps(overrides))
+        archives[name] = serialization_dir
+    return archives
