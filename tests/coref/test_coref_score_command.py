@@ -1,8 +1,6 @@
 import argparse
 import io
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -255,22 +253,6 @@ def test_ontonotes_perturbed_response_in_process(tmp_path):
     _perturbed_ontonotes_response(key, response)
     scores = score_conll_files(str(key), str(response), log=io.StringIO()).scores()
     assert_scores(scores, ONTONOTES_EXPECTED)
-
-
-@pytest.mark.slow
-@pytest.mark.external_data
-def test_cli_json_on_perturbed_ontonotes_response(tmp_path):
-    key = require_external_data("coref", "ontonotes_sample", "coref.gold_conll")
-    response = tmp_path / "perturbed.conll"
-    _perturbed_ontonotes_response(key, response)
-    allennlp = Path(sys.executable).with_name("allennlp")
-    result = subprocess.run([str(allennlp), "coref-score", str(key), str(response), "--json"],
-                            cwd=REPO_ROOT, capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stderr[-3000:]
-    scores = json.loads(result.stdout.strip().splitlines()[-1])
-    assert_scores(scores, ONTONOTES_EXPECTED)
-    conll_f1 = (5 / 6 + f1(11.5 / 13, 0.8) + f1(65 / 84, 65 / 72)) / 3
-    assert scores["conll_f1"] == pytest.approx(conll_f1)
 
 
 def test_subcommand_is_registered_and_parses_its_arguments():

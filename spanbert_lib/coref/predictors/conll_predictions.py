@@ -70,9 +70,12 @@ def archive_model_type(archive_file: str) -> str:
     except FileNotFoundError as error:
         raise UserInputError(f"cannot read the model archive: {error.strerror}",
                              path=archive_file) from None
-    except (tarfile.TarError, UnicodeDecodeError, json.JSONDecodeError) as error:
+    except tarfile.TarError:
         raise UserInputError(f"not a model archive (a model.tar.gz or a serialization "
-                             f"directory with {CONFIG_NAME}): {error}", path=archive_file) from None
+                             f"directory with {CONFIG_NAME})", path=archive_file) from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise UserInputError(f"the archive's {CONFIG_NAME} is not UTF-8 JSON ({error})",
+                             path=archive_file) from None
     model_type = config.get("model", {}).get("type") if isinstance(config, dict) else None
     if not isinstance(model_type, str):
         raise UserInputError(f"the archive's {CONFIG_NAME} names no model type",
