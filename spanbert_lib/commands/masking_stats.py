@@ -4,7 +4,9 @@
 Reads TEXT_PATH with the configured dataset reader, applies the configured masking scheme
 and reports what it did: masked fraction of tokens, mean span length in words, the
 span-length histogram (Joshi et al. 2020, Figure 2; ``--plot`` draws it), the share of spans
-replaced by [MASK] / random tokens / kept, and how many spans start at a word start.
+replaced by [MASK] / random tokens / kept, how many spans start at a word start, and the block
+fill rate (wordpieces per block over ``max_sequence_length``: low when documents are short, e.g. a
+book read with one document per paragraph).
 
 CONFIG_OR_READER_JSON is a training config (its ``dataset_reader`` and ``model.masker`` are
 used) or the parameters of a dataset reader alone, optionally with a ``masker`` key.
@@ -74,6 +76,7 @@ def masking_statistics(config: str, text_path: str, batch_size: int = 32, seed: 
 
     generator = torch.Generator().manual_seed(seed)
     accumulator = MaskingStatistics()
+    num_blocks = num_block_tokens = 0
     instances = reader.read(text_path)
     if max_blocks is not None:
         instances = itertools.islice(instances, max_blocks)
@@ -82,18 +85,32 @@ def masking_statistics(config: str, text_path: str, batch_size: int = 32, seed: 
         if not chunk:
             break
         tensors = Batch(chunk).as_tensor_dict()
+        num_blocks += len(chunk)
+        num_block_tokens += int((tensors["input_ids"] != tokenizer.pad_token_id).sum())
         output = masker.mask(tensors["input_ids"], tensors["word_ids"], mask_token_id=tokenizer.mask_token_id,
                              vocab_size=vocab_size, phrase_ids=tensors.get("phrase_ids"), generator=generator)
         accumulator.update(output, tensors["word_ids"])
     statistics = accumulator.get_statistics()
+    statistics.update(_block_fill(num_blocks, num_block_tokens, getattr(reader, "max_sequence_length", None)))
     if plot:
         plot_span_length_histogram(statistics["span_length_histogram"], plot,
                                    title=f"{type(masker).__name__} on {text_path}")
     return statistics
 
 
+def _block_fill(num_blocks: int, num_block_tokens: int, max_sequence_length: Optional[int]) -> Dict[str, Any]:
+    """``num_blocks``, ``mean_block_length`` (wordpieces incl. specials) and ``block_fill_rate`` (that
+    over ``max_sequence_length``; None for a reader without one)."""
+    mean_length = num_block_tokens / num_blocks if num_blocks else 0.0
+    fill_rate = mean_length / max_sequence_length if max_sequence_length else None
+    return {"num_blocks": num_blocks, "mean_block_length": mean_length, "block_fill_rate": fill_rate}
+
+
 def format_statistics(statistics: Dict[str, Any]) -> str:
+    fill_rate = statistics.get("block_fill_rate")
     lines = [
+        f"blocks                     {statistics.get('num_blocks', 0)}, mean length {statistics.get('mean_block_length', 0):.1f}"
+        + (f" wordpieces, block fill rate {fill_rate:.3f}" if fill_rate is not None else " wordpieces"),
         f"tokens (maskable)          {statistics['num_tokens']}",
         f"masked fraction            {statistics['masked_fraction']:.4f}",
         f"mean span length (words)   {statistics['mean_span_length_words']:.3f}",

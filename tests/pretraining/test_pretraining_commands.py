@@ -8,7 +8,7 @@ from allennlp.models.archival import load_archive
 from transformers import AutoModel, AutoTokenizer
 
 from spanbert_lib.commands.export_encoder import export_encoder
-from spanbert_lib.commands.masking_stats import masking_statistics
+from spanbert_lib.commands.masking_stats import format_statistics, masking_statistics
 from tests.conftest import REPO_ROOT, run_allennlp
 
 CONFIG = REPO_ROOT / "fixtures" / "configs" / "pretraining" / "spanbert_tiny.jsonnet"
@@ -77,6 +77,23 @@ def test_masking_statistics_from_reader_params_with_masker(tmp_path):
                                          "max_sequence_length": 128, "masker": {"type": "subword"}}))
     statistics = masking_statistics(str(reader_params), str(CORPUS), seed=0)
     assert set(statistics["span_length_histogram"]) == {1}  # subword masking: one-token units
+
+
+@pytest.mark.parametrize("separator, fill_range", [("file", (0.9, 1.0)), ("blank_line", (0.1, 0.3))])
+def test_masking_statistics_block_fill_rate_of_a_book(tmp_path, separator, fill_range):
+    paragraph = "the harbour was in the town and the river ran to the sea ."  # 18 wordpieces
+    book = tmp_path / "book.txt"
+    book.write_text("\n\n".join([paragraph] * 40) + "\n", encoding="utf-8")
+    reader_params = tmp_path / "reader.json"
+    reader_params.write_text(json.dumps({"type": "spanbert_pretraining_corpus", "tokenizer": "fixtures/tiny_bert",
+                                         "max_sequence_length": 128, "document_separator": separator}))
+    statistics = masking_statistics(str(reader_params), str(book), seed=0)
+    # one 720-piece document in blocks of up to 126 + 2, or 40 blocks of 18 + 2
+    expected_blocks = {"file": 6, "blank_line": 40}[separator]
+    assert statistics["num_blocks"] == expected_blocks
+    assert statistics["mean_block_length"] * expected_blocks == 40 * 18 + 2 * expected_blocks
+    assert fill_range[0] <= statistics["block_fill_rate"] <= fill_range[1]
+    assert "block fill rate" in format_statistics(statistics)
 
 
 @pytest.mark.slow
