@@ -108,6 +108,16 @@ def test_invalid_utf8_names_file_line_and_byte_offset(readers, tmp_path, reader_
                                 f"convert the file to UTF-8")
 
 
+def test_entity_vocabulary_file_invalid_utf8(tmp_path):
+    from spanbert_lib.common.modules.entity_aware.entity_vocabulary import EntityVocabulary
+
+    path = tmp_path / "entities.txt"
+    path.write_bytes(b"London\nZ\xfcrich\n")
+    with pytest.raises(InvalidEncodingError, match=rf"^{re.escape(str(path))}:2: invalid UTF-8 byte\(s\) "
+                                                   r"b'\\xfc' at byte offset 8;"):
+        EntityVocabulary.from_file(path)
+
+
 @pytest.mark.parametrize("reader_name, content", EMPTY_INPUT)
 def test_empty_input_is_an_error_naming_the_path(readers, tmp_path, reader_name, content):
     path = tmp_path / FILE_NAMES[reader_name]

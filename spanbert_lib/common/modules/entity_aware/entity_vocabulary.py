@@ -21,6 +21,9 @@ encoder's ``entity_vocab_size`` defaults to ``NUM_SPECIAL_ENTITIES``.
 import os
 from typing import Dict, Iterable, Iterator, List, Tuple, Union
 
+from spanbert_lib.common.errors import UserInputError
+from spanbert_lib.common.text_files import read_lines
+
 ENTITY_PAD = 0
 ENTITY_UNK = 1
 ENTITY_MASK = 2
@@ -65,15 +68,14 @@ class EntityVocabulary:
         """
         vocabulary = cls()
         seen: Dict[str, int] = {}
-        with open(path, encoding="utf-8") as handle:
-            for line_number, line in enumerate(handle, start=1):
-                name = line.rstrip("\r\n").strip()
-                if not name or name in SPECIAL_ENTITIES:
-                    continue
-                if name in seen:
-                    raise ValueError(f"{path}, line {line_number}: entity {name!r} repeats line {seen[name]}")
-                seen[name] = line_number
-                vocabulary.add(name)
+        for line_number, line in read_lines(path):  # invalid UTF-8: an error naming file, line, byte offset
+            name = line.strip()
+            if not name or name in SPECIAL_ENTITIES:
+                continue
+            if name in seen:
+                raise UserInputError(f"entity {name!r} repeats line {seen[name]}", path=path, line=line_number)
+            seen[name] = line_number
+            vocabulary.add(name)
         return vocabulary
 
     def to_file(self, path: Union[str, os.PathLike]) -> None:

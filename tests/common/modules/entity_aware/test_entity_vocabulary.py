@@ -43,5 +43,5 @@ def test_from_file_numbers_real_entities_after_the_specials(tmp_path):
 def test_repeated_entity_names_the_file_and_lines(tmp_path):
     path = tmp_path / "entities.txt"
     path.write_text("London\nParis\nLondon\n", encoding="utf-8")
-    with pytest.raises(ValueError, match=r"entities.txt, line 3: entity 'London' repeats line 1"):
+    with pytest.raises(ValueError, match=r"entities.txt:3: entity 'London' repeats line 1"):
         EntityVocabulary.from_file(path)
