@@ -2,7 +2,7 @@ import pytest
 from transformers import AutoTokenizer
 
 from spanbert_lib.commands.build_wordpiece_vocab import build_wordpiece_vocab
-from spanbert_lib.pretraining.dataset_readers import CorpusDecodingError
+from spanbert_lib.common.errors import EmptyInputError, InvalidEncodingError
 from tests.conftest import run_allennlp
 
 TEXT = "Tarrowby Bridge crosses the River Vell. Tarrowby Bridge has eight arches.\n\nThe Vell floods.\n"
@@ -35,8 +35,17 @@ def test_lowercase_and_glob_input(tmp_path):
 
 def test_undecodable_input_names_the_file(tmp_path):
     (tmp_path / "bad.txt").write_bytes(b"Fine text\n\xc3\x28 broken\n")
-    with pytest.raises(CorpusDecodingError, match="bad.txt.*byte offset 10"):
+    with pytest.raises(InvalidEncodingError, match="bad.txt.*byte offset 10"):
         build_wordpiece_vocab(str(tmp_path), str(tmp_path / "out"))
+
+
+@pytest.mark.parametrize("content", [b"", b"  \n\t\n\n", b"\x00\x00\n\n\x00\n"], ids=["empty", "blank", "nul"])
+def test_a_corpus_without_words_is_refused(tmp_path, content):
+    (tmp_path / "corpus").mkdir()
+    (tmp_path / "corpus" / "a.txt").write_bytes(content)
+    with pytest.raises(EmptyInputError, match=f"^{tmp_path / 'corpus'}: .*no word"):
+        build_wordpiece_vocab(str(tmp_path / "corpus"), str(tmp_path / "out"))
+    assert not (tmp_path / "out").exists()  # nothing written
 
 
 def test_missing_input_is_an_error(tmp_path):
