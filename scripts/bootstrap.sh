@@ -13,6 +13,17 @@ VENV="$ROOT/.venv"
 PYTHON=${PYTHON:-python3.11}
 command -v "$PYTHON" >/dev/null 2>&1 || PYTHON=python3
 
+# Debian's chromium, for the real-browser test of `allennlp serve` (tests/serving/test_browser.py,
+# Playwright drives it; Playwright's own browser download is never used). Installed when missing,
+# only as root with apt-get; otherwise that one test is skipped with the reason.
+if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "[bootstrap] installing Debian's chromium (browser test of allennlp serve)"
+  chromium_log=$(mktemp)
+  if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } >"$chromium_log" 2>&1; then
+    echo "[bootstrap] could not install chromium (log: $chromium_log); the browser test will be skipped"
+  fi
+fi
+
 if [ ! -x "$VENV/bin/python" ]; then
   echo "[bootstrap] creating $VENV with $($PYTHON --version 2>&1)"
   "$PYTHON" -m venv "$VENV"
