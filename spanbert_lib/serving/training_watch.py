@@ -120,6 +120,7 @@ class TrainingWatch:
             progress["elapsed_s"] = max(0.0, time.time() - started_at)
         except OSError:
             pass
+        num_epochs = progress["num_epochs"]
         if num_epochs and progress["elapsed_s"]:
             fraction_in_epoch = progress["epoch_fraction"] or 0.0
             if progress["phase"] == "validation":
