@@ -12,6 +12,7 @@ checkpoints straight to their final names, so a kill mid-write leaves a truncate
 ``torch`` of their own whose ``load`` is :func:`load_weights_only` and whose ``save`` is
 :func:`atomic_save`; everything else is the real torch.
 """
+import functools
 import os
 import pickle
 import tempfile
@@ -23,6 +24,8 @@ import torch
 from spanbert_lib.common.errors import UserInputError
 
 PathOrFile = Union[str, os.PathLike, Any]
+
+_torch_load = torch.load  # the real one, whatever is bound to torch.load later
 
 
 class UnsafeCheckpointError(UserInputError):
@@ -48,7 +51,7 @@ def load_weights_only(f: PathOrFile, map_location: Any = None, **kwargs: Any) ->
     """
     kwargs.pop("weights_only", None)
     try:
-        return torch.load(f, map_location=map_location, weights_only=True, **kwargs)
+        return _torch_load(f, map_location=map_location, weights_only=True, **kwargs)
     except pickle.UnpicklingError as error:
         name = os.fspath(f) if isinstance(f, (str, os.PathLike)) else getattr(f, "name", "<file object>")
         reason = str(error).strip().splitlines()
@@ -137,3 +140,29 @@ def use_safe_torch_io(module: types.ModuleType) -> None:
     if isinstance(getattr(module, "torch", None), _TorchWithSafeIO):
         return
     module.torch = torch_with_safe_io()
+
+
+def weights_only_override_weights(module: types.ModuleType) -> None:
+    """
+    Shim for ``allennlp.common.cached_transformers``: ``get(..., override_weights_file=F)`` (the
+    ``pretrained_transformer`` embedder's ``override_weights_file``, also ours in
+    ``segmented_transformer``) runs ``import torch; torch.load(F)`` inside the function, out of
+    reach of a module-level binding. While such a call runs, ``torch.load`` is :func:`load_weights_only`.
+    """
+    original = module.get
+    if getattr(original, "_spanbert_lib_shim", False):
+        return
+
+    @functools.wraps(original)
+    def get(*args: Any, **kwargs: Any):
+        override_weights_file = args[2] if len(args) > 2 else kwargs.get("override_weights_file")
+        if override_weights_file is None:
+            return original(*args, **kwargs)
+        torch.load = load_weights_only
+        try:
+            return original(*args, **kwargs)
+        finally:
+            torch.load = _torch_load
+
+    get._spanbert_lib_shim = True  # type: ignore[attr-defined]
+    module.get = get

@@ -209,6 +209,8 @@ TRUST_SHIMS = [
     ("allennlp.models.archival", None, _deferred("spanbert_lib.compat.safe_archives", "safe_archive_extraction")),
     *[(name, None, _deferred("spanbert_lib.compat.safe_torch_io", "use_safe_torch_io"))
       for name in _MODULES_WITH_TORCH_FILE_IO],
+    ("allennlp.common.cached_transformers", None,
+     _deferred("spanbert_lib.compat.safe_torch_io", "weights_only_override_weights")),
     ("allennlp.training.checkpointer", None,
      _deferred("spanbert_lib.compat.atomic_checkpoints", "recover_from_newest_complete_checkpoint")),
     ("allennlp.training.util", None, _deferred("spanbert_lib.compat.epoch_loss_ledger", "carry_epoch_loss")),

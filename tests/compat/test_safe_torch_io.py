@@ -176,3 +176,17 @@ def test_checkpointer_saves_atomically(tmp_path, monkeypatch):
         (".model_state_e1_b0.th", "model_state_e1_b0.th"), (".training_state_e1_b0.th", "training_state_e1_b0.th")]
     assert all(size > 0 for _, _, size in renames)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["model_state_e1_b0.th", "training_state_e1_b0.th"]
+
+
+def test_override_weights_file_of_pretrained_transformers_is_loaded_weights_only(tmp_path, monkeypatch, tiny_bert_dir):
+    from allennlp.common import cached_transformers
+
+    monkeypatch.setenv("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "1")
+    marker = tmp_path / "payload_ran"
+    weights = tmp_path / "override.th"
+    torch.save(payload_weights(marker), weights)
+    real_load = torch.load
+    with pytest.raises(UnsafeCheckpointError):
+        cached_transformers.get(str(tiny_bert_dir), False, override_weights_file=str(weights))
+    assert not marker.exists()
+    assert torch.load is real_load
