@@ -51,7 +51,7 @@ class CorefScore(Subcommand):
         subparser.add_argument("--json", action="store_true",
                                help="print one JSON object with recall/precision/f1 fractions "
                                     "per metric and conll_f1")
-        subparser.add_argument("--min-columns", type=int, default=MIN_COLUMNS,
+        subparser.add_argument("--min-columns", type=_column_count, default=MIN_COLUMNS,
                                help="fewest columns a token line may have (default 2: document "
                                     "id and coreference, the last column)")
         subparser.add_argument("--check-words", action="store_true",
@@ -60,6 +60,18 @@ class CorefScore(Subcommand):
         add_include_package_argument(subparser)
         subparser.set_defaults(func=coref_score_from_args)
         return subparser
+
+
+def _column_count(text: str) -> int:
+    """argparse type of ``--min-columns``: an integer of at least ``MIN_COLUMNS``."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < MIN_COLUMNS:
+        raise argparse.ArgumentTypeError(f"must be at least {MIN_COLUMNS} (the document id and "
+                                         f"the coreference column), got {value}")
+    return value
 
 
 def _index(documents: List[ConllDocument], path: str) -> Dict[Tuple[str, str], ConllDocument]:

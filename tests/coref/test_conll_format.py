@@ -305,6 +305,15 @@ def test_lines_of_any_column_count_and_whitespace():
     assert document.has_words
 
 
+def test_windows_line_ends_and_a_byte_order_mark(tmp_path):
+    text = HEADER + token(0, "a", "(1") + token(1, "b", "1)") + "\n#end document\n"
+    path = tmp_path / "windows.conll"
+    path.write_bytes(b"\xef\xbb\xbf" + text.replace("\n", "\r\n").encode("utf-8"))
+    [document] = read_conll_documents(path)
+    assert document.words == ["a", "b"]
+    assert document.clusters == [[(0, 1)]]
+
+
 def test_document_id_and_coreference_only():
     text = ("#begin document (nw/x); part 000\nnw/x -\nnw/x (1\nnw/x 1)\n\n"
             "nw/x (1)\n#end document\n")

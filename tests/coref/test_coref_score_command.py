@@ -273,3 +273,5 @@ def test_subcommand_is_registered_and_parses_its_arguments():
     defaults = parser.parse_args(["coref-score", "k", "r"])
     assert (defaults.min_columns, defaults.check_words, defaults.include_package) == (
         2, False, [])
+    with pytest.raises(SystemExit):
+        parser.parse_args(["coref-score", "k", "r", "--min-columns", "1"])
