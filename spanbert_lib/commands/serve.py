@@ -43,6 +43,10 @@ class Serve(Subcommand):
 def _serve_from_args(args: argparse.Namespace) -> None:
     import uvicorn
 
+    # Loading archives logs every parameter at INFO; a server's log should show requests instead.
+    for noisy in ("allennlp", "transformers", "spanbert_lib"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+    logging.getLogger("spanbert_lib.serving").setLevel(logging.INFO)
     app = build_app(args)
     print(f"spanbert_lib demo: http://{_display_host(args.host)}:{args.port}/", flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level="info")

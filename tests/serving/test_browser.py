@@ -30,10 +30,29 @@ pytestmark = [
 ]
 
 
+# A run in its second of three epochs, as `allennlp train` leaves its serialization directory.
+TRAINING_LOG = """\
+2026-11-23 22:07:28,181 - INFO - allennlp.training.gradient_descent_trainer - Epoch 0/2
+2026-11-23 22:07:29,181 - INFO - allennlp.training.gradient_descent_trainer - Epoch 1/2
+2026-11-23 22:07:29,300 - INFO - tqdm - batch_loss: 3.5, loss: 3.2500 ||:  40%|####      | 4/10 [00:01<00:02]
+"""
+
+
 @pytest.fixture(scope="module")
-def server_url(tiny_archives):
+def training_run(tiny_archives, tmp_path_factory):
+    """A serialization directory that looks mid-training; the test finishes it by adding the archive."""
+    run = tmp_path_factory.mktemp("training") / "later"
+    run.mkdir()
+    shutil.copy(tiny_archives["typing"] / "config.json", run / "config.json")
+    (run / "metrics_epoch_0.json").write_text("{}")
+    (run / "out.log").write_text(TRAINING_LOG)
+    return run
+
+
+@pytest.fixture(scope="module")
+def server_url(tiny_archives, training_run):
     port = free_port()
-    models = [f"--model={name}={path}" for name, path in tiny_archives.items()]
+    models = [f"--model={name}={path}" for name, path in tiny_archives.items()] + [f"--model=later={training_run}"]
     command = [str(Path(sys.executable).with_name("allennlp")), "serve", *models, "--port", str(port),
                "--masking-tokenizer", "fixtures/tiny_bert"]
     log = open(tiny_archives["coref"].parent / "serve.log", "w")
@@ -103,7 +122,7 @@ def screenshot(page, name):
 
 def test_tabs_and_model_cards(page):
     tabs = page.locator(".tab").evaluate_all("tabs => tabs.map(t => t.dataset.view)")
-    assert tabs == ["masking", "coref", "qa", "qa_abstains", "ner", "relation", "typing"]
+    assert tabs == ["masking", "coref", "qa", "qa_abstains", "ner", "relation", "typing", "later"]
     view = open_view(page, "coref")
     assert view.locator(".model-card .encoder").inner_text() == "tiny_bert"
     assert view.locator(".metric[data-metric='conll_f1']").count() == 1
@@ -214,6 +233,23 @@ def test_entity_typing_view(page):
     assert sorted(predicted) == sorted(highlighted)
     assert view.locator(".prob-row").count() >= 10
     screenshot(page, "entity_typing")
+
+
+def test_a_model_in_training_shows_progress_then_appears(page, training_run, tiny_archives):
+    view = open_view(page, "later")
+    card = view.locator(".model-card.training")
+    assert card.is_visible()
+    facts = card.locator(".model-facts").inner_text()
+    assert "2 / 3" in facts and "3.2500" in facts
+    width = card.locator(".progress-bar").evaluate("bar => bar.getBoundingClientRect().width / bar.parentNode.getBoundingClientRect().width")
+    assert width == pytest.approx((1 + 0.4) / 3, abs=0.02)
+    screenshot(page, "training")
+    shutil.copy(tiny_archives["typing"] / "metrics.json", training_run / "metrics.json")
+    shutil.copy(tiny_archives["typing"] / "model.tar.gz", training_run / "model.tar.gz")
+    # the server polls every 2 s (two equal sizes), the page every 3 s
+    page.locator("section.view[data-view='later'][data-status='ready'] .model-card:not(.training)").wait_for(timeout=30_000)
+    view.locator(".prob-row").first.wait_for()
+    assert page.locator(".tab[data-view='later']").get_attribute("data-status") == "ready"
 
 
 def test_bad_input_shows_the_servers_message(page):
