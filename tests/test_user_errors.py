@@ -126,6 +126,20 @@ def test_empty_input_is_an_error_naming_the_path(readers, tmp_path, reader_name,
         list(readers[reader_name].read(str(path)))
 
 
+def test_every_record_skipped_is_empty_input_but_an_empty_shard_is_not(tmp_path):
+    from allennlp.data.dataset_readers.dataset_reader import WorkerInfo
+
+    path = tmp_path / "long.txt"
+    path.write_text("".join(f"word{i} O\n" for i in range(20)), encoding="utf-8")
+    with pytest.raises(EmptyInputError, match="every record in it was skipped"):
+        list(SpanNerConllReader(TINY, max_seq_length=8).read(str(path)))
+    empty = tmp_path / "empty.json"
+    empty.write_text("[]")
+    reader = TacredReader(TINY, max_seq_length=32)
+    reader._set_worker_info(WorkerInfo(num_workers=2, id=1))  # what a data loader worker sees
+    assert list(reader.read(str(empty))) == []
+
+
 def test_reader_of_another_package_may_read_nothing(tmp_path):
     from allennlp.data import DatasetReader
 
