@@ -61,7 +61,8 @@ PREDICT_ERRORS = {
                        "not a model archive (a model.tar.gz or a serialization directory with "
                        "config.json)"),
     "missing_archive": ("missing", "empty_conll", "missing",
-                        "cannot read the model archive: No such file or directory"),
+                        "cannot read the model archive: no such file, or a serialization "
+                        "directory without config.json"),
     "empty_input": ("coref_archive", "empty_conll", "empty_conll",
                     "no document with words (0 '#begin document' blocks); nothing to predict"),
     "input_without_words": ("coref_archive", "no_words_conll", "no_words_conll",

@@ -18,8 +18,8 @@ from allennlp.data.fields import MetadataField, TensorField, TextField
 from allennlp.data.token_indexers import TokenIndexer
 
 from spanbert_lib.common.data_files import resolve_data_files
-from spanbert_lib.common.token_indexers import SegmentedWordpieceIndexer, sentence_tokens
 from spanbert_lib.common.errors import EmptyInputError
+from spanbert_lib.common.token_indexers import SegmentedWordpieceIndexer, sentence_tokens
 from spanbert_lib.coref.conll_format import (
     MIN_COLUMNS_WITH_WORDS,
     ConllDocument,

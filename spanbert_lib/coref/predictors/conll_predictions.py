@@ -24,6 +24,7 @@ import tarfile
 from typing import Dict, Iterable, Iterator, List, Optional, Sequence
 
 from allennlp.common.checks import ConfigurationError
+from allennlp.common.file_utils import cached_path
 from allennlp.data import Instance
 from allennlp.models import Model
 from allennlp.models.archival import CONFIG_NAME, load_archive
@@ -55,11 +56,12 @@ def archive_model_type(archive_file: str) -> str:
     """The ``model.type`` of an allennlp archive (a ``.tar.gz`` or a serialization directory),
     read from its ``config.json`` without loading the model."""
     try:
-        if os.path.isdir(archive_file):
-            with open(os.path.join(archive_file, CONFIG_NAME), encoding="utf-8") as handle:
+        resolved = cached_path(archive_file)  # a URL is downloaded once, as load_archive does
+        if os.path.isdir(resolved):
+            with open(os.path.join(resolved, CONFIG_NAME), encoding="utf-8") as handle:
                 text = handle.read()
         else:
-            with tarfile.open(archive_file) as archive:
+            with tarfile.open(resolved) as archive:
                 member = next((m for m in archive.getmembers()
                                if os.path.normpath(m.name) == CONFIG_NAME), None)
                 if member is None:
@@ -67,16 +69,17 @@ def archive_model_type(archive_file: str) -> str:
                                          path=archive_file)
                 text = archive.extractfile(member).read().decode("utf-8")  # type: ignore[union-attr]
         config = json.loads(text)
-    except FileNotFoundError as error:
-        raise UserInputError(f"cannot read the model archive: {error.strerror}",
-                             path=archive_file) from None
+    except FileNotFoundError:
+        raise UserInputError(f"cannot read the model archive: no such file, or a serialization "
+                             f"directory without {CONFIG_NAME}", path=archive_file) from None
     except tarfile.TarError:
         raise UserInputError(f"not a model archive (a model.tar.gz or a serialization "
                              f"directory with {CONFIG_NAME})", path=archive_file) from None
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise UserInputError(f"the archive's {CONFIG_NAME} is not UTF-8 JSON ({error})",
                              path=archive_file) from None
-    model_type = config.get("model", {}).get("type") if isinstance(config, dict) else None
+    model = config.get("model") if isinstance(config, dict) else None
+    model_type = model.get("type") if isinstance(model, dict) else None
     if not isinstance(model_type, str):
         raise UserInputError(f"the archive's {CONFIG_NAME} names no model type",
                              path=archive_file)
