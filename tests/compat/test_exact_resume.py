@@ -26,9 +26,9 @@ from tests.conftest import REPO_ROOT
 
 CONFIG = REPO_ROOT / "fixtures" / "configs" / "pretraining" / "spanbert_tiny.jsonnet"
 KILLER = Path(__file__).with_name("training_killer.py")
-# 28 shuffled batches an epoch, a checkpoint every 5 batches and at each epoch's end.
+# 28 shuffled batches an epoch, a checkpoint every 4 batches (e0_b28 included) and at each epoch's end.
 OVERRIDES = json.dumps({"data_loader": {"batch_size": 16, "shuffle": True},
-                        "trainer": {"num_epochs": 2, "checkpointer": {"save_every_num_batches": 5}}})
+                        "trainer": {"num_epochs": 2, "checkpointer": {"save_every_num_batches": 4}}})
 
 
 def train(serialization_dir: Path, *extra: str, kill: tuple = ()) -> subprocess.CompletedProcess:
@@ -50,20 +50,24 @@ def test_killed_and_recovered_run_ends_exactly_as_an_uninterrupted_one(tmp_path)
     assert uninterrupted.returncode == 0, uninterrupted.stderr[-4000:]
 
     run = tmp_path / "interrupted"
-    # Killed as the 12th batch of epoch 1 starts: newest checkpoint e1_b10.
-    killed = train(run, kill=("--kill-at-training-batch", "40"))
+    # Killed during the save of e1_b0 (after epoch 0's validation): its model state was renamed into
+    # place, its training state written and fsynced under a temporary name but never renamed.
+    killed = train(run, kill=("--kill-before-rename", "training_state_e1_b0.th"))
     assert killed.returncode == -9, killed.stderr[-4000:]
-    # Resumed, then killed during the save of e1_b20: its model state was renamed into place, its
-    # training state was written and fsynced under a temporary name but never renamed.
-    killed = train(run, "--recover", kill=("--kill-before-rename", "training_state_e1_b20.th"))
+    assert (run / "model_state_e1_b0.th").exists() and not (run / "training_state_e1_b0.th").exists()
+    assert any(path.name.startswith(".training_state_e1_b0.th.partial-") for path in run.iterdir())
+    (run / "metrics_epoch_0.json").unlink()  # the resumed run must produce epoch 0's metrics itself
+    # Resumed from e0_b28 (after epoch 0's last batch: the whole epoch is replayed, then validated),
+    # and killed as the 10th batch of epoch 1 starts: newest checkpoint e1_b8.
+    killed = train(run, "--recover", kill=("--kill-at-training-batch", "10"))
     assert killed.returncode == -9, killed.stderr[-4000:]
-    assert (run / "model_state_e1_b20.th").exists() and not (run / "training_state_e1_b20.th").exists()
-    assert any(path.name.startswith(".training_state_e1_b20.th.partial-") for path in run.iterdir())
+    log = killed.stdout + killed.stderr
+    assert "skipping checkpoint e1_b0" in log and "recovering from the older checkpoint e0_b28" in log
+    assert not any(".partial-" in path.name for path in run.iterdir())
 
     resumed = train(run, "--recover")
     assert resumed.returncode == 0, resumed.stderr[-4000:]
-    log = resumed.stdout + resumed.stderr
-    assert "skipping checkpoint e1_b20" in log and "recovering from the older checkpoint e1_b15" in log
+    assert "reinstated the random states and running metrics of checkpoint e1_b8" in resumed.stdout + resumed.stderr
 
     for name in ("metrics.json", "metrics_epoch_0.json", "metrics_epoch_1.json"):
         expected = comparable_metrics(tmp_path / "uninterrupted" / name)
