@@ -201,6 +201,9 @@ def test_find_user_error_unwraps_the_cause_chain():
     missing = FileNotFoundError(2, "No such file or directory", "x.json")
     assert find_user_error(missing) is missing
     assert find_user_error(KeyError("bug")) is None
+    jsonnet_error = RuntimeError("STATIC ERROR: c.jsonnet:2:1: expected a comma before next field.\n")
+    assert find_user_error(jsonnet_error) is jsonnet_error
+    assert find_user_error(RuntimeError("CUDA out of memory")) is None
     try:
         try:
             raise missing

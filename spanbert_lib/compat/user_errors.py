@@ -3,7 +3,7 @@ One error style for users of the ``allennlp`` command.
 
 A data, configuration or archive problem the user can fix (a
 :class:`~spanbert_lib.common.errors.UserInputError`, allennlp's ``ConfigurationError``, a missing
-file) reaches the terminal as one line on stderr::
+file, a jsonnet syntax error) reaches the terminal as one line on stderr::
 
     error: data/train.txt:12: invalid NER tag 'X-PER' (expected O, B-TYPE or I-TYPE; ...)
 
@@ -29,6 +29,7 @@ from typing import Callable, Optional
 DEBUG_ENVIRONMENT_VARIABLE = "SPANBERT_LIB_DEBUG"
 USER_ERROR_EXIT_CODE = 1
 _TRUE_VALUES = ("1", "true", "yes", "on")
+JSONNET_ERROR_PREFIXES = ("STATIC ERROR:", "RUNTIME ERROR:")
 
 
 def debug_enabled() -> bool:
@@ -50,8 +51,9 @@ def find_user_error(error: BaseException) -> Optional[BaseException]:
     The exception whose message the user should see as one line, or None for a bug.
 
     The first :class:`UserInputError` anywhere in the cause/context chain of ``error``; else
-    ``error`` itself when it is allennlp's ``ConfigurationError`` or a ``FileNotFoundError``
-    (only at the top: raised while handling something else, they may hide a bug).
+    ``error`` itself when it is allennlp's ``ConfigurationError``, a ``FileNotFoundError`` or a
+    jsonnet error in a configuration file (only at the top: raised while handling something
+    else, they may hide a bug).
     """
     from spanbert_lib.common.errors import UserInputError
 
@@ -60,6 +62,8 @@ def find_user_error(error: BaseException) -> Optional[BaseException]:
             return link
     if isinstance(error, FileNotFoundError):
         return error
+    if isinstance(error, RuntimeError) and str(error).startswith(JSONNET_ERROR_PREFIXES):
+        return error  # _jsonnet.evaluate_file: "STATIC ERROR: config.jsonnet:2:1: expected a comma ..."
     configuration_error = sys.modules.get("allennlp.common.checks")
     if configuration_error is not None and isinstance(error, configuration_error.ConfigurationError):
         return error
