@@ -9,7 +9,7 @@ prediction heads collect the predictions, and the masks are redrawn beside it fr
 """
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Sequence
+from typing import Dict, Iterable, List, Optional, Sequence
 
 import torch
 from allennlp.data import Batch, Instance, Vocabulary
@@ -20,19 +20,22 @@ from spanbert_lib.pretraining.masking import IGNORE_INDEX
 @dataclass
 class MaskedBlock:
     """One masked block: its wordpiece ids ``[L]`` (no padding), the masked positions ``[N]``,
-    and at those positions the original ids and the MLM / SBO predictions ``[N]``."""
+    and at those positions the original ids, the ids the model saw (``[MASK]``, a random
+    wordpiece or the original, kept) and the MLM / SBO predictions ``[N]``."""
 
     input_ids: torch.Tensor
     positions: torch.Tensor
     targets: torch.Tensor
     mlm_predictions: torch.Tensor
     sbo_predictions: torch.Tensor
+    seen_ids: torch.Tensor
 
 
 @dataclass
 class HeldoutEvaluation:
     """Predictions of one pass per masking seed over the held-out blocks."""
 
+    mask_token_id: int
     blocks: List[MaskedBlock] = field(default_factory=list)
 
     def _all(self, name: str) -> torch.Tensor:
@@ -43,15 +46,28 @@ class HeldoutEvaluation:
     def num_predictions(self) -> int:
         return int(self._all("targets").numel())
 
-    def accuracy(self, head: str) -> float:
-        """Share of masked positions where ``head`` (``"mlm"`` or ``"sbo"``) predicts the original wordpiece."""
-        targets = self._all("targets")
-        return float((self._all(f"{head}_predictions") == targets).float().mean()) if targets.numel() else 0.0
+    def _selected(self, replaced_by_mask: Optional[bool]) -> torch.Tensor:
+        """Bool ``[N]``: all target positions, or those the model saw as ``[MASK]`` (True) / not (False)."""
+        seen = self._all("seen_ids")
+        if replaced_by_mask is None:
+            return torch.ones_like(seen, dtype=torch.bool)
+        return (seen == self.mask_token_id) == replaced_by_mask
 
-    def constant_accuracy(self, token_id: int) -> float:
+    def accuracy(self, head: str, replaced_by_mask: Optional[bool] = None) -> float:
+        """
+        Share of target positions where ``head`` (``"mlm"`` or ``"sbo"``) predicts the original
+        wordpiece; ``replaced_by_mask=True`` counts only positions the model saw as ``[MASK]``
+        (not the 10 % of spans kept as they are, whose original a model can copy, nor the 10 %
+        replaced by random wordpieces).
+        """
+        selected = self._selected(replaced_by_mask)
+        correct = self._all(f"{head}_predictions") == self._all("targets")
+        return float(correct[selected].float().mean()) if selected.any() else 0.0
+
+    def constant_accuracy(self, token_id: int, replaced_by_mask: Optional[bool] = None) -> float:
         """Accuracy of predicting ``token_id`` everywhere (the unigram baseline for the most frequent id)."""
-        targets = self._all("targets")
-        return float((targets == token_id).float().mean()) if targets.numel() else 0.0
+        selected = self._selected(replaced_by_mask)
+        return float((self._all("targets")[selected] == token_id).float().mean()) if selected.any() else 0.0
 
 
 def most_frequent_wordpiece(instances: Iterable[Instance], special_ids: Sequence[int]) -> int:
@@ -82,7 +98,7 @@ def evaluate_heldout(model, instances: Sequence[Instance], seeds: Sequence[int] 
     ]
     original_seed, was_training = model.masking_seed, model.training
     model.eval()
-    evaluation = HeldoutEvaluation()
+    evaluation = HeldoutEvaluation(model.mask_token_id)
     vocabulary = Vocabulary()
     try:
         with torch.no_grad():
@@ -130,6 +146,7 @@ def _masked_blocks(model, tensors: Dict[str, torch.Tensor], seed: int,
             targets=masked.labels[row, positions],
             mlm_predictions=mlm_predictions[first:first + count],
             sbo_predictions=sbo_predictions[first:first + count],
+            seen_ids=masked.input_ids[row, positions],
         ))
         first += count
     return blocks

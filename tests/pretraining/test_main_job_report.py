@@ -13,6 +13,7 @@ from allennlp.models.archival import load_archive
 from transformers import AutoTokenizer
 
 from spanbert_lib.pretraining.heldout_evaluation import (
+    HeldoutEvaluation,
     MaskedBlock,
     evaluate_heldout,
     format_fill_ins,
@@ -100,5 +101,21 @@ def test_fill_ins_show_each_masked_span_with_the_prediction():
     predicted = tokenizer.convert_tokens_to_ids(["in", "the", "harbour"])
     block = MaskedBlock(input_ids=torch.tensor(ids), positions=torch.tensor([2, 4, 5]),
                         targets=torch.tensor([ids[2], ids[4], ids[5]]), mlm_predictions=torch.tensor(predicted),
-                        sbo_predictions=torch.tensor(predicted))
+                        sbo_predictions=torch.tensor(predicted), seen_ids=torch.tensor([ids[2], 4, 4]))
     assert format_fill_ins(block, tokenizer) == "the [harbour -> in] was [in the -> the harbour] town ."
+
+
+def test_accuracy_over_all_targets_and_over_positions_seen_as_mask():
+    mask = 4
+    block = MaskedBlock(input_ids=torch.arange(6), positions=torch.tensor([1, 2, 3, 4]),
+                        targets=torch.tensor([5, 6, 7, 8]),
+                        seen_ids=torch.tensor([mask, mask, 7, 9]),  # masked, masked, kept, random
+                        mlm_predictions=torch.tensor([5, 0, 7, 8]), sbo_predictions=torch.tensor([0, 0, 0, 8]))
+    evaluation = HeldoutEvaluation(mask_token_id=mask, blocks=[block])
+    assert evaluation.num_predictions == 4
+    assert evaluation.accuracy("mlm") == 0.75
+    assert evaluation.accuracy("mlm", replaced_by_mask=True) == 0.5
+    assert evaluation.accuracy("mlm", replaced_by_mask=False) == 1.0
+    assert evaluation.accuracy("sbo") == 0.25
+    assert evaluation.constant_accuracy(5) == 0.25
+    assert evaluation.constant_accuracy(5, replaced_by_mask=True) == 0.5
