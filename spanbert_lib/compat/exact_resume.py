@@ -10,7 +10,7 @@ the checkpoint, so the data order is reproduced from the seeded start. What it d
 * the running sums of a checkpoint taken mid-epoch: the resumed epoch's ``training_loss`` and
   the model's training metrics then cover only the batches after the checkpoint.
 
-:class:`ExactResumeCallback`, which the ``exact_resume`` shim adds to every
+:class:`ExactResumeCallback`, which the ``add_exact_resume_callback`` shim adds to every
 ``GradientDescentTrainer``, saves both in the checkpoint (as the state of a trainer callback,
 allennlp's own extension point) together with the random states at the start of the current
 epoch, and reinstates them at the exact point of the replay where the checkpoint was taken:
@@ -111,7 +111,7 @@ class ExactResumeCallback(TrainerCallback):
     """
     Saves in each checkpoint what an exact resume needs beyond allennlp's own state, and
     reinstates it when the trainer resumes from that checkpoint. Added to every
-    ``GradientDescentTrainer`` by the ``exact_resume`` shim; nothing to configure.
+    ``GradientDescentTrainer`` by the ``add_exact_resume_callback`` shim; nothing to configure.
     """
 
     def __init__(self, serialization_dir: str) -> None:
@@ -194,20 +194,3 @@ class ExactResumeCallback(TrainerCallback):
         # reports no training metrics for an epoch whose batches were all skipped, although the
         # carried sums and metrics hold them in full. One batch less counts as skipped.
         self.trainer._start_after_batches_in_epoch_completed -= 1
-
-
-def add_exact_resume_callback(module) -> None:
-    """Shim for ``allennlp.training.gradient_descent_trainer``: every trainer gets an ExactResumeCallback."""
-    trainer_class = module.GradientDescentTrainer
-    original = trainer_class.__init__
-    if getattr(original, "_spanbert_lib_shim", False):
-        return
-
-    def __init__(self, *args, **kwargs) -> None:
-        original(self, *args, **kwargs)
-        if not any(isinstance(callback, ExactResumeCallback) for callback in self._callbacks):
-            self._callbacks.append(ExactResumeCallback(self._serialization_dir))
-
-    __init__._spanbert_lib_shim = True  # type: ignore[attr-defined]
-    __init__.__wrapped__ = original  # type: ignore[attr-defined]
-    trainer_class.__init__ = __init__

@@ -215,7 +215,7 @@ TRUST_SHIMS = [
      _deferred("spanbert_lib.compat.atomic_checkpoints", "recover_from_newest_complete_checkpoint")),
     ("allennlp.training.util", None, _deferred("spanbert_lib.compat.epoch_loss_ledger", "carry_epoch_loss")),
     ("allennlp.training.gradient_descent_trainer", None,
-     _deferred("spanbert_lib.compat.exact_resume", "add_exact_resume_callback")),
+     _deferred("spanbert_lib.compat.trainer_callbacks", "add_exact_resume_callback")),
 ]
 
 

@@ -215,3 +215,19 @@ def test_pretraining_model_masking_generator_state_round_trip(tmp_path):
     fresh.train()
     fresh.load_random_state_dict(load_weights_only(tmp_path / "random.th"))
     assert torch.equal(torch.rand(5, generator=fresh._generator(torch.device("cpu"))), expected)
+
+
+def test_compat_modules_import_before_allennlp_without_cycles():
+    """A user may import these modules first; the shims they register must still apply."""
+    code = (
+        "import spanbert_lib.compat.exact_resume, spanbert_lib.compat.atomic_checkpoints, "
+        "spanbert_lib.compat.safe_archives, spanbert_lib.compat.safe_torch_io, spanbert_lib.compat.random_states\n"
+        "from allennlp.training.gradient_descent_trainer import GradientDescentTrainer\n"
+        "from allennlp.training.checkpointer import Checkpointer\n"
+        "from allennlp.models import archival\n"
+        "print(GradientDescentTrainer.__init__._spanbert_lib_shim, Checkpointer.load_checkpoint.__name__, "
+        "archival.extracted_archive.__module__)\n")
+    completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                               cwd=str(REPO_ROOT))
+    assert completed.returncode == 0, completed.stderr[-4000:]
+    assert completed.stdout.split() == ["True", "load_newest_complete_checkpoint", "spanbert_lib.compat.safe_archives"]

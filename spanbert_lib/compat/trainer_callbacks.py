@@ -1,0 +1,31 @@
+"""
+Adds this library's trainer callbacks to every ``GradientDescentTrainer`` (no configuration needed).
+
+Imports nothing from allennlp at module level: it runs as the shim of
+``allennlp.training.gradient_descent_trainer``, possibly while ``allennlp.training`` is still
+being imported (e.g. when a user imports :mod:`spanbert_lib.compat.exact_resume` first).
+"""
+from types import ModuleType
+
+
+def add_exact_resume_callback(module: ModuleType) -> None:
+    """
+    Shim for ``allennlp.training.gradient_descent_trainer``: every trainer gets an
+    :class:`~spanbert_lib.compat.exact_resume.ExactResumeCallback`, last among its callbacks. Idempotent.
+    """
+    trainer_class = module.GradientDescentTrainer
+    original = trainer_class.__init__
+    if getattr(original, "_spanbert_lib_shim", False):
+        return
+
+    def __init__(self, *args, **kwargs) -> None:
+        from spanbert_lib.compat.exact_resume import ExactResumeCallback
+
+        original(self, *args, **kwargs)
+        if not any(isinstance(callback, ExactResumeCallback) for callback in self._callbacks):
+            self._callbacks.append(ExactResumeCallback(self._serialization_dir))
+
+    __init__._spanbert_lib_shim = True  # type: ignore[attr-defined]
+    __init__.__wrapped__ = original  # type: ignore[attr-defined]
+    __init__.__doc__ = original.__doc__
+    trainer_class.__init__ = __init__
