@@ -108,6 +108,39 @@ def test_invalid_utf8_names_file_line_and_byte_offset(readers, tmp_path, reader_
                                 f"convert the file to UTF-8")
 
 
+READER_PARAMS = {
+    "span_ner_conll": {"model_name": TINY, "max_seq_length": 64},
+    "span_ner_litbank": {"model_name": TINY, "max_seq_length": 64},
+    "tacred": {"model_name": TINY, "max_seq_length": 32},
+    "open_entity": {"model_name": TINY, "max_seq_length": 64},
+    "spanbert_squad": {"transformer_model_name": TINY, "max_seq_length": 64, "doc_stride": 24,
+                       "max_query_length": 24},
+    "mrqa": {"transformer_model_name": TINY, "max_seq_length": 64, "doc_stride": 24, "max_query_length": 24},
+}
+COMMAND_CASES = ([(name, "invalid_utf8", None) for name in sorted(INVALID_UTF8)]
+                 + [(name, "empty", content) for name, content in EMPTY_INPUT])
+
+
+@pytest.mark.parametrize("reader_name, case, content", COMMAND_CASES)
+def test_each_reader_through_a_command(tmp_path, monkeypatch, capsys, reader_name, case, content):
+    """``allennlp count-instances`` reads the training data of a config with the reader: exit 1, one line."""
+    path = tmp_path / FILE_NAMES[reader_name]
+    if case == "invalid_utf8":
+        data = write_lines(path, INVALID_UTF8[reader_name])
+        offset = data.index(b"\xff")
+        line = data.count(b"\n", 0, offset) + 1
+        expected = (rf"^error: {re.escape(str(path))}:{line}: "
+                    rf"invalid UTF-8 byte\(s\) b'\\xff' at byte offset {offset}; convert the file to UTF-8$")
+    else:
+        path.write_text(content, encoding="utf-8")
+        expected = rf"^error: {re.escape(str(path))}: no instance could be read"
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"dataset_reader": {"type": reader_name, **READER_PARAMS[reader_name]},
+                                  "train_data_path": str(path), "data_loader": {"batch_size": 1}}))
+    code, _, err = run_command(monkeypatch, capsys, "count-instances", str(config))
+    assert_one_line_error(code, err, expected)
+
+
 def test_entity_vocabulary_file_invalid_utf8(tmp_path):
     from spanbert_lib.common.modules.entity_aware.entity_vocabulary import EntityVocabulary
 
