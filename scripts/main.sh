@@ -11,7 +11,7 @@
 # Environment:
 #   CORPUS    file, directory of .txt files, glob or comma list (default fixtures/corpus)
 #   HELDOUT   held-out file, left out of training when it is part of CORPUS
-#             (default fixtures/corpus/encyclopedia_tarrowby.txt; for another CORPUS its first file)
+#             (default fixtures/corpus/encyclopedia_tarrowby.txt; for another CORPUS its smallest file)
 #   DOCUMENTS "blank_line" (documents separated by blank lines: the fixture corpus's convention) or
 #             "file" (one document per file, blank lines are paragraphs: books); default blank_line
 #             for fixtures/corpus, file for any other CORPUS
@@ -41,7 +41,7 @@ IFS=$'\t' read -r HELDOUT TRAIN < <(.venv/bin/python - "$CORPUS" "${HELDOUT:-}" 
 import sys
 from spanbert_lib.pretraining.dataset_readers.corpus_files import expand_text_paths
 files = expand_text_paths(sys.argv[1])
-heldout = sys.argv[2] or str(files[0])
+heldout = sys.argv[2] or str(min(files, key=lambda f: f.stat().st_size))  # the smallest: least training text lost
 train = [str(f) for f in files if f.resolve() != expand_text_paths(heldout)[0].resolve()]
 if not train:
     sys.exit(f"error: {sys.argv[1]}: no training file left once {heldout} is held out")

@@ -28,7 +28,7 @@ local reader = {
     // Built from scratch with these dimensions; the vocabulary size comes from the tokenizer.
     transformer_config: {
       hidden_size: 128, num_hidden_layers: 2, num_attention_heads: 4, intermediate_size: 512,
-      max_position_embeddings: max_length, hidden_dropout_prob: 0.2, attention_probs_dropout_prob: 0.1,
+      max_position_embeddings: max_length, hidden_dropout_prob: 0.1, attention_probs_dropout_prob: 0.1,
     },
     masker: { type: "geometric_span", geometric_p: 0.2, max_span_length: 10, masking_budget: 0.15 },
     mlm_weight: 1.0,
@@ -40,8 +40,9 @@ local reader = {
   trainer: {
     num_epochs: 12,  // x 100 batches = 1200 optimizer steps
     optimizer: {
-      // A tiny model trained from scratch takes a high peak learning rate after a short warm-up.
-      type: "huggingface_adamw", lr: 3e-3, betas: [0.9, 0.999], eps: 1e-8, weight_decay: 0.01,
+      // A tiny model trained from scratch takes a high peak learning rate after a short warm-up
+      // (on the fixture corpus 3e-3 with dropout 0.2 stayed at the unigram baseline for 600 steps).
+      type: "huggingface_adamw", lr: 2e-3, betas: [0.9, 0.999], eps: 1e-8, weight_decay: 0.01,
       parameter_groups: [[["bias", "LayerNorm.weight", "layer_norm.weight", "norm1.weight", "norm2.weight"], { weight_decay: 0.0 }]],
     },
     learning_rate_scheduler: { type: "linear_with_warmup", warmup_steps: 100 },
