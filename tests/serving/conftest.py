@@ -28,7 +28,7 @@ def tiny_archives(tmp_path_factory) -> Dict[str, Path]:
         if not done.exists():
             build_tiny_archives(shared)
             done.write_text("ok")
-    return {name: shared / name for name in ("coref", "qa", "qa_abstains", "ner", "relation", "typing")}
+    return {name: shared / name for name in ("coref", "qa", "qa_abstains", "ner", "relation", "semeval", "typing")}
 
 
 def free_port() -> int:

@@ -49,7 +49,8 @@ def test_health_and_models_describe_every_archive(client, tiny_archives):
     models = {m["name"]: m for m in client.get("/models").json()}
     expected = {"coref": ("coreference", "spanbert_coref"), "qa": ("qa", "spanbert_qa"),
                 "qa_abstains": ("qa", "spanbert_qa"), "ner": ("span_ner", "span_ner"),
-                "relation": ("relation", "relation_classifier"), "typing": ("entity_typing", "entity_typing")}
+                "relation": ("relation", "relation_classifier"), "semeval": ("relation", "semeval2010_task8"),
+                "typing": ("entity_typing", "entity_typing")}
     assert {name: (m["task"], m["predictor"]) for name, m in models.items()} == expected
     for name, model in models.items():
         assert model["status"] == "ready" and model["encoder"] == "tiny_bert"

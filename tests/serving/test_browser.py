@@ -122,7 +122,7 @@ def screenshot(page, name):
 
 def test_tabs_and_model_cards(page):
     tabs = page.locator(".tab").evaluate_all("tabs => tabs.map(t => t.dataset.view)")
-    assert tabs == ["masking", "coref", "qa", "qa_abstains", "ner", "relation", "typing", "later"]
+    assert tabs == ["masking", "coref", "qa", "qa_abstains", "ner", "relation", "semeval", "typing", "later"]
     view = open_view(page, "coref")
     assert view.locator(".model-card .encoder").inner_text() == "tiny_bert"
     assert view.locator(".metric[data-metric='conll_f1']").count() == 1
@@ -222,6 +222,17 @@ def test_relation_view(page):
     assert sum(values) == pytest.approx(100.0, abs=0.5) and values == sorted(values, reverse=True)
     assert view.locator(".prob-row.top").get_attribute("data-label") == view.locator(".relation-label").inner_text()
     screenshot(page, "relation")
+
+
+def test_semeval_relation_view(page):
+    view = open_view(page, "semeval")
+    view.locator(".prob-row").first.wait_for()
+    assert view.locator(".rel-subject .rel-arg-text").inner_text() == "flood"  # from <e1>flood</e1>
+    assert view.locator(".rel-object .rel-arg-text").inner_text() == "rain"
+    assert "<e1>" not in view.locator(".rel-sentence").inner_text()
+    labels = view.locator(".prob-row").evaluate_all("rows => rows.map(r => r.dataset.label)")
+    assert len(labels) == 19 and "Cause-Effect(e2,e1)" in labels
+    screenshot(page, "relation_semeval")
 
 
 def test_entity_typing_view(page):

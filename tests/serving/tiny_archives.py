@@ -18,6 +18,22 @@ _COREF_SENTENCES = [
 ]
 NER_TEXT = "John and his family slept."  # nested PER entities in fixtures/ner/litbank
 
+# SemEval-2010 Task 8 format (ID, tab, quoted sentence; relation; comment; blank line), sentences written here.
+_SEMEVAL_RECORDS = [
+    ("The <e1>flood</e1> was caused by heavy <e2>rain</e2>.", "Cause-Effect(e2,e1)"),
+    ("The <e1>storm</e1> brought a long <e2>drought</e2> to the valley.", "Other"),
+    ("The <e1>keys</e1> were kept in a small <e2>box</e2>.", "Content-Container(e1,e2)"),
+    ("The <e1>engine</e1> of the <e2>boat</e2> was old.", "Component-Whole(e1,e2)"),
+    ("A <e1>virus</e1> caused the <e2>fever</e2>.", "Cause-Effect(e1,e2)"),
+    ("The <e1>letter</e1> was about the <e2>harvest</e2>.", "Message-Topic(e1,e2)"),
+]
+
+
+def _write_semeval_file(path: Path) -> Path:
+    blocks = [f'{i}\t"{sentence}"\n{relation}\nComment:\n' for i, (sentence, relation) in enumerate(_SEMEVAL_RECORDS, 1)]
+    path.write_text("\n".join(blocks) + "\n", encoding="utf-8")
+    return path
+
 
 def _write_coref_document(path: Path, copies: int = 2) -> Path:
     lines = []
@@ -38,6 +54,8 @@ def build_tiny_archives(directory: Path) -> Dict[str, Path]:
     import spanbert_lib.plugin  # noqa: F401
 
     coref_data = _write_coref_document(directory / "coref.conll")
+    semeval_data = str(_write_semeval_file(directory / "semeval.txt"))
+    tiny_bert = str(REPO_ROOT / "fixtures" / "tiny_bert")
     litbank = REPO_ROOT / "fixtures" / "ner" / "litbank"
     runs = {
         "coref": ("coref/spanbert_coref_tiny.jsonnet", {
@@ -51,6 +69,10 @@ def build_tiny_archives(directory: Path) -> Dict[str, Path]:
             "train_data_path": str(litbank), "validation_data_path": str(litbank), "model.decoding": "nested",
             "trainer.num_epochs": 10, "trainer.optimizer.lr": 0.02}),
         "relation": ("relation/tiny_relation_classifier.jsonnet", {"trainer.num_epochs": 1}),
+        "semeval": (REPO_ROOT / "training_configs" / "relation" / "semeval2010_minilm_cpu.jsonnet", {
+            "dataset_reader.model_name": tiny_bert, "model.text_field_embedder.token_embedders.tokens.model_name": tiny_bert,
+            "train_data_path": semeval_data, "validation_data_path": semeval_data,
+            "trainer.learning_rate_scheduler.warmup_steps": 1}),
         "typing": ("entity_typing/entity_typing_tiny.jsonnet", {"trainer.num_epochs": 1}),
     }
     archives = {}
