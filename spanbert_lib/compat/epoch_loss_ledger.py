@@ -63,13 +63,18 @@ def deactivate(ledger: EpochLossLedger) -> None:
 
 
 def carry_epoch_loss(module) -> None:
-    """Shim for ``allennlp.training.util``: ``get_metrics`` consults the running trainer's ledger. Idempotent."""
+    """
+    Shim for ``allennlp.training.util``: ``get_metrics`` of the training loop (model in train mode)
+    consults the running trainer's ledger. Idempotent.
+    """
     original = module.get_metrics
     if getattr(original, "_spanbert_lib_shim", False):
         return
 
     def get_metrics(model, total_loss, total_reg_loss, batch_loss, batch_reg_loss, num_batches, reset=False):
-        if _active_ledger is not None:
+        # The trainer calls get_metrics for training with the model in train mode, for validation
+        # (in _validation_loss and after it) in eval mode.
+        if _active_ledger is not None and model.training:
             total_loss, total_reg_loss = _active_ledger.totals(total_loss, total_reg_loss, batch_loss, reset)
         return original(model, total_loss, total_reg_loss, batch_loss, batch_reg_loss, num_batches, reset)
 

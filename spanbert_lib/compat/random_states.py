@@ -104,30 +104,44 @@ def named_metrics(model: torch.nn.Module, max_depth: int = 3) -> Iterator[Tuple[
             yield from visit(value, f"{module_name}.{attribute}" if module_name else attribute, max_depth)
 
 
-def _plain(value: Any) -> bool:
-    if isinstance(value, _PLAIN_SCALARS + (torch.Tensor,)):
-        return True
+_NOT_SAVED = object()
+_warned_attributes = set()
+
+
+def _as_plain(value: Any) -> Any:
+    """``value`` as tensors, Python scalars and containers of them (numpy scalars become Python
+    scalars: a weights-only load refuses numpy objects), or ``_NOT_SAVED``."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, torch.Tensor):
+        return value.detach().clone()
+    if isinstance(value, _PLAIN_SCALARS):
+        return value
     if isinstance(value, (list, tuple)):
-        return all(_plain(item) for item in value)
-    if isinstance(value, dict):
-        return all(isinstance(key, _PLAIN_SCALARS) and _plain(item) for key, item in value.items())
-    return False
+        items = [_as_plain(item) for item in value]
+        return _NOT_SAVED if any(item is _NOT_SAVED for item in items) else type(value)(items)
+    if isinstance(value, dict) and all(isinstance(key, _PLAIN_SCALARS) for key in value):
+        items = {key: _as_plain(item) for key, item in value.items()}
+        return _NOT_SAVED if any(item is _NOT_SAVED for item in items.values()) else items
+    return _NOT_SAVED
 
 
 def capture_metric_states(model: torch.nn.Module) -> Dict[str, Dict[str, Any]]:
     """
     The attributes of each of the model's metrics that are plain values (their running sums and
-    counts); an attribute of another type cannot be saved and is left out with a warning.
+    counts); an attribute of another type cannot be saved and is left out (with one warning).
     """
     states = {}
     for path, metric in named_metrics(model):
         state = {}
         for attribute, value in vars(metric).items():
-            if _plain(value):
-                state[attribute] = value.clone() if isinstance(value, torch.Tensor) else value
-            else:
-                logger.warning("metric %s: attribute %r (%s) is not saved in checkpoints", path, attribute,
-                               type(value).__name__)
+            plain = _as_plain(value)
+            if plain is not _NOT_SAVED:
+                state[attribute] = plain
+            elif (path, attribute) not in _warned_attributes:
+                _warned_attributes.add((path, attribute))
+                logger.warning("metric %s: attribute %r (%s) is not saved in checkpoints; after a resume "
+                               "mid-epoch it covers only the batches since", path, attribute, type(value).__name__)
         states[path] = state
     return states
 

@@ -191,6 +191,8 @@ def test_metric_states_of_helper_objects_are_saved_and_restored(tmp_path):
     net = Net()
     net.head.scores.accuracy(torch.tensor([[0.1, 0.9], [0.8, 0.2], [0.3, 0.7]]), torch.tensor([1, 1, 1]))
     net.head.scores.mean(2.0), net.head.scores.mean(3.5), net.head.by_name["extra"](7.0)
+    net.head.scores.mean._total_value = np.float64(net.head.scores.mean._total_value)  # refused by weights_only
+    net.head.by_name["extra"].unsaveable = object()
     atomic_save(capture_metric_states(net), tmp_path / "metrics.th")
     fresh = Net()
     restore_metric_states(fresh, load_weights_only(tmp_path / "metrics.th"))
@@ -231,3 +233,27 @@ def test_compat_modules_import_before_allennlp_without_cycles():
                                cwd=str(REPO_ROOT))
     assert completed.returncode == 0, completed.stderr[-4000:]
     assert completed.stdout.split() == ["True", "load_newest_complete_checkpoint", "spanbert_lib.compat.safe_archives"]
+
+
+def test_only_training_calls_of_get_metrics_use_the_ledger():
+    from allennlp.training import util as training_util
+
+    from spanbert_lib.compat import epoch_loss_ledger
+
+    class NoMetrics(torch.nn.Module):
+        def get_metrics(self, reset: bool = False) -> dict:
+            return {}
+
+    model = NoMetrics()
+    ledger = EpochLossLedger()
+    ledger.carry(10.0, None)
+    epoch_loss_ledger.activate(ledger)
+    try:
+        model.eval()  # validation: untouched although the ledger carries
+        assert training_util.get_metrics(model, 3.0, None, 3.0, None, 1)["loss"] == 3.0
+        model.train()
+        assert training_util.get_metrics(model, 2.0, None, 2.0, None, 1)["loss"] == 12.0
+        assert training_util.get_metrics(model, 2.0, None, None, None, 2, reset=True)["loss"] == 6.0
+        assert training_util.get_metrics(model, 4.0, None, None, None, 2, reset=True)["loss"] == 2.0
+    finally:
+        epoch_loss_ledger.deactivate(ledger)
