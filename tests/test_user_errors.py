@@ -141,6 +141,25 @@ def test_each_reader_through_a_command(tmp_path, monkeypatch, capsys, reader_nam
     assert_one_line_error(code, err, expected)
 
 
+@pytest.mark.parametrize("case", ["invalid_utf8", "empty"])
+def test_data_loader_workers_report_one_line(tmp_path, monkeypatch, capsys, case):
+    """With ``num_workers: 2`` the readers run in worker processes; the main process reports the same line."""
+    path = tmp_path / "data.json"
+    if case == "invalid_utf8":
+        offset = write_lines(path, INVALID_UTF8["tacred"]).index(b"\xff")
+        expected = (rf"^error: {re.escape(str(path))}:2: invalid UTF-8 byte\(s\) b'\\xff' at byte offset "
+                    rf"{offset}; convert the file to UTF-8$")
+    else:
+        path.write_text("[]")
+        expected = rf"^error: {re.escape(str(path))}: no instance could be read: .* by the TacredReader$"
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"dataset_reader": {"type": "tacred", **READER_PARAMS["tacred"]},
+                                  "train_data_path": str(path),
+                                  "data_loader": {"batch_size": 1, "num_workers": 2}}))
+    code, _, err = run_command(monkeypatch, capsys, "count-instances", str(config))
+    assert_one_line_error(code, err, expected)
+
+
 def test_entity_vocabulary_file_invalid_utf8(tmp_path):
     from spanbert_lib.common.modules.entity_aware.entity_vocabulary import EntityVocabulary
 

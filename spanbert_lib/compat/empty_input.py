@@ -8,7 +8,9 @@ model, and ``allennlp evaluate`` on an empty file prints no metric, both with ex
 One wrapper around allennlp's ``DatasetReader.read`` covers every reader whose class is defined
 in ``spanbert_lib`` (their ``_read`` stays as it is); readers of other packages are left alone.
 The check is skipped where the reader reads one shard of the data (data loader workers,
-distributed training): a shard may be empty while the data is not.
+distributed training): a shard may be empty while the data is not. For data loader workers
+(``num_workers > 0``), the ``MultiProcessDataLoader`` makes the same check in the main process
+on what all workers together delivered.
 """
 import functools
 from types import ModuleType
@@ -47,14 +49,54 @@ def refuse_empty_reads(read: Callable[..., Iterator]) -> Callable[..., Iterator]
             count += 1
             yield instance
         if count == 0:
-            from spanbert_lib.common.errors import EmptyInputError
-
-            raise EmptyInputError(
-                f"no instance could be read: the data is empty or every record in it was skipped "
-                f"(see the warnings above) by the {type(self).__name__}", path=_describe(file_path))
+            raise _empty_input_error(self, file_path)
 
     read_refusing_empty_input._spanbert_lib_shim = True  # type: ignore[attr-defined]
     return read_refusing_empty_input
+
+
+def _empty_input_error(reader: Any, file_path: Any, what: str = "instance"):
+    from spanbert_lib.common.errors import EmptyInputError
+
+    if what == "batch":
+        problem = ("no batch could be made: the data is empty, every record in it was skipped (see the "
+                   "warnings above) or, with drop_last, it holds fewer instances than one batch")
+    else:
+        problem = "no instance could be read: the data is empty or every record in it was skipped (see the " \
+                  "warnings above)"
+    return EmptyInputError(f"{problem} by the {type(reader).__name__}", path=_describe(file_path))
+
+
+def refuse_empty_passes(iterate: Callable[..., Iterator], what: str) -> Callable[..., Iterator]:
+    """
+    A ``MultiProcessDataLoader`` iteration method (``iter_instances``: ``what="instance"``,
+    ``_iter_batches``: ``what="batch"``) that raises ``EmptyInputError`` when a complete pass over a
+    library reader's data gave nothing.
+    """
+    if getattr(iterate, "_spanbert_lib_shim", False):
+        return iterate
+
+    @functools.wraps(iterate)
+    def iterate_refusing_empty_input(self, *args, **kwargs):
+        if not type(self.reader).__module__.startswith(LIBRARY_PACKAGE):
+            yield from iterate(self, *args, **kwargs)
+            return
+        count = 0
+        for item in iterate(self, *args, **kwargs):
+            count += 1
+            yield item
+        if count == 0:
+            raise _empty_input_error(self.reader, self.data_path, what)
+
+    iterate_refusing_empty_input._spanbert_lib_shim = True  # type: ignore[attr-defined]
+    return iterate_refusing_empty_input
+
+
+def wrap_data_loader_iteration(module: ModuleType) -> None:
+    """Shim for ``allennlp.data.data_loaders.multiprocess_data_loader``."""
+    loader = module.MultiProcessDataLoader
+    loader.iter_instances = refuse_empty_passes(loader.iter_instances, "instance")
+    loader._iter_batches = refuse_empty_passes(loader._iter_batches, "batch")
 
 
 def wrap_dataset_reader_read(module: ModuleType) -> None:

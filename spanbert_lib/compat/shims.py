@@ -19,7 +19,7 @@ import types
 from types import ModuleType
 from typing import Any, Dict
 
-from spanbert_lib.compat.empty_input import wrap_dataset_reader_read
+from spanbert_lib.compat.empty_input import wrap_data_loader_iteration, wrap_dataset_reader_read
 from spanbert_lib.compat.predict_input import wrap_predict_input
 from spanbert_lib.compat.unknown_labels import wrap_instance_indexing
 from spanbert_lib.compat.user_errors import wrap_command_main
@@ -247,6 +247,7 @@ SHIMS = [
     # user-facing errors (not repairs): one-line errors, empty input and unknown labels refused
     ("allennlp.commands", None, wrap_command_main),
     ("allennlp.data.dataset_readers.dataset_reader", None, wrap_dataset_reader_read),
+    ("allennlp.data.data_loaders.multiprocess_data_loader", None, wrap_data_loader_iteration),
     ("allennlp.data.instance", None, wrap_instance_indexing),
     ("allennlp.commands.predict", None, wrap_predict_input),
     # archives and checkpoints a user can trust: safe extraction, weights-only loads, atomic saves, exact resume

@@ -14,17 +14,21 @@ errors too.
 
 allennlp sometimes re-raises an error inside another one (a ``ConfigurationError`` raised while
 handling a constructor's error, ...): the cause/context chain is searched for the
-``UserInputError``. Errors raised inside data loader worker processes (``num_workers > 0``)
-reach the main process only as text and keep allennlp's ``WorkerError`` traceback.
+``UserInputError``. An error raised inside a data loader worker process (``num_workers > 0``)
+reaches the main process only as text, in allennlp's ``WorkerError`` (``worker raised
+InvalidEncodingError('...')`` and the worker's traceback): a ``UserInputError`` is recognised there
+by its class name and shown as the same one line.
 
 :func:`wrap_command_main` is applied by :mod:`spanbert_lib.compat.shims` to
 ``allennlp.commands.main``, which the ``allennlp`` console script and ``python -m allennlp`` call.
 """
+import ast
 import functools
 import os
+import re
 import sys
 from types import ModuleType
-from typing import Callable, Optional
+from typing import Callable, Optional, Set
 
 DEBUG_ENVIRONMENT_VARIABLE = "SPANBERT_LIB_DEBUG"
 USER_ERROR_EXIT_CODE = 1
@@ -60,6 +64,9 @@ def find_user_error(error: BaseException) -> Optional[BaseException]:
     for link in _exception_chain(error):
         if isinstance(link, UserInputError):
             return link
+        from_worker = _user_error_from_worker(link)
+        if from_worker is not None:
+            return from_worker
     if isinstance(error, FileNotFoundError):
         return error
     if isinstance(error, RuntimeError) and str(error).startswith(JSONNET_ERROR_PREFIXES):
@@ -68,6 +75,35 @@ def find_user_error(error: BaseException) -> Optional[BaseException]:
     if configuration_error is not None and isinstance(error, configuration_error.ConfigurationError):
         return error
     return None
+
+
+_WORKER_ERROR_FIRST_LINE = re.compile(r"^worker raised (?P<name>[A-Za-z_]\w*)\((?P<args>.*)\)$")
+
+
+def _user_error_from_worker(error: BaseException) -> Optional[BaseException]:
+    """
+    The :class:`UserInputError` that a data loader worker raised, rebuilt from allennlp's
+    ``WorkerError`` text (its first line is ``worker raised REPR``), or None.
+    """
+    if type(error).__name__ != "WorkerError" or not error.args or not isinstance(error.args[0], str):
+        return None
+    from spanbert_lib.common.errors import UserInputError
+
+    match = _WORKER_ERROR_FIRST_LINE.match(error.args[0].split("\n", 1)[0])
+    if match is None or match["name"] not in _subclass_names(UserInputError):
+        return None
+    try:
+        message = ast.literal_eval(f"({match['args']},)")[0]
+    except (ValueError, SyntaxError, IndexError):
+        return None
+    return UserInputError(message) if isinstance(message, str) else None
+
+
+def _subclass_names(cls: type) -> Set[str]:
+    names = {cls.__name__}
+    for subclass in cls.__subclasses__():
+        names |= _subclass_names(subclass)
+    return names
 
 
 def one_line_message(error: BaseException) -> str:
