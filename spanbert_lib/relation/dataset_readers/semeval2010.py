@@ -12,6 +12,7 @@ from allennlp.data.instance import Instance
 from allennlp.data.token_indexers import TokenIndexer
 
 from spanbert_lib.common.errors import EmptyInputError, UserInputError
+from spanbert_lib.common.known_labels import RECORD_SOURCE_KEY, record_source
 from spanbert_lib.common.text_files import read_lines
 from spanbert_lib.relation.dataset_readers.tacred import TacredReader
 from spanbert_lib.relation.dataset_readers.tacred_example import TacredExample, TacredFormatError
@@ -218,9 +219,12 @@ class SemEval2010Task8Reader(TacredReader):
             relation=relation, source=path or "<input>", position=line or 0,
         )
         try:
-            return self._example_to_instance(example)
+            instance = self._example_to_instance(example)
         except TacredFormatError as error:
             message = str(error)
             prefix = example.where() + ": "
             raise UserInputError(message[len(prefix):] if message.startswith(prefix) else message,
                                  path=path, line=line, record=record) from None
+        # where an unknown gold label is reported from: file and line of the sentence
+        instance["metadata"].metadata[RECORD_SOURCE_KEY] = record_source(path, line, record)  # type: ignore[attr-defined]
+        return instance

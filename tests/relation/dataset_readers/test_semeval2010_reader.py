@@ -59,6 +59,7 @@ def test_typed_entity_markers_token_by_token():
     assert pieces(instances["10"]) == ["[CLS]", "the", "[SUBJ-MISC]", "wine", "[/SUBJ-MISC]", "[OBJ-MISC]", "cellar",
                                        "[/OBJ-MISC]", "was", "flooded", ".", "[SEP]"]
     assert spans(instances["10"]) == ((2, 4), (5, 7))
+    assert instances["10"]["metadata"]["source"] == {"path": SAMPLE, "line": 37, "record": "10"}
 
 
 @needs_minilm
