@@ -10,7 +10,8 @@ in ``spanbert_lib`` (their ``_read`` stays as it is); readers of other packages 
 The check is skipped where the reader reads one shard of the data (data loader workers,
 distributed training): a shard may be empty while the data is not. For data loader workers
 (``num_workers > 0``), the ``MultiProcessDataLoader`` makes the same check in the main process
-on what all workers together delivered.
+on what all workers together delivered (not in distributed training, where each process's loader
+sees its own shard).
 """
 import functools
 from types import ModuleType
@@ -78,7 +79,9 @@ def refuse_empty_passes(iterate: Callable[..., Iterator], what: str) -> Callable
 
     @functools.wraps(iterate)
     def iterate_refusing_empty_input(self, *args, **kwargs):
-        if not type(self.reader).__module__.startswith(LIBRARY_PACKAGE):
+        distributed_info = getattr(self.reader, "_distributed_info", None)
+        if not type(self.reader).__module__.startswith(LIBRARY_PACKAGE) or (
+                distributed_info is not None and distributed_info.world_size > 1):
             yield from iterate(self, *args, **kwargs)
             return
         count = 0
