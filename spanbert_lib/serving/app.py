@@ -12,16 +12,13 @@ models stay responsive while one long document is processed. At most ``max_concu
 run at once over all models, and each model (and the masking preview) runs one request at a time:
 predictors share Hugging Face fast tokenizers, whose settings are not safe to change from two
 threads at once.
+
+FastAPI is imported when an application is built, not with this module: ``--include-package
+spanbert_lib`` imports every module of the library on every ``allennlp`` command.
 """
 import logging
 import os
 from typing import Dict, Iterable, Optional, Union
-
-import anyio
-from fastapi import FastAPI, Request
-from fastapi.responses import FileResponse, JSONResponse
-from fastapi.staticfiles import StaticFiles
-from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from spanbert_lib.serving.examples import MASKING_EXAMPLE
 from spanbert_lib.serving.masking_preview import MaskingPreview
@@ -43,12 +40,9 @@ class ModelRegistry:
 
     def __init__(self, entries: Iterable[Entry] = ()) -> None:
         self._entries: Dict[str, Entry] = {}
-        self._locks: Dict[str, anyio.Lock] = {}
+        self._locks: Dict[str, "anyio.Lock"] = {}  # noqa: F821
         for entry in entries:
             self._entries[entry.name] = entry
-
-    def names(self):
-        return list(self._entries)
 
     def refresh(self) -> None:
         """Swaps in every watched training whose archive has finished loading."""
@@ -69,7 +63,10 @@ class ModelRegistry:
             raise ApiError(404, f"no model named {name!r} is served (models: {loaded})")
         return self._entries[name]
 
-    def lock(self, name: str) -> anyio.Lock:
+    def lock(self, name: str):
+        """The lock that lets one request at a time use the model ``name`` (created on first use)."""
+        import anyio
+
         if name not in self._locks:
             self._locks[name] = anyio.Lock()
         return self._locks[name]
@@ -77,7 +74,7 @@ class ModelRegistry:
 
 def create_app(models: Iterable[Entry] = (), masking: Optional[MaskingPreview] = None, *,
                max_request_chars: int = DEFAULT_MAX_REQUEST_CHARS,
-               max_concurrent_predictions: int = DEFAULT_MAX_CONCURRENT_PREDICTIONS) -> FastAPI:
+               max_concurrent_predictions: int = DEFAULT_MAX_CONCURRENT_PREDICTIONS):
     """
     # Parameters
 
@@ -90,6 +87,12 @@ def create_app(models: Iterable[Entry] = (), masking: Optional[MaskingPreview] =
     max_concurrent_predictions : `int`, optional (default = `2`)
         Worker threads running predictions (and masking previews) at once, over all models.
     """
+    import anyio
+    from fastapi import FastAPI, Request
+    from fastapi.responses import FileResponse, JSONResponse
+    from fastapi.staticfiles import StaticFiles
+    from starlette.exceptions import HTTPException as StarletteHTTPException
+
     if max_request_chars < 1 or max_concurrent_predictions < 1:
         raise ValueError("max_request_chars and max_concurrent_predictions must be positive")
     registry = ModelRegistry(models)

@@ -81,7 +81,7 @@ def masker_from_config(config: Union[None, str, Dict[str, Any]]) -> Masker:
 
 def masker_description(masker: Masker) -> Dict[str, Any]:
     """The registered name and the numeric / boolean settings of a masker."""
-    registered = {cls: name for name, (cls, _) in Masker._registry[Masker].items()}
+    registered = {Masker.resolve_class_name(name)[0]: name for name in Masker.list_available()}
     settings = {key: value for key, value in vars(masker).items()
                 if not key.startswith("_") and isinstance(value, (int, float, bool, str))}
     return {"type": registered.get(type(masker), type(masker).__name__), **settings}

@@ -191,7 +191,7 @@ def test_a_long_prediction_does_not_block_the_server(masking):
             assert json.load(health)["models_ready"] == ["slow"]
         with urllib.request.urlopen(f"{url}/", timeout=5) as page:
             assert b"/static/js/main.js" in page.read()
-        assert time.monotonic() - began < 2.0  # answered while the prediction is still running
+        assert time.monotonic() - began < 5.0  # answered while the prediction is still running
         assert worker.is_alive()
         slow.release.set()
         worker.join(timeout=10)
