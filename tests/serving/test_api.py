@@ -210,6 +210,10 @@ def test_serve_subcommand_arguments_and_app(tiny_archives):
     args = subparser.parse_args(["--model", f"ner={tiny_archives['ner']}/model.tar.gz:span_ner",
                                  "--model", f"typing={tiny_archives['typing']}", "--masking-tokenizer", TINY_TOKENIZER,
                                  "--masker", '{"type": "whole_word"}', "--max-request-chars", "50"])
+    with TestClient(build_app(subparser.parse_args(["--masking-tokenizer", TINY_TOKENIZER]))) as client:
+        # no --model: the masking view alone
+        assert client.get("/models").json() == [] and client.get("/health").json()["models_ready"] == []
+        assert client.post("/mask", json={"text": "Only the masking view is served."}).status_code == 200
     with TestClient(build_app(args)) as client:
         assert [m["name"] for m in client.get("/models").json()] == ["ner", "typing"]
         assert client.get("/masking").json()["masker"]["type"] == "whole_word"
