@@ -23,6 +23,7 @@ from typing import Dict, Iterable, Optional, Union
 from spanbert_lib.serving.examples import MASKING_EXAMPLE
 from spanbert_lib.serving.masking_preview import MaskingPreview
 from spanbert_lib.serving.request_body import ApiError, read_json_body, require_object
+from spanbert_lib.serving.responses import json_response
 from spanbert_lib.serving.served_model import InvalidModelInput, ModelFailure, ServedModel
 from spanbert_lib.serving.training_watch import TrainingWatch
 
@@ -140,7 +141,7 @@ def create_app(models: Iterable[Entry] = (), masking: Optional[MaskingPreview] =
         return {**masking.describe(), "example": MASKING_EXAMPLE}
 
     @app.post("/mask")
-    async def mask(request: Request) -> dict:
+    async def mask(request: Request):
         body = require_object(await read_json_body(request, max_request_chars))
         text, seed = body.get("text"), body.get("seed", 0)
         if not isinstance(text, str):
@@ -148,10 +149,10 @@ def create_app(models: Iterable[Entry] = (), masking: Optional[MaskingPreview] =
         if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2 ** 63:
             raise ApiError(400, f"'seed' must be a non-negative integer, got {seed!r}")
         async with masking_lock:
-            return await anyio.to_thread.run_sync(masking.preview, text, seed, limiter=limiter)
+            return json_response(await anyio.to_thread.run_sync(masking.preview, text, seed, limiter=limiter))
 
     @app.post("/predict/{name}")
-    async def predict(name: str, request: Request) -> dict:
+    async def predict(name: str, request: Request):
         entry = registry.get(name)
         body = await read_json_body(request, max_request_chars)
         if isinstance(entry, TrainingWatch):
@@ -159,12 +160,13 @@ def create_app(models: Iterable[Entry] = (), masking: Optional[MaskingPreview] =
         require_object(body)
         try:
             async with registry.lock(name):
-                return await anyio.to_thread.run_sync(entry.predict, body, limiter=limiter)
+                output = await anyio.to_thread.run_sync(entry.predict, body, limiter=limiter)
         except InvalidModelInput as error:
             raise ApiError(400, str(error)) from error
         except ModelFailure as error:
             logger.error("model %r failed on a request", name, exc_info=error.__cause__ or error)
             raise ApiError(500, f"the model {name!r} failed on this input ({error})") from error
+        return json_response(output)
 
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     return app

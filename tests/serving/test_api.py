@@ -241,3 +241,11 @@ def test_model_spec_errors():
         parse_model_specs(["a=x.tar.gz", "a=y.tar.gz"])
     with pytest.raises(ValueError, match="may hold only"):
         ModelSpec.parse("a b=x.tar.gz")
+
+
+def test_non_finite_scores_become_null():
+    from spanbert_lib.serving.responses import json_response
+
+    assert json_response({"a": float("-inf"), "b": [float("nan"), 1.5], "c": "é"}).body == \
+        '{"a":null,"b":[null,1.5],"c":"é"}'.encode("utf-8")
+    assert json_response({"score": 2.0}).body == b'{"score":2.0}'

@@ -1,0 +1,29 @@
+"""JSON responses for predictor outputs, which may hold infinite scores (e.g. a QA span score of -inf)."""
+import json
+import math
+from typing import Any
+
+
+def finite_json(value: Any) -> Any:
+    """``value`` with every NaN / infinite float replaced by None (JSON has no such numbers)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: finite_json(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite_json(item) for item in value]
+    return value
+
+
+def json_response(content: Any, status_code: int = 200):
+    """
+    A Starlette response with ``content`` serialised once by ``json.dumps`` (no model validation or
+    re-encoding of the, possibly large, output); non-finite floats become null.
+    """
+    from starlette.responses import Response
+
+    try:
+        body = json.dumps(content, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    except ValueError:  # only when there is a NaN or an infinity somewhere: walk it once
+        body = json.dumps(finite_json(content), ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    return Response(body.encode("utf-8"), status_code=status_code, media_type="application/json")
