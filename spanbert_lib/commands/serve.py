@@ -54,9 +54,9 @@ def _serve_from_args(args: argparse.Namespace) -> None:
 
 def build_app(args: argparse.Namespace):
     """The application for parsed ``allennlp serve`` arguments (models loaded, trainings watched)."""
-    import functools
     import os
 
+    from spanbert_lib.common.errors import UserInputError
     from spanbert_lib.serving.app import create_app
     from spanbert_lib.serving.masking_preview import MaskingPreview, masker_from_config
     from spanbert_lib.serving.model_spec import parse_model_specs
@@ -64,7 +64,10 @@ def build_app(args: argparse.Namespace):
     from spanbert_lib.serving.training_watch import TrainingWatch
 
     masking = MaskingPreview(tokenizer=args.masking_tokenizer, masker=masker_from_config(args.masker))
-    load = functools.partial(ServedModel, cuda_device=args.cuda_device)
+
+    def load(spec):
+        return ServedModel(spec, cuda_device=args.cuda_device).warm_up()
+
     entries = []
     for spec in parse_model_specs(args.model):
         if os.path.exists(resolve_archive_path(spec.path)):
@@ -74,7 +77,7 @@ def build_app(args: argparse.Namespace):
             logger.info("%s: no model.tar.gz in %s yet; showing the training's progress", spec.name, spec.path)
             entries.append(TrainingWatch(spec, load).start())
         else:
-            raise FileNotFoundError(f"--model {spec.name}={spec.path}: no such archive")
+            raise UserInputError(f"--model {spec.name}: no such archive", path=spec.path)
     return create_app(entries, masking, max_request_chars=args.max_request_chars,
                       max_concurrent_predictions=args.max_concurrent_predictions)
 

@@ -4,6 +4,8 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, List, Optional
 
+from spanbert_lib.common.errors import UserInputError
+
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _PREDICTOR = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
 
@@ -41,11 +43,12 @@ class ModelSpec:
         if colon and head and _PREDICTOR.match(tail) and not os.path.exists(rest):
             path, predictor = head, tail
         if not path:
-            raise ValueError(f"--model {text!r}: expected NAME=ARCHIVE[:PREDICTOR]")
+            raise UserInputError(f"--model {text!r}: expected NAME=ARCHIVE[:PREDICTOR]")
         if not name:
             name = _default_name(path)
         if not _NAME.match(name):
-            raise ValueError(f"--model {text!r}: the name {name!r} may hold only letters, digits, '_', '.' and '-'")
+            raise UserInputError(f"--model {text!r}: the name {name!r} may hold only letters, digits, "
+                                 "'_', '.' and '-'")
         return cls(name=name, path=path, predictor=predictor)
 
 
@@ -59,11 +62,11 @@ def _default_name(path: str) -> str:
 
 
 def parse_model_specs(texts: Iterable[str]) -> List[ModelSpec]:
-    """Parses every ``--model`` argument; names must be distinct."""
+    """Parses every ``--model`` argument; names must be distinct (else :class:`UserInputError`)."""
     specs = [ModelSpec.parse(text) for text in texts]
     seen = set()
     for spec in specs:
         if spec.name in seen:
-            raise ValueError(f"--model: the name {spec.name!r} is given twice")
+            raise UserInputError(f"--model: the name {spec.name!r} is given twice")
         seen.add(spec.name)
     return specs

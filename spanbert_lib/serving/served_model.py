@@ -126,6 +126,19 @@ class ServedModel:
         except Exception as error:
             raise InvalidModelInput(str(error) or type(error).__name__) from error
 
+    def warm_up(self) -> "ServedModel":
+        """
+        Predicts the task's example once, so that lazily loaded parts (spaCy pipelines, tokenizer
+        caches) are ready before the first request; a failure is logged, not raised.
+        """
+        example = example_input(self.info.task, self.predictor_name)
+        if example:
+            try:
+                self.predict(example)
+            except (InvalidModelInput, ModelFailure) as error:
+                logger.warning("model %r: its example input failed: %s", self.name, error)
+        return self
+
     def describe(self) -> Dict[str, Any]:
         """The ``GET /models`` entry of this model."""
         info = self.info

@@ -243,6 +243,20 @@ def test_model_spec_errors():
         ModelSpec.parse("a b=x.tar.gz")
 
 
+def test_a_missing_archive_is_one_user_error(tmp_path):
+    from allennlp.commands.subcommand import Subcommand
+
+    from spanbert_lib.commands.serve import build_app
+    from spanbert_lib.common.errors import UserInputError
+
+    subparser = Subcommand.by_name("serve")().add_subparser(argparse.ArgumentParser().add_subparsers())
+    missing = tmp_path / "model.tar.gz"
+    args = subparser.parse_args(["--model", f"qa={missing}", "--masking-tokenizer", TINY_TOKENIZER])
+    with pytest.raises(UserInputError, match="--model qa: no such archive") as error:
+        build_app(args)
+    assert str(error.value).startswith(f"{missing}: ")
+
+
 def test_non_finite_scores_become_null():
     from spanbert_lib.serving.responses import json_response
 
