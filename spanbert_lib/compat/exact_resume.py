@@ -20,9 +20,10 @@ epoch, and reinstates them at the exact point of the replay where the checkpoint
 * after the J-th batch of epoch E is read (before the next is): every random state of the
   checkpoint, the model's metric sums and the epoch's running loss sums.
 
-Holds for in-process data loading (``num_workers: 0``) on one process, provided that the
-batches of the epochs replayed in full are drawn as in the original run (allennlp's loaders
-shuffle with Python's ``random``; models draw from torch's generators).
+Holds for in-process data loading (``num_workers: 0``) on one process (distributed runs resume
+as allennlp does), provided that the batches of the epochs replayed in full are drawn as in the
+original run (allennlp's loaders shuffle with Python's ``random``; models draw from torch's
+generators).
 """
 import logging
 from typing import Any, Callable, Dict, Iterator, Optional
@@ -163,6 +164,11 @@ class ExactResumeCallback(TrainerCallback):
 
     def _plan_resume(self, state: Dict[str, Any]) -> None:
         trainer = self.trainer
+        if trainer._distributed:
+            # Only the primary's states are saved; reinstating them in every worker would give all
+            # workers the same dropout and masks.
+            logger.info("distributed training resumes as allennlp does (random states not reinstated)")
+            return
         epoch, batches = trainer._start_after_epochs_completed, trainer._start_after_batches_in_epoch_completed
         saved = state["position"]
         if (saved["epochs_completed"], saved["batches_in_epoch_completed"]) != (epoch, batches):

@@ -53,12 +53,16 @@ def load_weights_only(f: PathOrFile, map_location: Any = None, **kwargs: Any) ->
     try:
         return _torch_load(f, map_location=map_location, weights_only=True, **kwargs)
     except pickle.UnpicklingError as error:
+        if "weights only load failed" not in str(error).lower():
+            raise  # damaged, not unsafe (e.g. a truncated legacy-format file)
         name = os.fspath(f) if isinstance(f, (str, os.PathLike)) else getattr(f, "name", "<file object>")
-        reason = str(error).strip().splitlines()
+        # torch's message is a page long; its "WeightsUnpickler error: ..." line names what was refused.
+        reasons = [line.strip() for line in str(error).splitlines() if "WeightsUnpickler error" in line]
         raise UnsafeCheckpointError(
             "refusing to load: the file holds pickled Python objects other than tensors and plain containers, "
             "which could run code when loaded; only load it with torch.load(weights_only=False) if you trust its "
-            f"origin ({reason[0] if reason else 'weights-only unpickler refused it'})", path=name) from error
+            f"origin ({reasons[0].split('. Please use')[0] if reasons else 'the weights-only unpickler refused it'})",
+            path=name) from error
 
 
 def _fsync_directory(directory: str) -> None:
