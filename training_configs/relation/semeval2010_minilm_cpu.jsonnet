@@ -7,7 +7,9 @@
 //   data   : the 6,400 examples of ../shared/data/relation/semeval2010_task8/train.txt, ids 1-5600 to
 //            train and 5601-6400 as development data (the official test set is not shipped here);
 //   optim  : AdamW (weight decay 0.01, none on biases / LayerNorm), lr 1e-4 with linear warm-up over
-//            10 % of the steps then linear decay, gradient norm 1.0, batch 16, 1 epoch (about 7 minutes with one thread on an idle core).
+//            10 % of the steps then linear decay, gradient norm 1.0, batch 16, 1 epoch (350 updates).
+// Time: 20 batches of 32 took 20 s with one torch thread on a lightly loaded core (about 4 minutes per epoch);
+// on this project's shared 2-core machine under a load of about 9, niced, the epoch took 29.5 minutes (1772 s).
 //   allennlp train training_configs/relation/semeval2010_minilm_cpu.jsonnet -s runs/semeval2010_minilm
 // scripts/semeval2010_side_by_side.py trains this config beside a Hugging Face
 // AutoModelForSequenceClassification baseline with the same settings.

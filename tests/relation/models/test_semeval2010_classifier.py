@@ -38,3 +38,21 @@ class TestSemEval2010Classifier(ModelTestCase):
         correct = sum(g == p != "Other" for g, p in zip(gold, output["label"]))
         guessed = sum(p != "Other" for p in output["label"])
         assert metrics["precision"] == pytest.approx(correct / guessed if guessed else 1.0)
+
+
+def test_minilm_cpu_config_trains_with_the_tiny_encoder(tmp_path):
+    import json
+
+    from allennlp.commands.train import train_model_from_file
+
+    config = REPO_ROOT / "training_configs" / "relation" / "semeval2010_minilm_cpu.jsonnet"
+    tiny = str(REPO_ROOT / "fixtures" / "tiny_bert")
+    overrides = json.dumps({
+        "dataset_reader.model_name": tiny,
+        "model.text_field_embedder.token_embedders.tokens.model_name": tiny,
+        "train_data_path": DATA + "#ids=1-8", "validation_data_path": DATA + "#ids=9-12",
+    })
+    model = train_model_from_file(str(config), str(tmp_path), overrides=overrides)
+    assert model.vocab.get_vocab_size("labels") == 19  # every directed label, seen in training or not
+    metrics = json.loads((tmp_path / "metrics.json").read_text())
+    assert 0.0 <= metrics["best_validation_macro_f1"] <= 1.0
