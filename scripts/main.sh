@@ -72,7 +72,9 @@ $ALLENNLP export-encoder "$OUT/model/model.tar.gz" "$OUT/encoder" 2>/dev/null
 print(f'AutoModel.from_pretrained({sys.argv[1]!r}) -> {type(m).__name__}, {sum(p.numel() for p in m.parameters()):,} parameters')" "$OUT/encoder"
 
 echo "== 5/5 held-out evaluation against the unigram baseline"
-# CPU seconds of this job so far (user + system of the finished child processes), from bash's `times`.
-cpu=$(times | tail -1 | awk '{ n = 0; for (i = 1; i <= NF; i++) { split($i, t, "m"); n += t[1] * 60 + t[2] } print n }')
+# CPU seconds of this job so far (user + system of the finished child processes), from bash's `times`
+# (run in this shell, not in a $(...) subshell, which would count only its own children).
+times > "$OUT/times.txt"
+cpu=$(tail -1 "$OUT/times.txt" | awk '{ n = 0; for (i = 1; i <= NF; i++) { split($i, t, "m"); n += t[1] * 60 + t[2] } print n }')
 .venv/bin/python scripts/main_job_report.py "$OUT/model" --train "$TRAIN" --heldout "$HELDOUT" --out "$OUT" \
   --job-start "$start" --job-cpu-seconds "$cpu" 2> "$OUT/report.log" || { tail -20 "$OUT/report.log"; exit 1; }
