@@ -8,14 +8,15 @@ For each model:
 
 * direct: ``ServedModel.predict`` (the predictor's ``predict_json``, what the server calls) in this
   process, one request after another: latency p50;
-* one client: the same requests one after another over HTTP (keep-alive): latency p50, and its ratio
-  to the direct p50, i.e. what the server adds to a request (goal: at most 1.15);
+* one client: the same requests over HTTP, each right after its direct call (so that both see the same
+  load on a shared machine): latency p50, its ratio to the direct p50 and the median of the per-request
+  ratios, i.e. what the server adds to a request (goal: at most 1.15);
 * ``--clients`` clients at once, ``--requests`` each: requests/s, latency p50 / p95, errors (any
   non-200 answer or connection failure; must be 0), and requests/s against the direct rate.
 
 The server is the real ``allennlp serve`` in a subprocess (so clients and server do not share a
-GIL), both sides with ``--threads`` torch threads. The direct and one-client measurements run
-alternately ``--rounds`` times and the best p50 of each is kept (the machine may be shared).
+GIL), both sides with ``--threads`` torch threads; the direct / one-client pairs run ``--rounds``
+times over ``--sequential`` inputs.
 
 Archives: by default two small ones are trained here in a few seconds on the project's fixtures with
 the real MiniLM encoder (``pretrained/all-MiniLM-L6-v2``; their accuracy is irrelevant, their size is
@@ -203,24 +204,25 @@ def main() -> None:
                 for item in model_inputs[:3]:  # warm-up both sides
                     direct[name].predict(item)
                 client(args.port, name, model_inputs[:3], 3, 0, [], [])
-                direct_p50, http_p50 = float("inf"), float("inf")
+                # Each input directly, then over HTTP, one after the other: both see the same machine load.
+                direct_times: List[float] = []
+                http_times: List[float] = []
                 for _ in range(args.rounds):
-                    timings = []
-                    for item in model_inputs:
+                    for index, item in enumerate(model_inputs):
                         began = time.perf_counter()
                         direct[name].predict(item)
-                        timings.append(time.perf_counter() - began)
-                    direct_p50 = min(direct_p50, percentile(timings, 0.5))
-                    direct_mean = statistics.mean(timings)
-                    http_latencies: List[float] = []
-                    errors: List[str] = []
-                    client(args.port, name, model_inputs, len(model_inputs), 0, http_latencies, errors)
-                    if errors:
-                        sys.exit(f"{name}: errors in the one-client round: {errors[:3]}")
-                    http_p50 = min(http_p50, percentile(http_latencies, 0.5))
+                        direct_times.append(time.perf_counter() - began)
+                        errors: List[str] = []
+                        client(args.port, name, model_inputs, 1, index, http_times, errors)
+                        if errors:
+                            sys.exit(f"{name}: errors in the one-client round: {errors[:3]}")
+                pair_ratios = [h / d for h, d in zip(http_times, direct_times)]
+                direct_p50, http_p50 = percentile(direct_times, 0.5), percentile(http_times, 0.5)
+                direct_mean = statistics.mean(direct_times)
                 load = concurrent_load(args.port, name, inputs[name], args.clients, args.requests)
                 results[name] = {"direct_p50_ms": 1e3 * direct_p50, "one_client_p50_ms": 1e3 * http_p50,
-                                 "overhead_ratio_p50": http_p50 / direct_p50, **load,
+                                 "overhead_ratio_p50": http_p50 / direct_p50,
+                                 "paired_ratio_median": percentile(pair_ratios, 0.5), **load,
                                  "rps_vs_direct": load["rps"] * direct_mean}
         finally:
             server.terminate()
@@ -230,12 +232,13 @@ def main() -> None:
         return
     print(f"allennlp serve on loopback, {args.clients} clients x {args.requests} requests, {args.threads} torch "
           f"thread(s); QA inputs: {qa_source}")
-    print(f"{'model':<6} {'direct p50':>11} {'1 client p50':>13} {'ratio':>6} | {'rps':>7} {'p50':>9} {'p95':>9} "
-          f"{'errors':>6} {'rps/direct':>10}")
+    print(f"{'model':<6} {'direct p50':>11} {'1 client p50':>13} {'ratio':>6} {'paired':>6} | {'rps':>7} {'p50':>9} "
+          f"{'p95':>9} {'errors':>6} {'rps/direct':>10}")
     for name in ("qa", "coref"):
         r = results[name]
-        print(f"{name:<6} {r['direct_p50_ms']:>9.1f}ms {r['one_client_p50_ms']:>11.1f}ms {r['overhead_ratio_p50']:>6.3f} | "
-              f"{r['rps']:>7.2f} {r['p50_ms']:>7.0f}ms {r['p95_ms']:>7.0f}ms {r['errors']:>6} {r['rps_vs_direct']:>10.2f}")
+        print(f"{name:<6} {r['direct_p50_ms']:>9.1f}ms {r['one_client_p50_ms']:>11.1f}ms {r['overhead_ratio_p50']:>6.3f} "
+              f"{r['paired_ratio_median']:>6.3f} | {r['rps']:>7.2f} {r['p50_ms']:>7.0f}ms {r['p95_ms']:>7.0f}ms "
+              f"{r['errors']:>6} {r['rps_vs_direct']:>10.2f}")
         for error in r["first_errors"]:
             print(f"  error: {error}")
 

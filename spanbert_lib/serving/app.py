@@ -101,7 +101,8 @@ def create_app(models: Iterable[Entry] = (), masking: Optional[MaskingPreview] =
     limiter = anyio.CapacityLimiter(max_concurrent_predictions)
     masking_lock = anyio.Lock()
 
-    app = FastAPI(title="spanbert_lib demo", docs_url="/api/docs", redoc_url=None, openapi_url="/api/openapi.json")
+    # No Swagger / ReDoc pages: FastAPI's fetch their scripts from a CDN, and nothing here may need the network.
+    app = FastAPI(title="spanbert_lib demo", docs_url=None, redoc_url=None, openapi_url="/api/openapi.json")
     app.state.registry = registry
     app.state.masking = masking
     app.state.max_request_chars = max_request_chars

@@ -4,26 +4,32 @@ starts with. The texts were written for this project.
 """
 from typing import Any, Dict, Optional
 
-# model type (the config's ``model.type``) -> task of the page
+# model type (the config's ``model.type``) -> task of the page; archives trained before the
+# ``spanbert_`` prefix policy name the deprecated aliases, which are kept here too
 MODEL_TASKS = {
     "spanbert_coref": "coreference",
     "coref": "coreference",  # allennlp-models
     "spanbert_qa": "qa",
     "transformer_qa": "qa",  # allennlp-models
+    "spanbert_span_ner": "span_ner",
     "span_ner": "span_ner",
     "spanbert_relation_classifier": "relation",
+    "spanbert_entity_pair_relation_classifier": "relation",
     "entity_pair_relation_classifier": "relation",
+    "spanbert_entity_typing": "entity_typing",
     "entity_typing": "entity_typing",
 }
+SEMEVAL_NAMES = ("spanbert_semeval2010_task8", "semeval2010_task8")
 
 # (task, dataset reader type or None for any) -> predictor
 TASK_PREDICTORS = {
     ("coreference", None): "spanbert_coref",
     ("qa", None): "spanbert_qa",
-    ("span_ner", None): "span_ner",
-    ("relation", "semeval2010_task8"): "semeval2010_task8",
-    ("relation", None): "relation_classifier",
-    ("entity_typing", None): "entity_typing",
+    ("span_ner", None): "spanbert_span_ner",
+    ("relation", "spanbert_semeval2010_task8"): "spanbert_semeval2010_task8",
+    ("relation", "semeval2010_task8"): "spanbert_semeval2010_task8",
+    ("relation", None): "spanbert_relation_classifier",
+    ("entity_typing", None): "spanbert_entity_typing",
 }
 
 TASK_TITLES = {
@@ -71,7 +77,7 @@ _ENTITY_TYPING_EXAMPLE = {
 def example_input(task: str, predictor: Optional[str]) -> Dict[str, Any]:
     """The input the page shows first for a model of ``task`` served with ``predictor``."""
     if task == "relation":
-        return dict(_SEMEVAL_EXAMPLE if predictor == "semeval2010_task8" else _TACRED_EXAMPLE)
+        return dict(_SEMEVAL_EXAMPLE if predictor in SEMEVAL_NAMES else _TACRED_EXAMPLE)
     examples = {
         "coreference": _COREFERENCE_EXAMPLE,
         "qa": _QA_EXAMPLE,

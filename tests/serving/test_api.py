@@ -48,9 +48,10 @@ def test_health_and_models_describe_every_archive(client, tiny_archives):
     assert client.get("/health").json() == {"status": "ok", "models_ready": list(tiny_archives), "models_training": []}
     models = {m["name"]: m for m in client.get("/models").json()}
     expected = {"coref": ("coreference", "spanbert_coref"), "qa": ("qa", "spanbert_qa"),
-                "qa_abstains": ("qa", "spanbert_qa"), "ner": ("span_ner", "span_ner"),
-                "relation": ("relation", "relation_classifier"), "semeval": ("relation", "semeval2010_task8"),
-                "typing": ("entity_typing", "entity_typing")}
+                "qa_abstains": ("qa", "spanbert_qa"), "ner": ("span_ner", "spanbert_span_ner"),
+                "relation": ("relation", "spanbert_relation_classifier"),
+                "semeval": ("relation", "spanbert_semeval2010_task8"),
+                "typing": ("entity_typing", "spanbert_entity_typing")}
     assert {name: (m["task"], m["predictor"]) for name, m in models.items()} == expected
     for name, model in models.items():
         assert model["status"] == "ready" and model["encoder"] == "tiny_bert"
@@ -222,6 +223,8 @@ def test_serve_subcommand_arguments_and_app(tiny_archives):
         assert page.status_code == 200 and "text/html" in page.headers["content-type"]
         for asset in ("/static/app.css", "/static/js/main.js", "/static/js/views/coreference.js"):
             assert client.get(asset).status_code == 200, asset
+        assert "/predict/{name}" in client.get("/api/openapi.json").json()["paths"]
+        assert client.get("/api/docs").status_code == 404  # its page would load scripts from a CDN
 
 
 @pytest.mark.parametrize("text, expected", [
