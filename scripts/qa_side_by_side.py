@@ -304,6 +304,9 @@ def train_hf(budget: Budget, train_file: Path, eval_file: Path, out: Path) -> Di
             scheduler.step()
             optimizer.zero_grad()
             losses.append(loss.item())
+            if len(losses) % 10 == 0 or len(losses) == updates:
+                print(f"hf: update {len(losses)}/{updates}, loss (last 10) {np.mean(losses[-10:]):.4f}, "
+                      f"{time.perf_counter() - start:.0f} s", flush=True)
     train_seconds = time.perf_counter() - start
 
     start = time.perf_counter()
@@ -341,16 +344,16 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
                                      formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     parser.add_argument("--data", default=str(EXTERNAL_DATA / "qa" / "squad11_dev_part1.json"))
     parser.add_argument("--encoder", default="pretrained/all-MiniLM-L6-v2")
-    parser.add_argument("--train-articles", default=":6", help="START:END slice of the file's articles")
+    parser.add_argument("--train-articles", default=":3", help="START:END slice of the file's articles")
     parser.add_argument("--eval-articles", default="18:", help="held-out START:END slice")
-    parser.add_argument("--max-train-questions", type=int, default=None)
-    parser.add_argument("--max-eval-questions", type=int, default=None)
+    parser.add_argument("--max-train-questions", type=int, default=640)
+    parser.add_argument("--max-eval-questions", type=int, default=400)
     parser.add_argument("--max-seq-length", type=int, default=384)
     parser.add_argument("--doc-stride", type=int, default=128, help="wordpieces shared by consecutive windows")
     parser.add_argument("--max-query-length", type=int, default=64)
     parser.add_argument("--epochs", type=int, default=1)
     parser.add_argument("--lr", type=float, default=1e-4)
-    parser.add_argument("--batch-size", type=int, default=16)
+    parser.add_argument("--batch-size", type=int, default=8)
     parser.add_argument("--warmup-ratio", type=float, default=0.1)
     parser.add_argument("--weight-decay", type=float, default=0.01)
     parser.add_argument("--grad-norm", type=float, default=1.0)
@@ -370,14 +373,18 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     return args
 
 
+def _existing(path: str) -> Path:
+    """``path`` as given when it exists, else relative to the repository (the defaults name repository paths)."""
+    return Path(path).resolve() if Path(path).exists() else REPO_ROOT / path
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     args = parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     out = Path(args.output_dir).resolve()
-    data_path = Path(args.data).resolve()
-    os.chdir(REPO_ROOT)  # the config names the encoder relative to the repository
+    data_path, encoder = (_existing(p) for p in (args.data, args.encoder))
     if not data_path.is_file():
         print(f"{data_path} not found (set SPANBERT_LIB_EXTERNAL_DATA or --data); nothing to do")
         return 0
@@ -385,7 +392,7 @@ def main(argv: Optional[List[str]] = None) -> int:
 
     torch.set_num_threads(args.threads)
     out.mkdir(parents=True, exist_ok=True)
-    budget = Budget(args.encoder, str(data_path), args.train_articles, args.eval_articles, args.max_train_questions,
+    budget = Budget(str(encoder), str(data_path), args.train_articles, args.eval_articles, args.max_train_questions,
                     args.max_eval_questions, args.max_seq_length, args.doc_stride, args.max_query_length, args.epochs,
                     args.lr, args.batch_size, args.warmup_ratio, args.weight_decay, args.grad_norm, args.seed,
                     args.threads)
