@@ -4,8 +4,10 @@ starts with. The texts were written for this project.
 """
 from typing import Any, Dict, Optional
 
-# model type (the config's ``model.type``) -> task of the page; archives trained before the
-# ``spanbert_`` prefix policy name the deprecated aliases, which are kept here too
+# Registered names gained a ``spanbert_`` prefix; archives trained before keep the old model and reader
+# types, and the old predictor names stay as deprecated aliases: both are recognised, the new preferred.
+
+# model type (the config's ``model.type``) -> task of the page
 MODEL_TASKS = {
     "spanbert_coref": "coreference",
     "coref": "coreference",  # allennlp-models
@@ -19,18 +21,17 @@ MODEL_TASKS = {
     "spanbert_entity_typing": "entity_typing",
     "entity_typing": "entity_typing",
 }
-SEMEVAL_NAMES = ("spanbert_semeval2010_task8", "semeval2010_task8")
 
-# (task, dataset reader type or None for any) -> predictor
+# task (or "semeval2010" for relation models read by a SemEval reader) -> predictor names, preferred first
 TASK_PREDICTORS = {
-    ("coreference", None): "spanbert_coref",
-    ("qa", None): "spanbert_qa",
-    ("span_ner", None): "spanbert_span_ner",
-    ("relation", "spanbert_semeval2010_task8"): "spanbert_semeval2010_task8",
-    ("relation", "semeval2010_task8"): "spanbert_semeval2010_task8",
-    ("relation", None): "spanbert_relation_classifier",
-    ("entity_typing", None): "spanbert_entity_typing",
+    "coreference": ("spanbert_coref",),
+    "qa": ("spanbert_qa",),
+    "span_ner": ("spanbert_span_ner", "span_ner"),
+    "relation": ("spanbert_relation_classifier", "relation_classifier"),
+    "semeval2010": ("spanbert_semeval2010_task8", "semeval2010_task8"),
+    "entity_typing": ("spanbert_entity_typing", "entity_typing"),
 }
+SEMEVAL_READERS = ("spanbert_semeval2010_task8", "semeval2010_task8")
 
 TASK_TITLES = {
     "coreference": "Coreference",
@@ -77,7 +78,7 @@ _ENTITY_TYPING_EXAMPLE = {
 def example_input(task: str, predictor: Optional[str]) -> Dict[str, Any]:
     """The input the page shows first for a model of ``task`` served with ``predictor``."""
     if task == "relation":
-        return dict(_SEMEVAL_EXAMPLE if predictor in SEMEVAL_NAMES else _TACRED_EXAMPLE)
+        return dict(_SEMEVAL_EXAMPLE if predictor in TASK_PREDICTORS["semeval2010"] else _TACRED_EXAMPLE)
     examples = {
         "coreference": _COREFERENCE_EXAMPLE,
         "qa": _QA_EXAMPLE,
@@ -89,4 +90,8 @@ def example_input(task: str, predictor: Optional[str]) -> Dict[str, Any]:
 
 def default_predictor(task: str, reader_type: Optional[str]) -> Optional[str]:
     """The predictor a ``task`` model read by ``reader_type`` is served with (None: the model's default)."""
-    return TASK_PREDICTORS.get((task, reader_type), TASK_PREDICTORS.get((task, None)))
+    from allennlp.predictors import Predictor
+
+    key = "semeval2010" if task == "relation" and reader_type in SEMEVAL_READERS else task
+    available = set(Predictor.list_available())
+    return next((name for name in TASK_PREDICTORS.get(key, ()) if name in available), None)
