@@ -42,15 +42,16 @@ PRETRAINING_CONFIG = REPO_ROOT / "fixtures" / "configs" / "pretraining" / "spanb
 RELATION_CONFIG = REPO_ROOT / "fixtures" / "configs" / "relation" / "tiny_relation_classifier.jsonnet"
 
 READERS: Dict[str, Callable[[], object]] = {
-    "span_ner_conll": lambda: SpanNerConllReader(TINY, max_seq_length=64),
-    "span_ner_litbank": lambda: SpanNerLitBankReader(TINY, max_seq_length=64),
-    "tacred": lambda: TacredReader(TINY, max_seq_length=32),
-    "open_entity": lambda: OpenEntityReader(TINY, max_seq_length=64),
+    "spanbert_span_ner_conll": lambda: SpanNerConllReader(TINY, max_seq_length=64),
+    "spanbert_span_ner_litbank": lambda: SpanNerLitBankReader(TINY, max_seq_length=64),
+    "spanbert_tacred": lambda: TacredReader(TINY, max_seq_length=32),
+    "spanbert_open_entity": lambda: OpenEntityReader(TINY, max_seq_length=64),
     "spanbert_squad": lambda: SquadReader(TINY, max_seq_length=64, doc_stride=24, max_query_length=24),
-    "mrqa": lambda: MrqaReader(TINY, max_seq_length=64, doc_stride=24, max_query_length=24),
+    "spanbert_mrqa": lambda: MrqaReader(TINY, max_seq_length=64, doc_stride=24, max_query_length=24),
 }
-FILE_NAMES = {"span_ner_conll": "data.txt", "span_ner_litbank": "doc_brat.tsv", "tacred": "data.json",
-              "open_entity": "data.jsonl", "spanbert_squad": "data.json", "mrqa": "data.jsonl"}
+FILE_NAMES = {"spanbert_span_ner_conll": "data.txt", "spanbert_span_ner_litbank": "doc_brat.tsv",
+              "spanbert_tacred": "data.json", "spanbert_open_entity": "data.jsonl", "spanbert_squad": "data.json",
+              "spanbert_mrqa": "data.jsonl"}
 
 TACRED_RECORD = ('{"id": "r1", "relation": "per:title", "token": ["Ann", "is", "a", "%s"], "subj_start": 0, '
                  '"subj_end": 0, "obj_start": 3, "obj_end": 3, "subj_type": "PERSON", "obj_type": "TITLE"}')
@@ -61,25 +62,25 @@ MRQA_LINE = ('{"context": "%s", "qas": [{"qid": "q1", "question": "Who?", "answe
 
 # Each file is a list of lines; "\udcff" marks the byte 0xFF (invalid in UTF-8) inside one of them.
 INVALID_UTF8 = {
-    "span_ner_conll": ["-DOCSTART- -X- -X- O", "", "Ann NNP B-NP B-PER", "vis\udcffited VBD B-VP O"],
-    "span_ner_litbank": ["Ann\tB-PER\tO\t", "sa\udcffw\tO\tO\t"],
-    "tacred": ["[", TACRED_RECORD % "caf\udcff", "]"],
-    "open_entity": ['{"sent": "Ann left.", "start": 0, "end": 3, "labels": ["person"]}',
+    "spanbert_span_ner_conll": ["-DOCSTART- -X- -X- O", "", "Ann NNP B-NP B-PER", "vis\udcffited VBD B-VP O"],
+    "spanbert_span_ner_litbank": ["Ann\tB-PER\tO\t", "sa\udcffw\tO\tO\t"],
+    "spanbert_tacred": ["[", TACRED_RECORD % "caf\udcff", "]"],
+    "spanbert_open_entity": ['{"sent": "Ann left.", "start": 0, "end": 3, "labels": ["person"]}',
                     '{"sent": "Bo\udcff left.", "start": 0, "end": 2, "labels": ["person"]}'],
     "spanbert_squad": ['{"data": [{"title": "t", "paragraphs": [', '{"context": "Ann sa\udcffw it.", "qas": [',
                        SQUAD_QA + "]}]}]}"],
-    "mrqa": [MRQA_HEADER, MRQA_LINE % "Ann sa\udcffw it."],
+    "spanbert_mrqa": [MRQA_HEADER, MRQA_LINE % "Ann sa\udcffw it."],
 }
 
 EMPTY_INPUT = [
-    ("span_ner_conll", ""),
-    ("span_ner_conll", "-DOCSTART- -X- -X- O\n\n"),
-    ("span_ner_litbank", "\n\n"),
-    ("tacred", "[]"),
-    ("open_entity", ""),
-    ("open_entity", "[]"),
+    ("spanbert_span_ner_conll", ""),
+    ("spanbert_span_ner_conll", "-DOCSTART- -X- -X- O\n\n"),
+    ("spanbert_span_ner_litbank", "\n\n"),
+    ("spanbert_tacred", "[]"),
+    ("spanbert_open_entity", ""),
+    ("spanbert_open_entity", "[]"),
     ("spanbert_squad", '{"data": []}'),
-    ("mrqa", MRQA_HEADER + "\n"),
+    ("spanbert_mrqa", MRQA_HEADER + "\n"),
 ]
 
 
@@ -109,13 +110,13 @@ def test_invalid_utf8_names_file_line_and_byte_offset(readers, tmp_path, reader_
 
 
 READER_PARAMS = {
-    "span_ner_conll": {"model_name": TINY, "max_seq_length": 64},
-    "span_ner_litbank": {"model_name": TINY, "max_seq_length": 64},
-    "tacred": {"model_name": TINY, "max_seq_length": 32},
-    "open_entity": {"model_name": TINY, "max_seq_length": 64},
+    "spanbert_span_ner_conll": {"model_name": TINY, "max_seq_length": 64},
+    "spanbert_span_ner_litbank": {"model_name": TINY, "max_seq_length": 64},
+    "spanbert_tacred": {"model_name": TINY, "max_seq_length": 32},
+    "spanbert_open_entity": {"model_name": TINY, "max_seq_length": 64},
     "spanbert_squad": {"transformer_model_name": TINY, "max_seq_length": 64, "doc_stride": 24,
                        "max_query_length": 24},
-    "mrqa": {"transformer_model_name": TINY, "max_seq_length": 64, "doc_stride": 24, "max_query_length": 24},
+    "spanbert_mrqa": {"transformer_model_name": TINY, "max_seq_length": 64, "doc_stride": 24, "max_query_length": 24},
 }
 COMMAND_CASES = ([(name, "invalid_utf8", None) for name in sorted(INVALID_UTF8)]
                  + [(name, "empty", content) for name, content in EMPTY_INPUT])
@@ -146,14 +147,14 @@ def test_data_loader_workers_report_one_line(tmp_path, monkeypatch, capsys, case
     """With ``num_workers: 2`` the readers run in worker processes; the main process reports the same line."""
     path = tmp_path / "data.json"
     if case == "invalid_utf8":
-        offset = write_lines(path, INVALID_UTF8["tacred"]).index(b"\xff")
+        offset = write_lines(path, INVALID_UTF8["spanbert_tacred"]).index(b"\xff")
         expected = (rf"^error: {re.escape(str(path))}:2: invalid UTF-8 byte\(s\) b'\\xff' at byte offset "
                     rf"{offset}; convert the file to UTF-8$")
     else:
         path.write_text("[]")
         expected = rf"^error: {re.escape(str(path))}: no instance could be read: .* by the TacredReader$"
     config = tmp_path / "config.json"
-    config.write_text(json.dumps({"dataset_reader": {"type": "tacred", **READER_PARAMS["tacred"]},
+    config.write_text(json.dumps({"dataset_reader": {"type": "spanbert_tacred", **READER_PARAMS["spanbert_tacred"]},
                                   "train_data_path": str(path),
                                   "data_loader": {"batch_size": 1, "num_workers": 2}}))
     code, _, err = run_command(monkeypatch, capsys, "count-instances", str(config))
@@ -206,13 +207,13 @@ def test_reader_of_another_package_may_read_nothing(tmp_path):
 
 UNKNOWN_LABELS = {
     # reader, training file, evaluation file (name, text), the unknown label, the record and line named
-    "tacred": (str(TACRED_FIXTURE), ("unseen.json", "[" + TACRED_RECORD.replace("per:title", "per:pet_name")
+    "spanbert_tacred": (str(TACRED_FIXTURE), ("unseen.json", "[" + TACRED_RECORD.replace("per:title", "per:pet_name")
                                      % "doctor" + "]"), "per:pet_name", "r1", None),
-    "span_ner_conll": (str(REPO_ROOT / "fixtures" / "ner" / "conll2003_iob2.txt"),
+    "spanbert_span_ner_conll": (str(REPO_ROOT / "fixtures" / "ner" / "conll2003_iob2.txt"),
                        ("unseen.txt", "-DOCSTART- -X- -X- O\n\nAnn NNP B-NP B-PER\nsaw VBD B-VP O\n\n"
                                       "Rex NNP B-NP B-DOG\nbarked VBD B-VP O\n"),
                        "DOG", "document unseen.txt#0 sentence 1", 6),
-    "open_entity": (str(REPO_ROOT / "fixtures" / "entity_typing" / "open_entity_luke.json"),
+    "spanbert_open_entity": (str(REPO_ROOT / "fixtures" / "entity_typing" / "open_entity_luke.json"),
                     ("unseen.jsonl", '{"sent": "Ann left.", "start": 0, "end": 3, "labels": ["person"]}\n'
                                      '{"sent": "Rex left.", "start": 0, "end": 3, "labels": ["dog"]}\n'),
                     "dog", "1", None),
@@ -357,7 +358,7 @@ def test_train_evaluate_predict_report_one_line(relation_archive, tmp_path, monk
                                      r"\('label' field\) is not one the model knows; its 'labels' vocabulary has")
 
     invalid = tmp_path / "invalid.json"
-    data = write_lines(invalid, INVALID_UTF8["tacred"])
+    data = write_lines(invalid, INVALID_UTF8["spanbert_tacred"])
     offset = data.index(b"\xff")
     code, _, err = run_command(monkeypatch, capsys, "predict", str(relation_archive), str(invalid),
                                "--use-dataset-reader", "--silent", "--output-file", str(tmp_path / "out.jsonl"))

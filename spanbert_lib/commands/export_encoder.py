@@ -4,6 +4,11 @@ tokenizer files) as a Hugging Face directory, loadable with
 ``transformers.AutoModel.from_pretrained(OUT_DIR)`` / ``AutoTokenizer.from_pretrained(OUT_DIR)``
 and usable as ``model_name`` of allennlp's ``pretrained_transformer`` components.
 
+Every model of this library exposes its Hugging Face encoder as the attribute ``transformer``, so
+any task's archive exports; for models of other packages the outermost Hugging Face model inside
+them is taken. The tokenizer is the model's ``tokenizer`` attribute (pre-training) or the one the
+encoder was loaded from (its ``name_or_path``).
+
 A model with a span boundary objective head (``sbo_head``, the pre-training model) also gets
 that head written beside the encoder (``sbo_head.safetensors`` + ``sbo_head_config.json``), which
 the ``pretrained_span_boundary`` span extractor reads.
@@ -43,23 +48,42 @@ def export_encoder(archive_file: str, output_dir: str, weights_file: str = None)
     from allennlp.common.checks import ConfigurationError
     from allennlp.models.archival import load_archive
 
+    from spanbert_lib.common.transformers_encoder import find_transformer
+
     archive = load_archive(archive_file, weights_file=weights_file)
     model = archive.model
-    encoder = getattr(model, "encoder", None)
-    tokenizer = getattr(model, "tokenizer", None)
+    encoder = getattr(model, "transformer", None)
+    if encoder is None:
+        encoder = find_transformer(model)
     if encoder is None or not hasattr(encoder, "save_pretrained"):
         raise ConfigurationError(
-            f"{archive_file}: model {type(model).__name__} has no Hugging Face `encoder` attribute to export"
+            f"{archive_file}: model {type(model).__name__} holds no Hugging Face model to export"
         )
     output = Path(output_dir)
     output.mkdir(parents=True, exist_ok=True)
     encoder.save_pretrained(str(output), safe_serialization=True)
+    tokenizer = getattr(model, "tokenizer", None) or _tokenizer_of(encoder)
     if tokenizer is not None:
         tokenizer.save_pretrained(str(output))
     else:
-        logger.warning("%s: the model has no tokenizer attribute; only the encoder was written", archive_file)
+        logger.warning("%s: no tokenizer found for the encoder (%r); only the encoder was written",
+                       archive_file, encoder.config.name_or_path)
     _export_span_boundary_head(model, output, archive_file)
     return output
+
+
+def _tokenizer_of(encoder):
+    """The tokenizer saved where ``encoder`` was loaded from, or None if that is not readable."""
+    import transformers
+
+    source = encoder.config.name_or_path
+    if not source:
+        return None
+    try:
+        return transformers.AutoTokenizer.from_pretrained(source)
+    except (OSError, ValueError) as error:
+        logger.debug("no tokenizer at %r: %s", source, error)
+        return None
 
 
 def _export_span_boundary_head(model, output: Path, archive_file: str) -> None:

@@ -1,6 +1,7 @@
 """Building a Hugging Face encoder and its tokenizer from a directory (or hub name, when online)."""
 from typing import Any, Dict, Optional, Tuple
 
+import torch
 import transformers
 
 
@@ -27,3 +28,18 @@ def load_encoder_and_tokenizer(
                          f"{model_name} ({len(tokenizer)} entries)")
     encoder_config = transformers.AutoConfig.for_model(model_type, **settings)
     return transformers.AutoModel.from_config(encoder_config), tokenizer
+
+
+def find_transformer(module: torch.nn.Module) -> Optional[transformers.PreTrainedModel]:
+    """
+    The outermost Hugging Face model inside ``module`` (``module`` itself if it is one), or None.
+
+    Every model of this library exposes its encoder as the attribute ``transformer`` (see the
+    README's "Conventions"); models that hold it inside an allennlp ``TextFieldEmbedder`` implement
+    that attribute with this function, and ``allennlp export-encoder`` falls back to it for models
+    of other packages.
+    """
+    for submodule in module.modules():  # pre-order: outer models come before their parts
+        if isinstance(submodule, transformers.PreTrainedModel):
+            return submodule
+    return None

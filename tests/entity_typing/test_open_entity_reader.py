@@ -66,7 +66,7 @@ def test_ufet_format_gives_the_same_instances():
 
 
 def test_offsets_inside_a_word_and_tensors():
-    reader = DatasetReader.from_params(Params({"type": "open_entity", "model_name": TINY_BERT}))
+    reader = DatasetReader.from_params(Params({"type": "spanbert_open_entity", "model_name": TINY_BERT}))
     # the mention "Boston" is the start of the word "Bostonians": its pieces are its own
     instance = reader.text_to_instance("Bostonians left", 0, 6, labels=["group", "group", "person"])
     assert pieces(instance) == ["[CLS]", "Boston", "i", "##a", "##n", "##s", "l", "##e", "##f", "##t", "[SEP]"]

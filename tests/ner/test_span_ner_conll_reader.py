@@ -173,7 +173,7 @@ def test_words_without_wordpieces_become_unknown():
 
 
 def test_from_params_and_paths(tmp_path):
-    reader = DatasetReader.from_params(Params({"type": "span_ner_conll", "model_name": TINY_BERT,
+    reader = DatasetReader.from_params(Params({"type": "spanbert_span_ner_conll", "model_name": TINY_BERT,
                                                "context_window": "fill", "max_span_width": 2}))
     assert isinstance(reader, SpanNerConllReader) and reader.context_window == "fill"
     assert len(list(reader.read(f"{IOB1},{IOB2}"))) == 12

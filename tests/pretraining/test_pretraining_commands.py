@@ -48,14 +48,23 @@ def test_export_writes_the_span_boundary_head_beside_the_encoder(trained_archive
     assert all(torch.equal(original[name], exported[name]) for name in original)
 
 
-def test_export_of_a_model_without_encoder_is_a_clear_error(tmp_path):
-    from allennlp.common.checks import ConfigurationError
-
+def test_export_of_a_model_of_another_package_takes_the_transformer_inside_it(tmp_path):
     serialization_dir = tmp_path / "classifier"
     train_model_from_file(str(REPO_ROOT / "fixtures" / "configs" / "tiny_classifier.jsonnet"), str(serialization_dir),
                           overrides=json.dumps({"trainer.num_epochs": 1}))
-    with pytest.raises(ConfigurationError, match="no Hugging Face `encoder`"):
-        export_encoder(str(serialization_dir / "model.tar.gz"), str(tmp_path / "out"))
+    output = export_encoder(str(serialization_dir / "model.tar.gz"), str(tmp_path / "out"))
+    assert AutoModel.from_pretrained(str(output)).config.hidden_size == 32  # fixtures/tiny_bert
+
+
+def test_export_of_a_model_without_transformer_is_a_clear_error(tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    from allennlp.common.checks import ConfigurationError
+    from allennlp.models import archival
+
+    monkeypatch.setattr(archival, "load_archive", lambda *args, **kwargs: SimpleNamespace(model=torch.nn.Linear(2, 2)))
+    with pytest.raises(ConfigurationError, match="model Linear holds no Hugging Face model to export"):
+        export_encoder(str(tmp_path / "model.tar.gz"), str(tmp_path / "out"))
 
 
 def test_masking_statistics_of_the_default_scheme(tmp_path):

@@ -65,7 +65,7 @@ def build_tiny_archives(directory: Path) -> Dict[str, Path]:
         # a threshold no null score can stay under: this SQuAD 2.0 model always abstains
         "qa_abstains": ("qa/squad20_tiny.jsonnet", {"trainer.num_epochs": 1, "model.null_score_threshold": -1e9}),
         "ner": ("ner/span_ner_tiny.jsonnet", {
-            "dataset_reader.type": "span_ner_litbank", "dataset_reader.max_span_width": 8,
+            "dataset_reader.type": "spanbert_span_ner_litbank", "dataset_reader.max_span_width": 8,
             "train_data_path": str(litbank), "validation_data_path": str(litbank), "model.decoding": "nested",
             "trainer.num_epochs": 10, "trainer.optimizer.lr": 0.02}),
         "relation": ("relation/tiny_relation_classifier.jsonnet", {"trainer.num_epochs": 1}),

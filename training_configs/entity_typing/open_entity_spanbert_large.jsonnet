@@ -19,7 +19,7 @@ local num_epochs = 2;
 local steps_per_epoch = std.ceil(num_train_examples / batch_size);
 {
   dataset_reader: {
-    type: "open_entity",
+    type: "spanbert_open_entity",
     model_name: encoder,
     tokenizer_kwargs: tokenizer_kwargs,
     max_seq_length: 256,
@@ -35,7 +35,7 @@ local steps_per_epoch = std.ceil(num_train_examples / batch_size);
                               "time"] },
   },
   model: {
-    type: "entity_typing",
+    type: "spanbert_entity_typing",
     encoder: { type: "entity_aware_transformer", model_name: encoder, entity_aware_attention: true },
     use_entities: true,
     dropout: 0.1,

@@ -26,7 +26,7 @@ local num_epochs = 5;
 local steps_per_epoch = std.ceil(num_train_sentences / batch_size / accumulation);
 {
   dataset_reader: {
-    type: "span_ner_conll",
+    type: "spanbert_span_ner_conll",
     model_name: encoder,
     tokenizer_kwargs: tokenizer_kwargs,
     max_span_width: 16,
@@ -38,7 +38,7 @@ local steps_per_epoch = std.ceil(num_train_sentences / batch_size / accumulation
   test_data_path: "data/conll2003/eng.testb",
   evaluate_on_test: true,
   model: {
-    type: "span_ner",
+    type: "spanbert_span_ner",
     encoder: { type: "entity_aware_transformer", model_name: encoder, entity_aware_attention: true },
     use_entities: true,
     max_entities_per_pass: 128,

@@ -31,7 +31,7 @@ local negative_spans = 24;
 
 function(entity_aware_attention) {
   local reader = {
-    type: "span_ner_litbank",
+    type: "spanbert_span_ner_litbank",
     model_name: encoder,
     max_span_width: 16,
     max_seq_length: 256,
@@ -41,7 +41,7 @@ function(entity_aware_attention) {
   train_data_path: data + "#files=:70",
   validation_data_path: data + "#files=70:80",
   model: {
-    type: "span_ner",
+    type: "spanbert_span_ner",
     encoder: {
       type: "entity_aware_transformer",
       model_name: encoder,

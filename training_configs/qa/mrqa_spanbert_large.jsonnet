@@ -7,7 +7,7 @@ local base = import "spanbert_qa_base.libsonnet";
 local num_train_questions = 86588;
 base.config(
   encoder="SpanBERT/spanbert-large-cased",
-  reader_type="mrqa",
+  reader_type="spanbert_mrqa",
   train_path="data/mrqa/SQuAD.jsonl.gz",
   validation_path="data/mrqa/SQuAD-dev.jsonl.gz",
   num_train_questions=num_train_questions,

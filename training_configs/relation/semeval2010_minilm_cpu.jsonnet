@@ -26,7 +26,7 @@ local labels = ["Other"] + [
 ];
 {
   dataset_reader: {
-    type: "semeval2010_task8",
+    type: "spanbert_semeval2010_task8",
     model_name: transformer,
     entity_scheme: "typed_entity_markers",
     max_seq_length: 128,

@@ -14,7 +14,7 @@ function(transformer, data_dir, num_train_examples, tokenizer_kwargs = {}, batch
          num_epochs = 10, cuda_device = 0, use_amp = false, pooling = "cls") {
   local steps_per_epoch = std.ceil(num_train_examples / batch_size),
   dataset_reader: {
-    type: "tacred",
+    type: "spanbert_tacred",
     model_name: transformer,
     tokenizer_kwargs: tokenizer_kwargs,
     entity_scheme: "entity_mask",

@@ -21,7 +21,7 @@ local num_epochs = 5;
 local steps_per_epoch = std.ceil(num_train_examples / batch_size);
 {
   dataset_reader: {
-    type: "tacred",
+    type: "spanbert_tacred",
     model_name: encoder,
     tokenizer_kwargs: tokenizer_kwargs,
     entity_scheme: "plain",
@@ -36,7 +36,7 @@ local steps_per_epoch = std.ceil(num_train_examples / batch_size);
   evaluate_on_test: true,
   vocabulary: { type: "from_instances", tokens_to_add: { labels: relations } },
   model: {
-    type: "entity_pair_relation_classifier",
+    type: "spanbert_entity_pair_relation_classifier",
     encoder: { type: "entity_aware_transformer", model_name: encoder, entity_aware_attention: true },
     use_entities: true,
     dropout: 0.1,

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple
 
 import torch
+import transformers
 from allennlp.common.checks import ConfigurationError
 from allennlp.data import TextFieldTensors, Vocabulary
 from allennlp.models.model import Model
@@ -48,6 +49,7 @@ from spanbert_lib.coref.models.mention_scorer import MentionScorer
 from spanbert_lib.coref.models.pairwise_scorer import PairFeatures, PairwiseScorer, SpanMetadata
 from spanbert_lib.coref.models.pruning import prune_non_crossing
 from spanbert_lib.coref.models.span_embedder import SpanEmbedder
+from spanbert_lib.common.transformers_encoder import find_transformer
 
 logger = logging.getLogger(__name__)
 
@@ -159,6 +161,11 @@ class SpanBertCoreference(Model):
         self._initialize_task_weights()
         if initializer is not None:
             initializer(self)
+
+    @property
+    def transformer(self) -> transformers.PreTrainedModel:
+        """The Hugging Face encoder inside the text field embedder (written by ``allennlp export-encoder``)."""
+        return find_transformer(self._encoder)
 
     def _initialize_task_weights(self) -> None:
         for name, module in self.named_modules():

@@ -18,6 +18,7 @@ from spanbert_lib.entity_typing.dataset_readers.open_entity_format import (
     iter_mention_records,
     parse_mention_record,
 )
+from spanbert_lib.common.deprecated_names import register_deprecated_alias
 
 logger = logging.getLogger(__name__)
 
@@ -38,7 +39,7 @@ class TypingReadStats:
                 f"max_seq_length; {self.skipped_too_long} skipped as the mention alone is longer")
 
 
-@DatasetReader.register("open_entity")
+@DatasetReader.register("spanbert_open_entity")
 class OpenEntityReader(DatasetReader):
     """
     Reads entity-typing data: a JSON list or JSON lines of records in the LUKE/ERNIE Open Entity
@@ -177,3 +178,6 @@ class OpenEntityReader(DatasetReader):
 
     def apply_token_indexers(self, instance: Instance) -> None:
         instance["tokens"].token_indexers = self._token_indexers  # type: ignore[attr-defined]
+
+
+register_deprecated_alias(DatasetReader, "open_entity", "spanbert_open_entity")

@@ -17,6 +17,7 @@ logits, averaged over examples and types. A type is predicted when its logit exc
 from typing import Any, Dict, List, Optional
 
 import torch
+import transformers
 import torch.nn.functional as F
 from allennlp.common import Lazy
 from allennlp.common.checks import ConfigurationError
@@ -27,9 +28,10 @@ from allennlp.nn import InitializerApplicator
 
 from spanbert_lib.common.modules.entity_aware import ENTITY_MASK, EntityAwareEncoder, MentionFeatures
 from spanbert_lib.entity_typing.metrics import LooseMicroF1
+from spanbert_lib.common.deprecated_names import register_deprecated_alias
 
 
-@Model.register("entity_typing")
+@Model.register("spanbert_entity_typing")
 class EntityTyping(Model):
     """
     Multi-label typing of one mention per sentence (module docstring).
@@ -50,7 +52,7 @@ class EntityTyping(Model):
     label_namespace : `str`, optional (default = `"labels"`)
     """
 
-    default_predictor = "entity_typing"
+    default_predictor = "spanbert_entity_typing"
 
     def __init__(
         self,
@@ -77,6 +79,11 @@ class EntityTyping(Model):
         self._label_namespace = label_namespace
         self._metric = LooseMicroF1()
         initializer(self)
+
+    @property
+    def transformer(self) -> transformers.PreTrainedModel:
+        """The Hugging Face encoder inside ``encoder`` (written by ``allennlp export-encoder``)."""
+        return self.encoder.transformer
 
     def forward(  # type: ignore[override]
         self,
@@ -111,3 +118,6 @@ class EntityTyping(Model):
 
     def get_metrics(self, reset: bool = False) -> Dict[str, float]:
         return self._metric.get_metric(reset)
+
+
+register_deprecated_alias(Model, "entity_typing", "spanbert_entity_typing")

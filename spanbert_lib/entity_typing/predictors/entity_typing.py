@@ -4,9 +4,10 @@ from typing import Any, Dict, List
 from allennlp.common.util import JsonDict, sanitize
 from allennlp.data import Instance
 from allennlp.predictors.predictor import Predictor
+from spanbert_lib.common.deprecated_names import register_deprecated_alias
 
 
-@Predictor.register("entity_typing")
+@Predictor.register("spanbert_entity_typing")
 class EntityTypingPredictor(Predictor):
     """
     Predictor for ``entity_typing`` with the ``open_entity`` reader.
@@ -52,3 +53,6 @@ class EntityTypingPredictor(Predictor):
             self._dataset_reader.apply_token_indexers(instance)
         outputs = self._model.forward_on_instances(instances)
         return [self._result(instance, output) for instance, output in zip(instances, outputs)]
+
+
+register_deprecated_alias(Predictor, "entity_typing", "spanbert_entity_typing")

@@ -6,9 +6,10 @@ from allennlp.data.dataset_readers.dataset_reader import DatasetReader
 from spanbert_lib.ner.dataset_readers.litbank_format import read_litbank_document
 from spanbert_lib.ner.dataset_readers.ner_document import NerDocument
 from spanbert_lib.ner.dataset_readers.span_ner_reader import SpanNerReader
+from spanbert_lib.common.deprecated_names import register_deprecated_alias
 
 
-@DatasetReader.register("span_ner_litbank")
+@DatasetReader.register("spanbert_span_ner_litbank")
 class SpanNerLitBankReader(SpanNerReader):
     """
     LitBank nested-NER TSV files (one document per file; BIO layers in columns 2-5, see
@@ -26,3 +27,6 @@ class SpanNerLitBankReader(SpanNerReader):
         document = read_litbank_document(path)
         if document is not None:
             yield document
+
+
+register_deprecated_alias(DatasetReader, "span_ner_litbank", "spanbert_span_ner_litbank")

@@ -30,6 +30,7 @@ from typing import Any, Dict, List, Optional
 
 import numpy as np
 import torch
+import transformers
 import torch.nn.functional as F
 from allennlp.common import Lazy
 from allennlp.common.checks import ConfigurationError
@@ -48,12 +49,13 @@ from spanbert_lib.common.modules.entity_aware import (
 from spanbert_lib.ner.decoding import decode_flat, decode_nested
 from spanbert_lib.ner.metrics import NerSpanF1
 from spanbert_lib.ner.models.span_chunks import SpanChunkLayout
+from spanbert_lib.common.deprecated_names import register_deprecated_alias
 
 
 DECODINGS = {"flat": decode_flat, "nested": decode_nested}
 
 
-@Model.register("span_ner")
+@Model.register("spanbert_span_ner")
 class SpanNer(Model):
     """
     Span classification NER (module docstring).
@@ -81,7 +83,7 @@ class SpanNer(Model):
     label_namespace, outside_label : where the labels are and the non-entity label.
     """
 
-    default_predictor = "span_ner"
+    default_predictor = "spanbert_span_ner"
 
     def __init__(
         self,
@@ -125,6 +127,11 @@ class SpanNer(Model):
         self._decode = DECODINGS[decoding]
         self._metric = NerSpanF1()
         initializer(self)
+
+    @property
+    def transformer(self) -> transformers.PreTrainedModel:
+        """The Hugging Face encoder inside ``encoder`` (written by ``allennlp export-encoder``)."""
+        return self.encoder.transformer
 
     def span_features(self, tokens: TextFieldTensors, spans: torch.Tensor) -> torch.Tensor:
         """
@@ -243,3 +250,6 @@ class SpanNer(Model):
         if reset:
             return scores
         return {key: scores[key] for key in ("precision", "recall", "f1")}
+
+
+register_deprecated_alias(Model, "span_ner", "spanbert_span_ner")

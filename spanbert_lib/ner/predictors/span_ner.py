@@ -17,6 +17,7 @@ from spanbert_lib.common.predictors.text_views import (
     tokenize_text,
 )
 from spanbert_lib.ner.predictors.sentence_windows import Window, central_windows, overlapping_windows
+from spanbert_lib.common.deprecated_names import register_deprecated_alias
 
 ScoredEntity = Tuple[int, int, str, float]
 
@@ -34,7 +35,7 @@ class SentencePlan:
     notes: List[str]
 
 
-@Predictor.register("span_ner")
+@Predictor.register("spanbert_span_ner")
 class SpanNerPredictor(Predictor):
     """
     Predictor for ``span_ner`` with a span-NER reader (``span_ner_conll`` / ``span_ner_litbank``:
@@ -217,3 +218,6 @@ class SpanNerPredictor(Predictor):
         import json
 
         return json.dumps(outputs, ensure_ascii=False) + "\n"
+
+
+register_deprecated_alias(Predictor, "span_ner", "spanbert_span_ner")

@@ -3,6 +3,7 @@ import logging
 from typing import Any, Dict, Optional
 
 import torch
+import transformers
 from allennlp.common.checks import ConfigurationError
 from allennlp.data import Vocabulary
 from allennlp.models import Model
@@ -29,6 +30,11 @@ class _TokenPredictionMetrics:
     def __init__(self) -> None:
         self.accuracy = CategoricalAccuracy()
         self.mean_loss = Average()
+
+    @property
+    def transformer(self) -> transformers.PreTrainedModel:
+        """The Hugging Face encoder (written by ``allennlp export-encoder``)."""
+        return self.encoder
 
     def __call__(self, logits: torch.Tensor, targets: torch.Tensor, loss: torch.Tensor) -> None:
         self.accuracy(logits.detach(), targets)

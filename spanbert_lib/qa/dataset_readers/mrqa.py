@@ -26,9 +26,10 @@ from allennlp.data import DatasetReader
 from spanbert_lib.common.text_files import decoded_lines
 from spanbert_lib.qa.dataset_readers.examples import QADataError, QAExample
 from spanbert_lib.qa.dataset_readers.windowed_qa import WindowedQAReader
+from spanbert_lib.common.deprecated_names import register_deprecated_alias
 
 
-@DatasetReader.register("mrqa")
+@DatasetReader.register("spanbert_mrqa")
 class MrqaReader(WindowedQAReader):
     """MRQA jsonl / jsonl.gz files. Parameters: see :class:`WindowedQAReader`."""
 
@@ -107,3 +108,6 @@ def _question_example(qa: Any, context: str, location: str) -> Tuple[QAExample, 
 def _loose(text: str) -> str:
     """Case and whitespace folded, for comparing a span's text with MRQA's normalised answer text."""
     return " ".join(text.casefold().split())
+
+
+register_deprecated_alias(DatasetReader, "mrqa", "spanbert_mrqa")

@@ -90,6 +90,11 @@ class SpanBertQuestionAnswering(Model):
         if initializer is not None:
             initializer(self)
 
+    @property
+    def transformer(self) -> transformers.PreTrainedModel:
+        """The Hugging Face encoder (written by ``allennlp export-encoder``)."""
+        return self._encoder
+
     def forward(self, input_ids: torch.Tensor, token_type_ids: torch.Tensor,  # type: ignore[override]
                 attention_mask: torch.Tensor, context_token_index: torch.Tensor, max_context_mask: torch.Tensor,
                 context_offsets: torch.Tensor, answer_span: Optional[torch.Tensor] = None,

@@ -17,6 +17,7 @@ from spanbert_lib.common.text_files import read_lines
 from spanbert_lib.relation.dataset_readers.tacred import TacredReader
 from spanbert_lib.relation.dataset_readers.tacred_example import TacredExample, TacredFormatError
 from spanbert_lib.relation.semeval2010_schema import split_label
+from spanbert_lib.common.deprecated_names import register_deprecated_alias
 
 # SemEval nominals have no entity type; every marker uses this one ([SUBJ-MISC] .. [/OBJ-MISC]).
 SEMEVAL2010_ENTITY_TYPE = "MISC"
@@ -139,7 +140,7 @@ def read_semeval_records(path: str) -> Iterator[SemEvalRecord]:
         yield record
 
 
-@DatasetReader.register("semeval2010_task8")
+@DatasetReader.register("spanbert_semeval2010_task8")
 class SemEval2010Task8Reader(TacredReader):
     """
     Reads SemEval-2010 Task 8 files (``ID<TAB>"The <e1>burst</e1> was caused by <e2>pressure</e2>."``,
@@ -228,3 +229,6 @@ class SemEval2010Task8Reader(TacredReader):
         # where an unknown gold label is reported from: file and line of the sentence
         instance["metadata"].metadata[RECORD_SOURCE_KEY] = record_source(path, line, record)  # type: ignore[attr-defined]
         return instance
+
+
+register_deprecated_alias(DatasetReader, "semeval2010_task8", "spanbert_semeval2010_task8")

@@ -21,9 +21,10 @@ from spanbert_lib.relation.dataset_readers.tacred_example import (
     parse_tacred_record,
 )
 from spanbert_lib.relation.entity_markers import marker_tokenizer_kwargs
+from spanbert_lib.common.deprecated_names import register_deprecated_alias
 
 
-@DatasetReader.register("tacred")
+@DatasetReader.register("spanbert_tacred")
 class TacredReader(DatasetReader):
     """
     Reads the official TACRED JSON (a list of records with ``id``, ``token``, ``subj_start``,
@@ -179,3 +180,6 @@ class TacredReader(DatasetReader):
 
     def apply_token_indexers(self, instance: Instance) -> None:
         instance["tokens"].token_indexers = self._token_indexers  # type: ignore[attr-defined]
+
+
+register_deprecated_alias(DatasetReader, "tacred", "spanbert_tacred")

@@ -22,6 +22,7 @@ encoder has no embeddings for marker ids: such configs need an encoder whose voc
 from typing import Any, Dict, List, Optional
 
 import torch
+import transformers
 from allennlp.common import Lazy
 from allennlp.common.checks import ConfigurationError
 from allennlp.data import TextFieldTensors, Vocabulary
@@ -34,9 +35,10 @@ from spanbert_lib.common.modules.entity_aware import ENTITY_HEAD, ENTITY_TAIL, E
 from spanbert_lib.relation.metrics.tacred_f1 import TacredF1
 from spanbert_lib.relation.models.relation_classifier import add_relation_labels, relation_outputs
 from spanbert_lib.relation.tacred_schema import NO_RELATION
+from spanbert_lib.common.deprecated_names import register_deprecated_alias
 
 
-@Model.register("entity_pair_relation_classifier")
+@Model.register("spanbert_entity_pair_relation_classifier")
 class EntityPairRelationClassifier(Model):
     """
     Relation between a subject (head) and an object (tail) entity (module docstring).
@@ -55,7 +57,7 @@ class EntityPairRelationClassifier(Model):
     label_namespace, negative_label : where the relations are and the "no relation" label.
     """
 
-    default_predictor = "tacred"
+    default_predictor = "spanbert_relation_classifier"
 
     def __init__(
         self,
@@ -83,6 +85,11 @@ class EntityPairRelationClassifier(Model):
         self._label_namespace = label_namespace
         self._tacred = TacredF1(vocabulary=vocab, negative_label=negative_label, label_namespace=label_namespace)
         initializer(self)
+
+    @property
+    def transformer(self) -> transformers.PreTrainedModel:
+        """The Hugging Face encoder inside ``encoder`` (written by ``allennlp export-encoder``)."""
+        return self.encoder.transformer
 
     def _vocabulary_size(self) -> Optional[int]:
         embeddings = getattr(self.encoder, "word_embeddings", None)
@@ -118,3 +125,6 @@ class EntityPairRelationClassifier(Model):
 
     def get_metrics(self, reset: bool = False) -> Dict[str, float]:
         return self._tacred.get_metric(reset)
+
+
+register_deprecated_alias(Model, "entity_pair_relation_classifier", "spanbert_entity_pair_relation_classifier")

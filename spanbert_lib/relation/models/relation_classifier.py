@@ -3,6 +3,7 @@ from typing import Any, Dict, List, Optional
 
 import torch
 import torch.nn.functional as F
+import transformers
 from allennlp.common.checks import ConfigurationError
 from allennlp.data import TextFieldTensors, Vocabulary
 from allennlp.models.model import Model
@@ -14,6 +15,7 @@ from allennlp.training.metrics import Metric
 from spanbert_lib.relation.metrics.tacred_f1 import TacredF1
 from spanbert_lib.relation.models.entity_marker_embedder import EntityMarkerAwareEmbedder
 from spanbert_lib.relation.tacred_schema import NO_RELATION
+from spanbert_lib.common.transformers_encoder import find_transformer
 
 POOLINGS = ("cls", "entity_start")
 
@@ -88,6 +90,11 @@ class SpanBertRelationClassifier(Model):
         self._metrics = dict(metrics or {})
         initializer(self)
 
+    @property
+    def transformer(self) -> transformers.PreTrainedModel:
+        """The Hugging Face encoder inside the text field embedder (written by ``allennlp export-encoder``)."""
+        return find_transformer(self._text_field_embedder)
+
     def forward(  # type: ignore[override]
         self,
         tokens: TextFieldTensors,
@@ -133,4 +140,4 @@ class SpanBertRelationClassifier(Model):
             results.update(values)
         return results
 
-    default_predictor = "tacred"
+    default_predictor = "spanbert_relation_classifier"

@@ -6,16 +6,18 @@ from allennlp.common.util import JsonDict, sanitize
 from allennlp.data import Instance
 from allennlp.predictors.predictor import Predictor
 
+from spanbert_lib.common.deprecated_names import register_deprecated_alias
 from spanbert_lib.relation.predictors.raw_text import tokenize_with_entities
 
 _TOKEN_KEYS = ("subj_start", "subj_end", "obj_start", "obj_end")
 
 
-@Predictor.register("tacred")
+@Predictor.register("spanbert_relation_classifier")
 class RelationClassifierPredictor(Predictor):
     """
-    Predictor for ``spanbert_relation_classifier`` (with the ``tacred`` reader). Registered as
-    ``"tacred"`` and ``"relation_classifier"``. Two input forms:
+    Predictor for ``spanbert_relation_classifier`` and ``spanbert_entity_pair_relation_classifier``
+    (with the ``spanbert_tacred`` reader); ``"tacred"`` and ``"relation_classifier"`` are deprecated
+    aliases. Two input forms:
 
     * TACRED style: ``{"token": [...], "subj_start", "subj_end", "obj_start", "obj_end"
       (inclusive token indices), "subj_type", "obj_type", optional "id"}``; PTB escapes allowed;
@@ -69,4 +71,5 @@ class RelationClassifierPredictor(Predictor):
         return [self._with_class_probabilities(i, o) for i, o in zip(instances, outputs)]
 
 
-Predictor.register("relation_classifier")(RelationClassifierPredictor)
+register_deprecated_alias(Predictor, "tacred", "spanbert_relation_classifier")
+register_deprecated_alias(Predictor, "relation_classifier", "spanbert_relation_classifier")

@@ -5,9 +5,10 @@ from allennlp.predictors.predictor import Predictor
 
 from spanbert_lib.common.errors import UserInputError
 from spanbert_lib.relation.predictors.relation_classifier import RelationClassifierPredictor
+from spanbert_lib.common.deprecated_names import register_deprecated_alias
 
 
-@Predictor.register("semeval2010_task8")
+@Predictor.register("spanbert_semeval2010_task8")
 class SemEval2010Task8Predictor(RelationClassifierPredictor):
     """
     Predictor for ``spanbert_relation_classifier`` trained with the ``semeval2010_task8`` reader.
@@ -26,3 +27,6 @@ class SemEval2010Task8Predictor(RelationClassifierPredictor):
                                  record=None if "id" not in json_dict else str(json_dict["id"]))
         return self._dataset_reader.text_to_instance(  # type: ignore[call-arg]
             sentence=sentence, example_id=json_dict.get("id"))
+
+
+register_deprecated_alias(Predictor, "semeval2010_task8", "spanbert_semeval2010_task8")

@@ -99,7 +99,7 @@ class TestEntityTyping(EntityModelTestCase):
 
 def test_large_config_follows_luke():
     params = Params.from_file(str(LARGE_CONFIG)).as_dict()
-    assert params["model"]["type"] == "entity_typing" and params["model"]["use_entities"]
+    assert params["model"]["type"] == "spanbert_entity_typing" and params["model"]["use_entities"]
     assert params["model"]["encoder"]["entity_aware_attention"] is True
     assert len(params["vocabulary"]["tokens_to_add"]["labels"]) == 9
     trainer = params["trainer"]

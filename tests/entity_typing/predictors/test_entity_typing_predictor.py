@@ -20,7 +20,7 @@ def predictor():
     vocab = Vocabulary.from_instances(reader.read(str(DATA)))
     model = Model.from_params(vocab=vocab, params=params["model"])
     model.eval()
-    return Predictor.by_name("entity_typing")(model, reader)
+    return Predictor.by_name("spanbert_entity_typing")(model, reader)
 
 
 def test_types_and_probabilities_of_a_mention(predictor):

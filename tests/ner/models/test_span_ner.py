@@ -21,7 +21,7 @@ CONFIG = REPO_ROOT / "fixtures" / "configs" / "ner" / "span_ner_tiny.jsonnet"
 CONLL = REPO_ROOT / "fixtures" / "ner" / "conll2003_iob2.txt"
 LITBANK = REPO_ROOT / "fixtures" / "ner" / "litbank"
 LITBANK_OVERRIDES = {
-    "dataset_reader.type": "span_ner_litbank", "dataset_reader.max_span_width": 8,
+    "dataset_reader.type": "spanbert_span_ner_litbank", "dataset_reader.max_span_width": 8,
     "train_data_path": str(LITBANK), "validation_data_path": str(LITBANK), "model.decoding": "nested",
 }
 

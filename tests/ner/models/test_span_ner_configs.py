@@ -28,7 +28,7 @@ def test_litbank_config_settings():
     params = params_of("litbank_minilm.jsonnet")
     assert params["train_data_path"] == "../shared/data/ner/litbank#files=:70"
     assert params["validation_data_path"] == "../shared/data/ner/litbank#files=70:80"
-    assert params["dataset_reader"]["type"] == "span_ner_litbank" and params["dataset_reader"]["max_span_width"] == 16
+    assert params["dataset_reader"]["type"] == "spanbert_span_ner_litbank" and params["dataset_reader"]["max_span_width"] == 16
     model = params["model"]
     assert model["encoder"]["model_name"] == params["dataset_reader"]["model_name"] == "pretrained/all-MiniLM-L6-v2"
     assert model["decoding"] == "nested" and model["use_entities"] and model["max_entities_per_pass"] == 128
@@ -64,7 +64,7 @@ def test_litbank_recipe_trains_with_the_tiny_encoder(tmp_path):
 def test_conll2003_config_follows_luke():
     params = params_of("conll2003_spanbert_large.jsonnet")
     reader = params["dataset_reader"]
-    assert reader["type"] == "span_ner_conll" and reader["max_span_width"] == 16
+    assert reader["type"] == "spanbert_span_ner_conll" and reader["max_span_width"] == 16
     assert reader["max_seq_length"] == 512 and reader["context_window"] == "fill"
     assert params["train_data_path"].startswith("data/conll2003/")
     model = params["model"]

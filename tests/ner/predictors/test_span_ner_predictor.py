@@ -24,7 +24,7 @@ def predictor() -> SpanNerPredictor:
     vocab = Vocabulary.from_instances(reader.read(str(CONLL)))
     model = Model.from_params(vocab=vocab, params=params["model"])
     model.eval()
-    return Predictor.by_name("span_ner")(model, reader, batch_size=2)
+    return Predictor.by_name("spanbert_span_ner")(model, reader, batch_size=2)
 
 
 def capitalised_words_are_persons(metadata, predicted, scores):

@@ -77,7 +77,7 @@ class TestEntityPairRelationClassifier(EntityModelTestCase):
     def test_the_tacred_predictor_works_with_it(self):
         model = self.build()
         reader = DatasetReader.from_params(Params.from_file(str(CONFIG))["dataset_reader"])
-        predictor = Predictor.by_name("tacred")(model, reader)
+        predictor = Predictor.by_name("spanbert_relation_classifier")(model, reader)
         tokens_input = {"token": ["Agnes", "Thornbury", "was", "born", "in", "Tarrowby", "-LRB-", "Yorkshire", "-RRB-"],
                         "subj_start": 0, "subj_end": 1, "obj_start": 5, "obj_end": 5,
                         "subj_type": "PERSON", "obj_type": "CITY"}
@@ -91,7 +91,7 @@ class TestEntityPairRelationClassifier(EntityModelTestCase):
         best = max(range(len(labels)), key=lambda i: from_tokens["probs"][i])
         assert from_tokens["label"] == labels[best] == from_text["label"]
         assert sum(from_tokens["class_probabilities"].values()) == pytest.approx(1.0, abs=1e-5)
-        assert model.default_predictor == "tacred"
+        assert model.default_predictor == "spanbert_relation_classifier"
 
     def test_marker_tokens_are_a_clear_error(self):
         # the reader's default entity_marker_aware indexer is fine with the plain scheme: no marker ids occur
@@ -125,7 +125,7 @@ def test_large_config_follows_luke():
     reader = params["dataset_reader"]
     assert reader["entity_scheme"] == "plain" and reader["token_indexers"]["tokens"]["type"] == "pretrained_transformer"
     assert tuple(params["vocabulary"]["tokens_to_add"]["labels"]) == TACRED_RELATIONS
-    assert params["model"]["type"] == "entity_pair_relation_classifier"
+    assert params["model"]["type"] == "spanbert_entity_pair_relation_classifier"
     assert params["model"]["encoder"]["entity_aware_attention"] is True
     trainer = params["trainer"]
     assert trainer["optimizer"]["lr"] == 1e-5 and trainer["num_epochs"] == 5

@@ -26,7 +26,7 @@ def archive_path(tmp_path_factory):
 
 
 def test_predictor_on_tagged_sentences(archive_path):
-    predictor = Predictor.from_path(str(archive_path), "semeval2010_task8")
+    predictor = Predictor.from_path(str(archive_path), "spanbert_semeval2010_task8")
     output = predictor.predict_json({"sentence": "The <e1>burst</e1> was caused by <e2>pressure</e2>.", "id": "x"})
     assert output["label"] in SEMEVAL2010_LABELS
     labels = predictor._model.vocab.get_index_to_token_vocabulary("labels")
