@@ -65,7 +65,7 @@ class CorefPredictConll(Subcommand):
 
 
 def main(argv=None) -> int:
-    """``python -m spanbert_lib.coref.predictors.conll_predictions`` (same arguments)."""
+    """``python -m spanbert_lib.commands.coref_predict_conll`` (same arguments)."""
     parser = add_include_package_argument(
         add_arguments(argparse.ArgumentParser(description=__doc__.split("\n\n")[0])))
     logging.basicConfig(level=logging.INFO)
@@ -73,3 +73,7 @@ def main(argv=None) -> int:
     import_included_packages(args)
     predict_conll_from_args(args)
     return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

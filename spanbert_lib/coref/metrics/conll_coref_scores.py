@@ -1,13 +1,13 @@
 """The CoNLL-2012 scorer's metrics as an allennlp ``Metric`` accumulated over documents."""
-from typing import Dict, Sequence, Tuple
+from typing import Dict, Sequence
 
 import torch
 from allennlp.training.metrics import Metric
 
 from spanbert_lib.coref.metrics.scorer import ALL_METRICS, CorefScoreAccumulator
+from spanbert_lib.common.span_types import Span
 
 
-Span = Tuple[int, int]
 DocumentClusters = Sequence[Sequence[Span]]
 
 _COUNT_NAMES = ("muc", "bcub", "ceafm", "ceafe", "blanc", "mentions")

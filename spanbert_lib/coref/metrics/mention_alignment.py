@@ -14,9 +14,10 @@ response mentions count against precision and key mentions missing from the resp
 against recall (no Cai & Strube 2010 adjustment).
 """
 from dataclasses import dataclass
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, Sequence
 
-Span = Tuple[int, int]
+from spanbert_lib.common.span_types import Span
+
 Chains = List[List[int]]
 
 

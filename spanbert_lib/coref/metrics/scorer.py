@@ -13,8 +13,8 @@ from spanbert_lib.coref.metrics.blanc import blanc_counts, blanc_scores
 from spanbert_lib.coref.metrics.ceaf import ceaf_counts
 from spanbert_lib.coref.metrics.mention_alignment import align_mentions
 from spanbert_lib.coref.metrics.muc import muc_counts
+from spanbert_lib.common.span_types import Span
 
-Span = Tuple[int, int]
 DocumentClusters = Sequence[Sequence[Span]]
 
 METRICS = ("muc", "bcub", "ceafm", "ceafe")

@@ -8,7 +8,7 @@ from typing import List, Tuple
 
 import torch
 
-Span = Tuple[int, int]
+from spanbert_lib.common.span_types import Span
 
 
 def predicted_antecedents(scores_with_dummy: torch.Tensor,

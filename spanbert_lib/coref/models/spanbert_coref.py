@@ -27,7 +27,7 @@ it its own learning rate with an optimizer parameter group on ``^_encoder\\.``).
 import logging
 import math
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional
 
 import torch
 import transformers
@@ -50,10 +50,10 @@ from spanbert_lib.coref.models.pairwise_scorer import PairFeatures, PairwiseScor
 from spanbert_lib.coref.models.pruning import prune_non_crossing
 from spanbert_lib.coref.models.span_embedder import SpanEmbedder
 from spanbert_lib.common.transformers_encoder import find_transformer
+from spanbert_lib.common.span_types import Span
 
 logger = logging.getLogger(__name__)
 
-Span = Tuple[int, int]
 WORD_MAP_KEYS = ("word_starts", "word_ends", "word_mask", "piece_segment_ids")
 
 

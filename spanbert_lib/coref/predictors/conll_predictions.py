@@ -6,7 +6,7 @@ parts, words and columns as the input, with the coreference column replaced, rea
     allennlp coref-predict-conll MODEL.tar.gz INPUT OUTPUT \\
         [--cuda-device 0] [--batch-size 1] [-o '{"validation_dataset_reader.max_span_width": 30}']
 
-(or ``python -m spanbert_lib.coref.predictors.conll_predictions`` with the same arguments).
+(or ``python -m spanbert_lib.commands.coref_predict_conll`` with the same arguments).
 
 ``INPUT`` is what the reader accepts (a ``*conll`` file, a directory of them or a glob); all
 documents go to the one ``OUTPUT`` file, in input order. Documents the reader skips (no words)
@@ -19,9 +19,8 @@ loaded: both as a :class:`~spanbert_lib.common.errors.UserInputError` naming the
 import json
 import logging
 import os
-import sys
 import tarfile
-from typing import Dict, Iterable, Iterator, List, Optional, Sequence
+from typing import Dict, Iterable, Iterator, List, Sequence
 
 from allennlp.common.checks import ConfigurationError
 from allennlp.common.file_utils import cached_path
@@ -158,13 +157,3 @@ def predict_conll_file(archive_file: str, input_path: str, output_file: str,
     write_conll_documents(output_file, [document for document, _ in predictions],
                           [clusters for _, clusters in predictions])
     return model.get_metrics(reset=True)
-
-
-def main(argv: Optional[Sequence[str]] = None) -> int:
-    from spanbert_lib.commands.coref_predict_conll import main as command_main
-
-    return command_main(argv)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -20,7 +20,7 @@ from spanbert_lib.coref.predictors import (
     resolved_text,
     tokenize_text,
 )
-from spanbert_lib.coref.predictors.conll_predictions import main as conll_main
+from spanbert_lib.commands.coref_predict_conll import main as conll_main
 
 REPO = Path(__file__).resolve().parents[3]
 CONFIG = REPO / "fixtures" / "configs" / "coref" / "spanbert_coref_tiny.jsonnet"

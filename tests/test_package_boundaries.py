@@ -1,0 +1,88 @@
+"""
+The layout rules of the README's "Conventions", checked on the source with ``ast`` (nothing is
+imported): no task package imports another task's package, ``common`` imports no task, and no
+module imports itself back through others (no import cycles, function-level imports included).
+"""
+import ast
+from pathlib import Path
+from typing import Dict, List, Set
+
+import pytest
+
+PACKAGE_ROOT = Path(__file__).resolve().parents[1] / "spanbert_lib"
+TASK_PACKAGES = {"coref", "qa", "relation", "ner", "entity_typing", "pretraining"}
+# applications over the tasks (CLI commands, the demo server) may import any task
+APPLICATION_PACKAGES = {"commands", "serving"}
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE_ROOT.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imported_modules(path: Path, modules: Set[str]) -> Set[str]:
+    """The spanbert_lib modules ``path`` imports anywhere in its body (``from P import name`` of a
+    submodule ``P.name`` counts as importing ``P.name``)."""
+    imported = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+        else:
+            continue
+        imported.update(name for name in names if name in modules)
+    return imported
+
+
+def _import_graph() -> Dict[str, Set[str]]:
+    paths = {_module_name(path): path for path in PACKAGE_ROOT.rglob("*.py")}
+    return {name: _imported_modules(path, set(paths)) for name, path in paths.items()}
+
+
+def _package(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+GRAPH = _import_graph()
+
+
+def test_the_graph_sees_the_imports():
+    assert "spanbert_lib.common.errors" in GRAPH["spanbert_lib.common.text_files"]
+    assert len(GRAPH) > 100
+
+
+@pytest.mark.parametrize("package", sorted(TASK_PACKAGES | {"common"}))
+def test_no_package_imports_another_task(package):
+    crossings = sorted(f"{module} -> {target}" for module, targets in GRAPH.items() if _package(module) == package
+                       for target in targets
+                       if _package(target) != package and _package(target) in TASK_PACKAGES | APPLICATION_PACKAGES)
+    assert crossings == []
+
+
+def test_no_import_cycles():
+    """A package's ``__init__`` importing its own submodules is not a cycle; anything else that
+    leads back to where it started is."""
+    def edges(module: str) -> List[str]:
+        return sorted(target for target in GRAPH[module] if not target.startswith(module + "."))
+
+    cycles = []
+    state: Dict[str, int] = {}  # 1: on the current path, 2: done
+    path: List[str] = []
+
+    def visit(module: str) -> None:
+        state[module] = 1
+        path.append(module)
+        for target in edges(module):
+            if state.get(target) == 1:
+                cycles.append(path[path.index(target):] + [target])
+            elif target not in state:
+                visit(target)
+        path.pop()
+        state[module] = 2
+
+    for module in sorted(GRAPH):
+        if module not in state:
+            visit(module)
+    assert cycles == []
