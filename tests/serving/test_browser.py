@@ -88,7 +88,9 @@ def page(server_url):
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        # --no-sandbox: CI runs as root; --disable-dev-shm-usage: containers often have a tiny /dev/shm
+        browser = playwright.chromium.launch(executable_path=CHROMIUM,
+                                             args=["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"])
         page = browser.new_page(viewport={"width": 1200, "height": 900})
         errors = []
         page.on("pageerror", lambda error: errors.append(str(error)))
