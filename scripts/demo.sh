@@ -38,7 +38,7 @@ if [ "${DEMO_SMOKE:-0}" = 1 ]; then
   MODELS=(
     "coref|fixtures/configs/coref/spanbert_coref_tiny.jsonnet|{\"trainer.num_epochs\": 2}"
     "qa|fixtures/configs/qa/squad20_tiny.jsonnet|{\"trainer.num_epochs\": 2}"
-    "ner|fixtures/configs/ner/span_ner_tiny.jsonnet|{\"dataset_reader.type\": \"span_ner_litbank\", \"train_data_path\": \"fixtures/ner/litbank\", \"validation_data_path\": \"fixtures/ner/litbank\", \"model.decoding\": \"nested\", \"trainer.num_epochs\": 2}"
+    "ner|fixtures/configs/ner/span_ner_tiny.jsonnet|{\"dataset_reader.type\": \"spanbert_span_ner_litbank\", \"train_data_path\": \"fixtures/ner/litbank\", \"validation_data_path\": \"fixtures/ner/litbank\", \"model.decoding\": \"nested\", \"trainer.num_epochs\": 2}"
     "relation|fixtures/configs/relation/tiny_relation_classifier.jsonnet|{\"trainer.num_epochs\": 2}"
   )
 else
