@@ -114,9 +114,9 @@ READER_PARAMS = {
     "spanbert_span_ner_litbank": {"model_name": TINY, "max_seq_length": 64},
     "spanbert_tacred": {"model_name": TINY, "max_seq_length": 32},
     "spanbert_open_entity": {"model_name": TINY, "max_seq_length": 64},
-    "spanbert_squad": {"transformer_model_name": TINY, "max_seq_length": 64, "doc_stride": 24,
+    "spanbert_squad": {"model_name": TINY, "max_seq_length": 64, "doc_stride": 24,
                        "max_query_length": 24},
-    "spanbert_mrqa": {"transformer_model_name": TINY, "max_seq_length": 64, "doc_stride": 24, "max_query_length": 24},
+    "spanbert_mrqa": {"model_name": TINY, "max_seq_length": 64, "doc_stride": 24, "max_query_length": 24},
 }
 COMMAND_CASES = ([(name, "invalid_utf8", None) for name in sorted(INVALID_UTF8)]
                  + [(name, "empty", content) for name, content in EMPTY_INPUT])

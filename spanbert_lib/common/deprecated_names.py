@@ -14,8 +14,9 @@ base class's registry and warns when an aliased key is read. Everything else abo
 (``list_available``, ``in``, new registrations) is unchanged.
 """
 import logging
-from typing import Any, Dict, Iterable, Mapping, Optional, Set, Tuple, Type
+from typing import Any, Dict, Mapping, Optional, Set, Tuple, Type
 
+from allennlp.common.checks import ConfigurationError
 from allennlp.common.registrable import Registrable
 
 logger = logging.getLogger(__name__)
@@ -100,24 +101,29 @@ def current_name(base: Type[Registrable], name: Optional[str]) -> Optional[str]:
     return deprecated_aliases(base).get(name, name)
 
 
-def rename_deprecated_arguments(owner: str, arguments: Dict[str, Any], renamed: Iterable[Tuple[str, str]]) -> None:
+def renamed_argument(owner: str, new_name: str, new_value: Any, old_name: str, old_value: Any) -> Any:
     """
-    Moves values given under old argument names to their new names, in place, warning once per name.
+    The value of an argument that may still be given under its former name (warning once).
 
     # Parameters
 
     owner : `str`
-        The class whose constructor takes the arguments (named in the warning and in errors).
-    arguments : `Dict[str, Any]`
-        The keyword arguments the constructor received.
-    renamed : `Iterable[Tuple[str, str]]`
-        Pairs ``(old_name, new_name)``.
+        The class whose constructor takes the argument (named in the warning and in errors).
+    new_name, new_value : `str`, `Any`
+        The argument's name and the value given under it (None: not given).
+    old_name, old_value : `str`, `Any`
+        Its deprecated former name and the value given under that (None: not given).
+
+    # Raises
+
+    `ConfigurationError`
+        Both names were given, or neither.
     """
-    for old_name, new_name in renamed:
-        if old_name not in arguments:
-            continue
-        value = arguments.pop(old_name)
-        if arguments.get(new_name) is not None:
-            raise TypeError(f"{owner} got both {old_name!r} (deprecated) and {new_name!r}; give only {new_name!r}")
+    if old_value is not None:
+        if new_value is not None:
+            raise ConfigurationError(f"{owner}: give {new_name} only ({old_name} is its deprecated former name)")
         warn_once(f"{owner} argument", old_name, new_name)
-        arguments[new_name] = value
+        return old_value
+    if new_value is None:
+        raise ConfigurationError(f"{owner}: {new_name} is required")
+    return new_value

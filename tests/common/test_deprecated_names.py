@@ -2,6 +2,7 @@ import logging
 
 import pytest
 from allennlp.common import Params
+from allennlp.common.checks import ConfigurationError
 from allennlp.common.registrable import Registrable
 from allennlp.data import DatasetReader
 from allennlp.models import Model
@@ -13,7 +14,7 @@ from spanbert_lib.common.deprecated_names import (
     current_name,
     deprecated_aliases,
     register_deprecated_alias,
-    rename_deprecated_arguments,
+    renamed_argument,
 )
 from tests.conftest import TINY_BERT_DIR
 from spanbert_lib.ner.dataset_readers.span_ner_conll import SpanNerConllReader
@@ -91,13 +92,22 @@ def test_alias_errors():
     assert sorted(Base.list_available()) == ["other", "spanbert_thing", "thing"]
 
 
-def test_rename_deprecated_arguments(fresh_warnings, caplog):
-    arguments = {"model_name": "x", "max_seq_length": 3}
+def test_renamed_argument(fresh_warnings, caplog):
     with caplog.at_level(logging.WARNING, logger=deprecated_names.__name__):
-        rename_deprecated_arguments("Reader", arguments, [("model_name", "transformer_model_name")])
-        rename_deprecated_arguments("Reader", {"model_name": "y"}, [("model_name", "transformer_model_name")])
-    assert arguments == {"transformer_model_name": "x", "max_seq_length": 3}
-    assert len(caplog.records) == 1 and "'model_name' is deprecated" in caplog.records[0].getMessage()
-    with pytest.raises(TypeError, match="both 'model_name' .* and 'transformer_model_name'"):
-        rename_deprecated_arguments("Reader", {"model_name": "x", "transformer_model_name": "y"},
-                                    [("model_name", "transformer_model_name")])
+        assert renamed_argument("Reader", "model_name", "new", "transformer_model_name", None) == "new"
+        for _ in range(2):
+            assert renamed_argument("Reader", "model_name", None, "transformer_model_name", "old") == "old"
+    assert [record.getMessage() for record in caplog.records] == [
+        "Reader argument 'transformer_model_name' is deprecated and will be removed; use 'model_name' instead."]
+    with pytest.raises(ConfigurationError, match=r"^Reader: give model_name only \(transformer_model_name is"):
+        renamed_argument("Reader", "model_name", "new", "transformer_model_name", "old")
+    with pytest.raises(ConfigurationError, match="^Reader: model_name is required$"):
+        renamed_argument("Reader", "model_name", None, "transformer_model_name", None)
+
+
+def test_qa_reader_takes_model_name_and_its_former_name(fresh_warnings):
+    from spanbert_lib.qa.dataset_readers import SquadReader
+
+    for name in ("model_name", "transformer_model_name"):
+        reader = DatasetReader.from_params(Params({"type": "spanbert_squad", name: TINY_BERT}))
+        assert type(reader) is SquadReader and reader.window_tokenizer is not None

@@ -52,7 +52,7 @@ def window_text(arrays, context, window, start, end):
 def test_passage_offsets_are_exact_character_by_character(model):
     model_dir = TINY if model == "tiny" else minilm_dir()
     reader = SquadReader(model_dir)
-    passage = reader.encoder.tokenize_passage(UNICODE_PASSAGE)
+    passage = reader.window_tokenizer.tokenize_passage(UNICODE_PASSAGE)
     offsets = passage.offsets
     tokens = transformers.AutoTokenizer.from_pretrained(model_dir).convert_ids_to_tokens(passage.ids.tolist())
     covered = np.zeros(len(UNICODE_PASSAGE), dtype=int)
@@ -104,7 +104,7 @@ def test_multi_window_layout_and_labels():
         meta = instance["metadata"].metadata
         arrays = instance_arrays(instance)
         context = meta["context"]
-        passage = reader.encoder.tokenize_passage(context)
+        passage = reader.window_tokenizer.tokenize_passage(context)
         question_ids = tokenizer(meta["question"], add_special_tokens=False)["input_ids"]
         num_windows = arrays["input_ids"].shape[0]
         assert num_windows == meta["num_windows"] > 2

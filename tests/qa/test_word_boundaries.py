@@ -29,7 +29,7 @@ def test_continuation_pieces_neither_start_nor_end_an_answer(model):
         pytest.skip("pretrained/all-MiniLM-L6-v2 is missing (run scripts/bootstrap.sh)")
     model_dir = TINY if model == "tiny" else str(MINILM)
     passage_text = PASSAGE + " Café Zoë in Kraków serves crème brûlée; U.S. rates fell in the 1990s (東京タワー)."
-    passage = SquadReader(model_dir).encoder.tokenize_passage(passage_text)
+    passage = SquadReader(model_dir).window_tokenizer.tokenize_passage(passage_text)
     tokens = transformers.AutoTokenizer.from_pretrained(model_dir).convert_ids_to_tokens(passage.ids.tolist())
     continuation = [token.startswith("##") for token in tokens]
     assert any(continuation)
@@ -38,7 +38,7 @@ def test_continuation_pieces_neither_start_nor_end_an_answer(model):
 
 
 def test_tiny_tokenizer_pieces_of_the_passage(reader):
-    passage = reader.encoder.tokenize_passage(PASSAGE)
+    passage = reader.window_tokenizer.tokenize_passage(PASSAGE)
     texts = [PASSAGE[start:end] for start, end in passage.offsets.tolist()]
     assert texts == ["H", "e", "we", "n", "t", "to", "Zürich", "in", "May", "."]
     assert passage.word_boundaries.tolist() == [

@@ -13,7 +13,7 @@
 // SpanBERT-large (Hugging Face format: config.json, pytorch_model.bin or model.safetensors, vocab.txt) in a
 // local directory and point BOTH the reader (tokenizer) and the model at it, e.g.
 //   allennlp train training_configs/qa/squad11_spanbert_large.jsonnet -s runs/squad11 \
-//     -o '{"dataset_reader.transformer_model_name": "/models/spanbert-large-cased",
+//     -o '{"dataset_reader.model_name": "/models/spanbert-large-cased",
 //          "model.transformer_model_name": "/models/spanbert-large-cased",
 //          "train_data_path": "/data/squad/train-v1.1.json", "validation_data_path": "/data/squad/dev-v1.1.json"}'
 // The released SpanBERT folders have no tokenizer_config.json, so the tokenizer is told it is cased
@@ -26,7 +26,7 @@
     local updates = std.ceil(num_train_questions / (batch_size * accumulation)) * num_epochs,
     dataset_reader: {
       type: reader_type,
-      transformer_model_name: encoder,
+      model_name: encoder,
       tokenizer_kwargs: { do_lower_case: false },
       max_seq_length: 512,
       doc_stride: 128,

@@ -4,12 +4,11 @@ from dataclasses import dataclass
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 import numpy as np
-from allennlp.common.checks import ConfigurationError
 from allennlp.data.dataset_readers.dataset_reader import DatasetReader
 from allennlp.data.fields import Field, MetadataField, MultiLabelField, SpanField, TextField
 from allennlp.data.instance import Instance
 from allennlp.data.token_indexers import PretrainedTransformerIndexer, TokenIndexer
-from allennlp.data.tokenizers import PretrainedTransformerTokenizer, Token
+from allennlp.data.tokenizers import Token
 
 from spanbert_lib.common.known_labels import RECORD_SOURCE_KEY, record_source
 from spanbert_lib.entity_typing.dataset_readers.open_entity_format import (
@@ -19,6 +18,7 @@ from spanbert_lib.entity_typing.dataset_readers.open_entity_format import (
     parse_mention_record,
 )
 from spanbert_lib.common.deprecated_names import register_deprecated_alias
+from spanbert_lib.common.reader_tokenizers import reader_tokenizer
 
 logger = logging.getLogger(__name__)
 
@@ -82,17 +82,10 @@ class OpenEntityReader(DatasetReader):
         **kwargs,
     ) -> None:
         super().__init__(manual_distributed_sharding=True, manual_multiprocess_sharding=True, **kwargs)
-        self._tokenizer = PretrainedTransformerTokenizer(model_name, tokenizer_kwargs=tokenizer_kwargs)
-        self._hf_tokenizer = self._tokenizer.tokenizer
-        if not self._hf_tokenizer.is_fast:
-            raise ConfigurationError(f"open_entity reader: {model_name} has no fast tokenizer (tokenizer.json); "
-                                     "mention alignment needs one")
-        num_special = self._tokenizer.num_special_tokens_for_sequence()
-        if max_seq_length <= num_special:
-            raise ConfigurationError(f"open_entity reader: max_seq_length {max_seq_length} leaves no room next "
-                                     f"to the {num_special} special tokens")
+        tokenizers = reader_tokenizer(type(self).__name__, model_name, max_seq_length, tokenizer_kwargs)
+        self._tokenizer, self._hf_tokenizer = tokenizers.tokenizer, tokenizers.hf_tokenizer
         self.max_seq_length = max_seq_length
-        self._budget = max_seq_length - num_special
+        self._budget = tokenizers.budget
         self._label_namespace = label_namespace
         self._token_indexers = token_indexers or {
             "tokens": PretrainedTransformerIndexer(model_name, namespace="tags", tokenizer_kwargs=tokenizer_kwargs)}

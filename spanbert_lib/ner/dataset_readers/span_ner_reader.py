@@ -14,7 +14,7 @@ from allennlp.data.dataset_readers.dataset_reader import DatasetReader
 from allennlp.data.fields import Field, ListField, MetadataField, SequenceLabelField, SpanField, TextField
 from allennlp.data.instance import Instance
 from allennlp.data.token_indexers import PretrainedTransformerIndexer, TokenIndexer
-from allennlp.data.tokenizers import PretrainedTransformerTokenizer, Token
+from allennlp.data.tokenizers import Token
 
 from spanbert_lib.common.candidate_spans import enumerate_sentence_spans
 from spanbert_lib.common.data_files import resolve_data_files
@@ -23,6 +23,7 @@ from spanbert_lib.ner.dataset_readers.bio_tags import OUTSIDE, Entity
 from spanbert_lib.ner.dataset_readers.ner_document import NerDocument
 from spanbert_lib.ner.dataset_readers.sentence_window import sentence_window
 from spanbert_lib.ner.dataset_readers.span_candidates import label_sentence_spans
+from spanbert_lib.common.reader_tokenizers import reader_tokenizer
 
 logger = logging.getLogger(__name__)
 
@@ -143,21 +144,12 @@ class SpanNerReader(DatasetReader):
         elif isinstance(context_window, bool) or not isinstance(context_window, int) or context_window < 0:
             raise ConfigurationError(f"{name}: context_window must be a number of words >= 0 or "
                                      f"{FILL_CONTEXT!r}, got {context_window!r}")
-        self._tokenizer = PretrainedTransformerTokenizer(model_name, tokenizer_kwargs=tokenizer_kwargs)
-        self._hf_tokenizer = self._tokenizer.tokenizer
-        if not self._hf_tokenizer.is_fast:
-            raise ConfigurationError(f"{name}: {model_name} has no fast tokenizer (tokenizer.json); "
-                                     "word-to-wordpiece alignment needs one")
-        if self._hf_tokenizer.unk_token is None:
-            raise ConfigurationError(f"{name}: the tokenizer of {model_name} has no unknown token")
-        num_special = self._tokenizer.num_special_tokens_for_sequence()
-        if max_seq_length <= num_special:
-            raise ConfigurationError(f"{name}: max_seq_length {max_seq_length} leaves no room next to "
-                                     f"the {num_special} special tokens")
+        tokenizers = reader_tokenizer(name, model_name, max_seq_length, tokenizer_kwargs, needs_unknown_token=True)
+        self._tokenizer, self._hf_tokenizer = tokenizers.tokenizer, tokenizers.hf_tokenizer
         self.max_span_width = max_span_width
         self.max_seq_length = max_seq_length
         self.context_window = context_window
-        self._budget = max_seq_length - num_special
+        self._budget = tokenizers.budget
         self._num_start_tokens = len(self._tokenizer.single_sequence_start_tokens)
         self._label_namespace = label_namespace
         self._token_indexers = token_indexers or {

@@ -85,7 +85,7 @@ class QuestionWindows:
         return labels
 
 
-class QuestionWindowEncoder:
+class QuestionWindowTokenizer:
     """
     Tokenises passages and questions and lays out the windows of a question.
 

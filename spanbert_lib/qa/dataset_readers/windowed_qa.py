@@ -28,7 +28,8 @@ import torch
 from allennlp.data import DatasetReader, Instance
 from allennlp.data.fields import Field, MetadataField, TensorField
 
-from spanbert_lib.qa.dataset_readers.encoding import QuestionWindowEncoder, TokenizedPassage
+from spanbert_lib.common.deprecated_names import renamed_argument
+from spanbert_lib.qa.dataset_readers.encoding import QuestionWindowTokenizer, TokenizedPassage
 from spanbert_lib.qa.dataset_readers.examples import QADataError, QAExample, ReadingStats, locate_answer
 from spanbert_lib.qa.dataset_readers.windows import char_span_to_token_span
 
@@ -39,7 +40,8 @@ class WindowedQAReader(DatasetReader):
     """
     Base class of the SQuAD and MRQA readers; subclasses implement :meth:`examples`.
 
-    transformer_model_name : model directory or hub name giving the (fast) tokenizer.
+    model_name : model directory or hub name giving the (fast) tokenizer (``transformer_model_name``
+        is its deprecated former name).
     max_seq_length : wordpieces per window, special tokens and question included (512 in the paper).
     doc_stride : see ``stride_mode``; 128 in the paper.
     stride_mode : "step" (default; BERT/SpanBERT ``run_squad.py``): ``doc_stride`` passage tokens between
@@ -58,20 +60,23 @@ class WindowedQAReader(DatasetReader):
     tokenizer_kwargs : passed to ``AutoTokenizer.from_pretrained``.
     """
 
-    def __init__(self, transformer_model_name: str, max_seq_length: int = 512, doc_stride: int = 128,
+    def __init__(self, model_name: Optional[str] = None, max_seq_length: int = 512, doc_stride: int = 128,
                  stride_mode: str = "step", max_query_length: int = 64, question_first: bool = False,
                  skip_impossible_windows_in_training: bool = False, approximate_answer_starts: bool = False,
-                 tokenizer_kwargs: Optional[Dict[str, Any]] = None, **kwargs) -> None:
+                 tokenizer_kwargs: Optional[Dict[str, Any]] = None, transformer_model_name: Optional[str] = None,
+                 **kwargs) -> None:
         super().__init__(manual_distributed_sharding=True, manual_multiprocess_sharding=True, **kwargs)
-        self._encoder = QuestionWindowEncoder(transformer_model_name, max_seq_length, doc_stride, stride_mode,
-                                              max_query_length, question_first, tokenizer_kwargs)
+        model_name = renamed_argument(type(self).__name__, "model_name", model_name,
+                                      "transformer_model_name", transformer_model_name)
+        self._window_tokenizer = QuestionWindowTokenizer(model_name, max_seq_length, doc_stride, stride_mode,
+                                                         max_query_length, question_first, tokenizer_kwargs)
         self.skip_impossible_windows_in_training = skip_impossible_windows_in_training
         self.approximate_answer_starts = approximate_answer_starts
         self.stats = ReadingStats()
 
     @property
-    def encoder(self) -> QuestionWindowEncoder:
-        return self._encoder
+    def window_tokenizer(self) -> QuestionWindowTokenizer:
+        return self._window_tokenizer
 
     def examples(self, file_path: str) -> Iterable[QAExample]:
         """The questions of a data file, validated (raises :class:`QADataError`)."""
@@ -108,16 +113,16 @@ class WindowedQAReader(DatasetReader):
     def _tokenize_passage(self, context: str, location: str, qid: Optional[str]) -> TokenizedPassage:
         if not context.strip():
             raise QADataError(f"{location}: question {qid} has an empty passage")
-        passage = self._encoder.tokenize_passage(context)
+        passage = self._window_tokenizer.tokenize_passage(context)
         if len(passage.ids) == 0:
             raise QADataError(f"{location}: question {qid}: the passage has no wordpiece ({context[:50]!r})")
         return passage
 
     def _make_instance(self, example: QAExample, passage: TokenizedPassage) -> Instance:
-        question_ids, truncated = self._encoder.tokenize_question(example.question)
+        question_ids, truncated = self._window_tokenizer.tokenize_question(example.question)
         if not question_ids:
             raise QADataError(f"{example.location}: question {example.qid} is empty ({example.question!r})")
-        windows = self._encoder.windows(passage, question_ids)
+        windows = self._window_tokenizer.windows(passage, question_ids)
         stats = self.stats
         stats.questions += 1
         stats.windows += windows.num_windows
@@ -125,7 +130,8 @@ class WindowedQAReader(DatasetReader):
         stats.truncated_questions += truncated
 
         fields: Dict[str, Field] = {
-            "input_ids": TensorField(torch.from_numpy(windows.input_ids), padding_value=self._encoder.pad_token_id),
+            "input_ids": TensorField(torch.from_numpy(windows.input_ids),
+                                     padding_value=self._window_tokenizer.pad_token_id),
             "token_type_ids": TensorField(torch.from_numpy(windows.token_type_ids), padding_value=0),
             "attention_mask": TensorField(torch.from_numpy(windows.attention_mask), padding_value=False),
             "context_token_index": TensorField(torch.from_numpy(windows.context_token_index), padding_value=-1),

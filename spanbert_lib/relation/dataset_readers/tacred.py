@@ -8,7 +8,7 @@ from allennlp.data.dataset_readers.dataset_reader import DatasetReader
 from allennlp.data.fields import Field, LabelField, MetadataField, SpanField, TextField
 from allennlp.data.instance import Instance
 from allennlp.data.token_indexers import TokenIndexer
-from allennlp.data.tokenizers import PretrainedTransformerTokenizer, Token
+from allennlp.data.tokenizers import Token
 
 from spanbert_lib.common.known_labels import RECORD_SOURCE_KEY, record_source
 from spanbert_lib.common.text_files import read_text
@@ -22,6 +22,7 @@ from spanbert_lib.relation.dataset_readers.tacred_example import (
 )
 from spanbert_lib.relation.entity_markers import marker_tokenizer_kwargs
 from spanbert_lib.common.deprecated_names import register_deprecated_alias
+from spanbert_lib.common.reader_tokenizers import reader_tokenizer
 
 
 @DatasetReader.register("spanbert_tacred")
@@ -72,18 +73,11 @@ class TacredReader(DatasetReader):
             raise ConfigurationError(f"tacred reader: unknown entity_scheme {entity_scheme!r}; "
                                      f"choose one of {', '.join(ENTITY_SCHEMES)}")
         self._scheme = entity_scheme
-        self._tokenizer = PretrainedTransformerTokenizer(
-            model_name, tokenizer_kwargs=marker_tokenizer_kwargs(tokenizer_kwargs))
-        self._hf_tokenizer = self._tokenizer.tokenizer
-        if not self._hf_tokenizer.is_fast:
-            raise ConfigurationError(f"tacred reader: {model_name} has no fast tokenizer (tokenizer.json); "
-                                     "word-to-wordpiece alignment needs one")
-        num_special = self._tokenizer.num_special_tokens_for_sequence()
-        if max_seq_length <= num_special:
-            raise ConfigurationError(f"tacred reader: max_seq_length {max_seq_length} leaves no room next to "
-                                     f"the {num_special} special tokens")
+        tokenizers = reader_tokenizer(type(self).__name__, model_name, max_seq_length,
+                                      marker_tokenizer_kwargs(tokenizer_kwargs))
+        self._tokenizer, self._hf_tokenizer = tokenizers.tokenizer, tokenizers.hf_tokenizer
         self._max_seq_length = max_seq_length
-        self._budget = max_seq_length - num_special
+        self._budget = tokenizers.budget
         self._token_indexers = token_indexers or {
             "tokens": EntityMarkerAwareIndexer(model_name, tokenizer_kwargs=tokenizer_kwargs)}
 
