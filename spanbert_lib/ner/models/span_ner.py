@@ -121,7 +121,6 @@ class SpanNer(Model):
         feature_dim = self.span_extractor.get_output_dim() + (hidden if use_entities else 0)
         self.dropout = torch.nn.Dropout(dropout)
         self.classifier = torch.nn.Linear(feature_dim, len(labels))
-        self._label_namespace = label_namespace
         self._outside = labels[outside_label]
         self._label_names = vocab.get_index_to_token_vocabulary(label_namespace)
         self._decode = DECODINGS[decoding]

@@ -93,35 +93,22 @@ class NspCorpusReader(WordpieceCorpusReader):
     def __init__(
         self,
         tokenizer: str,
-        max_sequence_length: int = 512,
-        document_separator: str = "blank_line",
-        encoding_errors: str = "strict",
-        min_document_words: int = 1,
         seed: int = 12345,
         random_next_probability: float = 0.5,
         short_sequence_probability: float = 0.1,
         sentence_splitter: str = "spacy_sentencizer",
         random_document_pool_size: int = 256,
-        documents_per_batch: int = 64,
         **kwargs,
     ) -> None:
-        if max_sequence_length < 5:
-            raise ConfigurationError(f"max_sequence_length must be >= 5 for a pair, got {max_sequence_length}")
         for name, value in (("random_next_probability", random_next_probability),
                             ("short_sequence_probability", short_sequence_probability)):
             if not 0.0 <= value <= 1.0:
                 raise ConfigurationError(f"{name} must be in [0, 1], got {value}")
         if random_document_pool_size < 1:
             raise ConfigurationError(f"random_document_pool_size must be >= 1, got {random_document_pool_size}")
-        super().__init__(
-            tokenizer,
-            max_sequence_length=max_sequence_length,
-            document_separator=document_separator,
-            encoding_errors=encoding_errors,
-            min_document_words=min_document_words,
-            documents_per_batch=documents_per_batch,
-            **kwargs,
-        )
+        super().__init__(tokenizer, **kwargs)
+        if self.max_sequence_length < 5:
+            raise ConfigurationError(f"max_sequence_length must be >= 5 for a pair, got {self.max_sequence_length}")
         self.seed = seed
         self.random_next_probability = random_next_probability
         self.short_sequence_probability = short_sequence_probability

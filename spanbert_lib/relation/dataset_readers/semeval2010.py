@@ -9,7 +9,6 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple
 from allennlp.common.checks import ConfigurationError
 from allennlp.data.dataset_readers.dataset_reader import DatasetReader
 from allennlp.data.instance import Instance
-from allennlp.data.token_indexers import TokenIndexer
 
 from spanbert_lib.common.errors import EmptyInputError, UserInputError
 from spanbert_lib.common.known_labels import RECORD_SOURCE_KEY, record_source
@@ -169,17 +168,8 @@ class SemEval2010Task8Reader(TacredReader):
     tokenizer_kwargs, token_indexers : as for the ``tacred`` reader.
     """
 
-    def __init__(
-        self,
-        model_name: str,
-        entity_scheme: str = "typed_entity_markers",
-        max_seq_length: int = 128,
-        tokenizer_kwargs: Optional[Dict[str, Any]] = None,
-        token_indexers: Optional[Dict[str, TokenIndexer]] = None,
-        **kwargs,
-    ) -> None:
-        super().__init__(model_name, entity_scheme=entity_scheme, max_seq_length=max_seq_length,
-                         tokenizer_kwargs=tokenizer_kwargs, token_indexers=token_indexers, **kwargs)
+    def __init__(self, model_name: str, entity_scheme: str = "typed_entity_markers", **kwargs) -> None:
+        super().__init__(model_name, entity_scheme=entity_scheme, **kwargs)
 
     def _read(self, file_path: str) -> Iterator[Instance]:
         path, id_range = split_id_range(str(file_path))
