@@ -3,4 +3,4 @@
 // [words; entities] is litbank_minilm_plain_attention.jsonnet (identical otherwise).
 local litbank = import "litbank_minilm.libsonnet";
 
-litbank(entity_aware_attention = true)
+litbank.config(entity_aware_attention = true)

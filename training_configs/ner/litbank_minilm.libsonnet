@@ -29,58 +29,60 @@ local batch_size = 8;
 local batches_per_epoch = 300;
 local negative_spans = 24;
 
-function(entity_aware_attention) {
-  local reader = {
-    type: "spanbert_span_ner_litbank",
-    model_name: encoder,
-    max_span_width: 16,
-    max_seq_length: 256,
-    context_window: 0,
-  },
-  dataset_reader: reader,
-  train_data_path: data + "#files=:70",
-  validation_data_path: data + "#files=70:80",
-  model: {
-    type: "spanbert_span_ner",
-    encoder: {
-      type: "entity_aware_transformer",
+{
+  config(entity_aware_attention):: {
+    local reader = {
+      type: "spanbert_span_ner_litbank",
       model_name: encoder,
-      entity_aware_attention: entity_aware_attention,
+      max_span_width: 16,
+      max_seq_length: 256,
+      context_window: 0,
     },
-    use_entities: true,
-    max_entities_per_pass: 128,
-    negative_spans_per_instance: negative_spans,
-    dropout: 0.1,
-    decoding: "nested",
-  },
-  data_loader: {
-    batch_sampler: { type: "bucket", batch_size: batch_size, sorting_keys: ["spans"] },
-    batches_per_epoch: batches_per_epoch,
-  },
-  validation_data_loader: {
-    batch_sampler: { type: "bucket", batch_size: 16, sorting_keys: ["spans"], shuffle: false },
-  },
-  trainer: {
-    num_epochs: 1,
-    optimizer: {
-      type: "huggingface_adamw",
-      lr: 5e-5,
-      betas: [0.9, 0.98],
-      eps: 1e-6,
-      weight_decay: 0.01,
-      // the new parameters (entity embeddings, classifier) learn 10x faster than the pretrained ones;
-      // no weight decay on biases and LayerNorm weights
-      parameter_groups: [
-        [["^classifier\\.weight$", "^encoder\\.entity_embeddings\\.(entity_embeddings|projection)\\.weight$"],
-         { lr: 5e-4 }],
-        [["^classifier\\.bias$", "^encoder\\.entity_embeddings\\.layer_norm\\."], { lr: 5e-4, weight_decay: 0.0 }],
-        [["^encoder\\.(transformer|self_attentions)\\..*bias$", "^encoder\\.transformer\\..*LayerNorm\\.weight$"],
-         { weight_decay: 0.0 }],
-      ],
+    dataset_reader: reader,
+    train_data_path: data + "#files=:70",
+    validation_data_path: data + "#files=70:80",
+    model: {
+      type: "spanbert_span_ner",
+      encoder: {
+        type: "entity_aware_transformer",
+        model_name: encoder,
+        entity_aware_attention: entity_aware_attention,
+      },
+      use_entities: true,
+      max_entities_per_pass: 128,
+      negative_spans_per_instance: negative_spans,
+      dropout: 0.1,
+      decoding: "nested",
     },
-    learning_rate_scheduler: { type: "linear_with_warmup", warmup_steps: std.floor(0.06 * batches_per_epoch) },
-    grad_norm: 1.0,
-    validation_metric: "+f1",
-    cuda_device: -1,
+    data_loader: {
+      batch_sampler: { type: "bucket", batch_size: batch_size, sorting_keys: ["spans"] },
+      batches_per_epoch: batches_per_epoch,
+    },
+    validation_data_loader: {
+      batch_sampler: { type: "bucket", batch_size: 16, sorting_keys: ["spans"], shuffle: false },
+    },
+    trainer: {
+      num_epochs: 1,
+      optimizer: {
+        type: "huggingface_adamw",
+        lr: 5e-5,
+        betas: [0.9, 0.98],
+        eps: 1e-6,
+        weight_decay: 0.01,
+        // the new parameters (entity embeddings, classifier) learn 10x faster than the pretrained ones;
+        // no weight decay on biases and LayerNorm weights
+        parameter_groups: [
+          [["^classifier\\.weight$", "^encoder\\.entity_embeddings\\.(entity_embeddings|projection)\\.weight$"],
+           { lr: 5e-4 }],
+          [["^classifier\\.bias$", "^encoder\\.entity_embeddings\\.layer_norm\\."], { lr: 5e-4, weight_decay: 0.0 }],
+          [["^encoder\\.(transformer|self_attentions)\\..*bias$", "^encoder\\.transformer\\..*LayerNorm\\.weight$"],
+           { weight_decay: 0.0 }],
+        ],
+      },
+      learning_rate_scheduler: { type: "linear_with_warmup", warmup_steps: std.floor(0.06 * batches_per_epoch) },
+      grad_norm: 1.0,
+      validation_metric: "+f1",
+      cuda_device: -1,
+    },
   },
 }

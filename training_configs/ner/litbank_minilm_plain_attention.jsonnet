@@ -3,4 +3,4 @@
 // litbank_minilm.libsonnet for the recipe, split, timing and run command).
 local litbank = import "litbank_minilm.libsonnet";
 
-litbank(entity_aware_attention = false)
+litbank.config(entity_aware_attention = false)

@@ -10,46 +10,48 @@
 // num_train_examples (sets the length of the warm-up), and the few settings the CPU config changes.
 local relations = import "tacred_relations.libsonnet";
 
-function(transformer, data_dir, num_train_examples, tokenizer_kwargs = {}, batch_size = 32, lr = 2e-5,
-         num_epochs = 10, cuda_device = 0, use_amp = false, pooling = "cls") {
-  local steps_per_epoch = std.ceil(num_train_examples / batch_size),
-  dataset_reader: {
-    type: "spanbert_tacred",
-    model_name: transformer,
-    tokenizer_kwargs: tokenizer_kwargs,
-    entity_scheme: "entity_mask",
-    max_seq_length: 128,
-  },
-  train_data_path: data_dir + "/train.json",
-  validation_data_path: data_dir + "/dev.json",
-  test_data_path: data_dir + "/test.json",
-  evaluate_on_test: true,
-  vocabulary: { type: "from_instances", tokens_to_add: { labels: relations } },
-  model: {
-    type: "spanbert_relation_classifier",
-    text_field_embedder: {
-      token_embedders: {
-        tokens: { type: "entity_marker_aware", model_name: transformer, tokenizer_kwargs: tokenizer_kwargs },
+{
+  config(transformer, data_dir, num_train_examples, tokenizer_kwargs = {}, batch_size = 32, lr = 2e-5,
+           num_epochs = 10, cuda_device = 0, use_amp = false, pooling = "cls"):: {
+    local steps_per_epoch = std.ceil(num_train_examples / batch_size),
+    dataset_reader: {
+      type: "spanbert_tacred",
+      model_name: transformer,
+      tokenizer_kwargs: tokenizer_kwargs,
+      entity_scheme: "entity_mask",
+      max_seq_length: 128,
+    },
+    train_data_path: data_dir + "/train.json",
+    validation_data_path: data_dir + "/dev.json",
+    test_data_path: data_dir + "/test.json",
+    evaluate_on_test: true,
+    vocabulary: { type: "from_instances", tokens_to_add: { labels: relations } },
+    model: {
+      type: "spanbert_relation_classifier",
+      text_field_embedder: {
+        token_embedders: {
+          tokens: { type: "entity_marker_aware", model_name: transformer, tokenizer_kwargs: tokenizer_kwargs },
+        },
       },
+      pooling: pooling,
+      dropout: 0.1,
     },
-    pooling: pooling,
-    dropout: 0.1,
-  },
-  data_loader: { batch_size: batch_size, shuffle: true },
-  validation_data_loader: { batch_size: 32, shuffle: false },
-  trainer: {
-    num_epochs: num_epochs,
-    optimizer: {
-      type: "huggingface_adamw", lr: lr, betas: [0.9, 0.999], eps: 1e-6, weight_decay: 0.01, correct_bias: false,
-      parameter_groups: [[["bias", "LayerNorm\\.weight"], { weight_decay: 0.0 }]],
+    data_loader: { batch_size: batch_size, shuffle: true },
+    validation_data_loader: { batch_size: 32, shuffle: false },
+    trainer: {
+      num_epochs: num_epochs,
+      optimizer: {
+        type: "huggingface_adamw", lr: lr, betas: [0.9, 0.999], eps: 1e-6, weight_decay: 0.01, correct_bias: false,
+        parameter_groups: [[["bias", "LayerNorm\\.weight"], { weight_decay: 0.0 }]],
+      },
+      learning_rate_scheduler: {
+        type: "linear_with_warmup",
+        warmup_steps: std.max(1, std.floor(0.1 * steps_per_epoch * num_epochs)),
+      },
+      grad_norm: 1.0,
+      validation_metric: "+f1",
+      use_amp: use_amp,
+      cuda_device: cuda_device,
     },
-    learning_rate_scheduler: {
-      type: "linear_with_warmup",
-      warmup_steps: std.max(1, std.floor(0.1 * steps_per_epoch * num_epochs)),
-    },
-    grad_norm: 1.0,
-    validation_metric: "+f1",
-    use_amp: use_amp,
-    cuda_device: cuda_device,
   },
 }

@@ -5,7 +5,7 @@
 //   allennlp train training_configs/relation/tacred_minilm_cpu.jsonnet -s runs/tacred_minilm
 local tacred = import "tacred.libsonnet";
 
-tacred(
+tacred.config(
   transformer = "pretrained/all-MiniLM-L6-v2",
   data_dir = "../shared/data/relation/tacred_sample",
   num_train_examples = 20,

@@ -13,7 +13,7 @@
 // train_data_path / validation_data_path / test_data_path. Needs a GPU (cuda_device 0, mixed precision).
 local tacred = import "tacred.libsonnet";
 
-tacred(
+tacred.config(
   transformer = "pretrained/spanbert-large-cased",
   data_dir = "../shared/data/relation/tacred",
   num_train_examples = 68124,
