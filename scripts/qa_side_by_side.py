@@ -132,7 +132,6 @@ def squad_eval(dataset: Path, predictions: Path) -> Dict[str, float]:
 
 
 def train_ours(budget: Budget, train_file: Path, eval_file: Path, out: Path) -> Dict[str, Any]:
-    import torch
     from allennlp.commands.train import train_model
     from allennlp.common import Params
     from allennlp.data import DatasetReader
@@ -178,7 +177,6 @@ def train_ours(budget: Budget, train_file: Path, eval_file: Path, out: Path) -> 
             predictor.dump_line(output)
     predict_seconds = time.perf_counter() - start
     del model
-    torch.cuda.empty_cache()
     return {"train_questions": num_questions, "updates": updates, "train_seconds": round(train_seconds, 1),
             "predict_seconds": round(predict_seconds, 1), "predictions_file": str(predictions_file),
             "scores": squad_eval(eval_file, predictions_file)}
