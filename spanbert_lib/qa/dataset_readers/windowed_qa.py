@@ -40,24 +40,36 @@ class WindowedQAReader(DatasetReader):
     """
     Base class of the SQuAD and MRQA readers; subclasses implement :meth:`examples`.
 
-    model_name : model directory or hub name giving the (fast) tokenizer (``transformer_model_name``
-        is its deprecated former name).
-    max_seq_length : wordpieces per window, special tokens and question included (512 in the paper).
-    doc_stride : see ``stride_mode``; 128 in the paper.
-    stride_mode : "step" (default; BERT/SpanBERT ``run_squad.py``): ``doc_stride`` passage tokens between
-        the starts of consecutive windows. "overlap" (Hugging Face ``stride``): consecutive windows share
+    # Parameters
+
+    model_name : `str`
+        Model directory or hub name giving the (fast) tokenizer.
+    max_seq_length : `int`, optional (default = `512`)
+        Wordpieces per window, special tokens and question included (512 in the paper).
+    doc_stride : `int`, optional (default = `128`)
+        See ``stride_mode``; 128 in the paper.
+    stride_mode : `str`, optional (default = `"step"`)
+        ``"step"`` (BERT/SpanBERT ``run_squad.py``): ``doc_stride`` passage tokens between the starts
+        of consecutive windows. ``"overlap"`` (Hugging Face ``stride``): consecutive windows share
         ``doc_stride`` passage tokens.
-    max_query_length : questions are cut to this many wordpieces (64 as in BERT).
-    question_first : False: ``[CLS] passage [SEP] question [SEP]`` (the paper); True: question first.
-    skip_impossible_windows_in_training : windows whose target would be [CLS] (no answer in the window,
-        or an unanswerable question) get label -1: no loss, and the model does not even encode them in
-        training mode. Validation/prediction still decode over all windows.
-    approximate_answer_starts : the file's ``answer_start`` values are only approximate (as in
-        ``squad11_dev_part1.json``, rebuilt with the FIRST occurrence of each answer text): an answer
-        occurrence that cuts a word ("eight" inside "heavyweight") is replaced by the closest one that
-        does not, when there is one (counted as relocated). Leave False for the official files, where a
-        mid-word answer_start is deliberate.
-    tokenizer_kwargs : passed to ``AutoTokenizer.from_pretrained``.
+    max_query_length : `int`, optional (default = `64`)
+        Questions are cut to this many wordpieces (64 as in BERT).
+    question_first : `bool`, optional (default = `False`)
+        False: ``[CLS] passage [SEP] question [SEP]`` (the paper); True: question first.
+    skip_impossible_windows_in_training : `bool`, optional (default = `False`)
+        Windows whose target would be [CLS] (no answer in the window, or an unanswerable question)
+        get label -1: no loss, and the model does not even encode them in training mode.
+        Validation/prediction still decode over all windows.
+    approximate_answer_starts : `bool`, optional (default = `False`)
+        The file's ``answer_start`` values are only approximate (as in ``squad11_dev_part1.json``,
+        rebuilt with the FIRST occurrence of each answer text): an answer occurrence that cuts a word
+        ("eight" inside "heavyweight") is replaced by the closest one that does not, when there is
+        one (counted as relocated). Leave False for the official files, where a mid-word
+        answer_start is deliberate.
+    tokenizer_kwargs : `Dict[str, Any]`, optional
+        Passed to ``AutoTokenizer.from_pretrained``.
+    transformer_model_name : `str`, optional
+        Deprecated former name of ``model_name`` (logs a warning once).
     """
 
     def __init__(self, model_name: Optional[str] = None, max_seq_length: int = 512, doc_stride: int = 128,
