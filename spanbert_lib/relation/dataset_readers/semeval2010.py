@@ -217,7 +217,8 @@ class SemEval2010Task8Reader(TacredReader):
             raise UserInputError(message[len(prefix):] if message.startswith(prefix) else message,
                                  path=path, line=line, record=record) from None
         # where an unknown gold label is reported from: file and line of the sentence
-        instance["metadata"].metadata[RECORD_SOURCE_KEY] = record_source(path, line, record)  # type: ignore[attr-defined]
+        metadata = instance["metadata"].metadata  # type: ignore[attr-defined]
+        metadata[RECORD_SOURCE_KEY] = record_source(path, line, record)
         return instance
 
 

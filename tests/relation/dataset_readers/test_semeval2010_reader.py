@@ -18,7 +18,8 @@ MINILM = REPO_ROOT / "pretrained" / "all-MiniLM-L6-v2"
 SAMPLE = str(REPO_ROOT / "fixtures" / "relation" / "semeval2010_sample.txt")
 TINY_BERT = str(REPO_ROOT / "fixtures" / "tiny_bert")
 
-needs_minilm = pytest.mark.skipif(not MINILM.is_dir(), reason=f"MiniLM not installed at {MINILM} (scripts/bootstrap.sh)")
+needs_minilm = pytest.mark.skipif(not MINILM.is_dir(),
+                                  reason=f"MiniLM not installed at {MINILM} (scripts/bootstrap.sh)")
 
 
 def read(path, **kwargs):
