@@ -142,7 +142,7 @@ def train_ours(budget: Budget, train_file: Path, eval_file: Path, out: Path) -> 
     num_questions = len(squad_questions(train_file))
     updates = math.ceil(num_questions / budget.batch_size) * budget.epochs
     overrides = {  # dotted keys: allennlp replaces a dict given as an override value wholesale
-        "dataset_reader.transformer_model_name": budget.encoder,
+        "dataset_reader.model_name": budget.encoder,
         "dataset_reader.max_seq_length": budget.max_seq_length,
         "dataset_reader.doc_stride": budget.doc_stride,
         "dataset_reader.stride_mode": "overlap",

@@ -19,7 +19,7 @@ local updates = 252 * num_epochs;  // batches per epoch with the setting above
 {
   dataset_reader: {
     type: "spanbert_squad",
-    transformer_model_name: encoder,
+    model_name: encoder,
     max_seq_length: 384,
     doc_stride: 128,
     max_query_length: 64,
