@@ -1,0 +1,69 @@
+"""
+Peak memory of reading one huge single-line document into pre-training blocks: the
+``spanbert_pretraining_corpus`` reader (chunked tokenisation) against tokenising the whole document
+with the same Hugging Face fast tokenizer in one call (what the reader did before, and what a
+``tokenizer(text)`` over a file does).
+
+    .venv/bin/python benchmarks/corpus_reader_memory.py [--megabytes 5] [--tokenizer fixtures/tiny_bert]
+
+Each side runs in a fresh interpreter so its peak RSS (``ru_maxrss``) is its own; the figure
+reported is the rise over the interpreter's RSS after imports.
+"""
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SENTENCE = "the quick brown fox jumps over the lazy dog and runs far away "
+
+CHILD = r"""
+import json, resource, sys, time
+side, path, tokenizer_dir, block = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+from spanbert_lib.pretraining.dataset_readers import PretrainingCorpusReader
+from transformers import AutoTokenizer
+start_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+start = time.perf_counter()
+if side == "ours":
+    reader = PretrainingCorpusReader(tokenizer=tokenizer_dir, max_sequence_length=block)
+    count = sum(1 for _ in reader.read(path))
+else:
+    tokenizer = AutoTokenizer.from_pretrained(tokenizer_dir)
+    text = open(path, encoding="utf-8").read()
+    ids = tokenizer(text, add_special_tokens=False, return_attention_mask=False)["input_ids"]
+    count = -(-len(ids) // (block - 2))  # approximate: blocks cut anywhere, not at word ends
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({"blocks": count, "seconds": time.perf_counter() - start, "rss_rise_mb": (peak - start_rss) / 1024}))
+"""
+
+
+def run_side(side: str, path: str, tokenizer: str, block: int) -> dict:
+    completed = subprocess.run([sys.executable, "-c", CHILD, side, path, tokenizer, str(block)],
+                               cwd=REPO_ROOT, capture_output=True, text=True, check=True)
+    return json.loads(completed.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--megabytes", type=float, default=5.0)
+    parser.add_argument("--tokenizer", default=str(REPO_ROOT / "fixtures" / "tiny_bert"))
+    parser.add_argument("--block", type=int, default=128)
+    args = parser.parse_args()
+    size = int(args.megabytes * 1_000_000)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = str(Path(tmp) / "one_line.txt")
+        Path(path).write_text((SENTENCE * (size // len(SENTENCE) + 1))[:size] + "\n", encoding="utf-8")
+        ours = run_side("ours", path, args.tokenizer, args.block)
+        whole = run_side("whole", path, args.tokenizer, args.block)
+    print(f"one {args.megabytes:g} MB line, blocks of {args.block} wordpieces, tokenizer {args.tokenizer}")
+    print(f"{'side':<44} {'blocks':>8} {'seconds':>8} {'peak RSS rise':>14}")
+    for name, result in (("spanbert_pretraining_corpus (chunked)", ours),
+                         ("one tokenizer(text) call over the document", whole)):
+        print(f"{name:<44} {result['blocks']:>8} {result['seconds']:>8.1f} {result['rss_rise_mb']:>11.0f} MB")
+    print(f"memory ratio (ours / whole): {ours['rss_rise_mb'] / max(whole['rss_rise_mb'], 1e-9):.2f}")
+
+
+if __name__ == "__main__":
+    main()
