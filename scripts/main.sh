@@ -15,7 +15,7 @@
 #   DOCUMENTS "blank_line" (documents separated by blank lines: the fixture corpus's convention) or
 #             "file" (one document per file, blank lines are paragraphs: books); default blank_line
 #             for fixtures/corpus, file for any other CORPUS
-#   VOCAB_SIZE (default 1000), STEPS (optimizer steps, a multiple of 100; default 1200), OUT (default outputs/main_job)
+#   VOCAB_SIZE (default 1000), STEPS (optimizer steps, a multiple of 100; default 1600), OUT (default outputs/main_job)
 set -euo pipefail
 start=$(date +%s.%N)
 cd "$(dirname "$0")/.."
@@ -34,7 +34,7 @@ else
 fi
 OUT=${OUT:-outputs/main_job}
 VOCAB_SIZE=${VOCAB_SIZE:-1000}
-STEPS=${STEPS:-1200}
+STEPS=${STEPS:-1600}
 CONFIG=training_configs/pretraining/spanbert_tiny_cpu.jsonnet
 ALLENNLP=.venv/bin/allennlp
 rm -rf "$OUT" && mkdir -p "$OUT"
