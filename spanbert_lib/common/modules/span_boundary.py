@@ -14,14 +14,13 @@ All are meant to be reused in other models (span classification, coreference, NE
 pre-trained head as a span extractor is
 :class:`~spanbert_lib.common.modules.pretrained_span_boundary.PretrainedSpanBoundarySpanExtractor`.
 """
-import logging
 from typing import Optional
 
 import torch
 from allennlp.common import Registrable
 from allennlp.modules.span_extractors import SpanExtractor
 
-logger = logging.getLogger(__name__)
+from spanbert_lib.common.deprecated_names import warn_once
 
 
 def gather_positions(sequence: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
@@ -194,11 +193,6 @@ class ExternalBoundarySpanExtractor(SpanBoundarySpanExtractor):
     existing configs keep working; the first construction logs a deprecation warning.
     """
 
-    _deprecation_logged = False
-
     def __init__(self, input_dim: int) -> None:
         super().__init__(input_dim, boundaries="outside")
-        if not ExternalBoundarySpanExtractor._deprecation_logged:
-            ExternalBoundarySpanExtractor._deprecation_logged = True
-            logger.warning('span extractor "external_boundary" is deprecated; use '
-                           '{"type": "span_boundary", "boundaries": "outside"} (the same vectors)')
+        warn_once("SpanExtractor type", "external_boundary", '{"type": "span_boundary", "boundaries": "outside"}')

@@ -15,6 +15,7 @@ from allennlp.models.archival import load_archive
 from allennlp.modules.span_extractors import SpanExtractor
 
 from spanbert_lib.commands.export_encoder import export_encoder
+from spanbert_lib.common import deprecated_names
 from spanbert_lib.common.errors import UserInputError
 from spanbert_lib.common.modules import (
     ExternalBoundarySpanExtractor,
@@ -148,7 +149,7 @@ def test_unreadable_sources_are_clear_errors(pretraining_run, tmp_path):
 
 
 def test_external_boundary_is_a_deprecated_alias_warning_once(caplog, monkeypatch):
-    monkeypatch.setattr(ExternalBoundarySpanExtractor, "_deprecation_logged", False)
+    monkeypatch.setattr(deprecated_names, "_warned", set())
     with caplog.at_level(logging.WARNING, logger="spanbert_lib.common.modules.span_boundary"):
         SpanExtractor.from_params(Params({"type": "external_boundary", "input_dim": 4}))
         ExternalBoundarySpanExtractor(input_dim=4)
