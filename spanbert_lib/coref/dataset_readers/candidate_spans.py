@@ -15,8 +15,15 @@ from spanbert_lib.common.span_types import Span
 @dataclass
 class SpanLabels:
     """
-    ``labels`` ``(N,)`` int64: the index of the gold cluster of each candidate span, -1 for
-    spans that are no gold mention. A span listed in several clusters gets the first.
+    Gold cluster labels of the ``N`` candidate spans of a document.
+
+    # Parameters
+
+    labels : `np.ndarray`
+        `[N]` int64: the index of the gold cluster of each candidate span, -1 for spans that
+        are no gold mention. A span listed in several clusters gets the first.
+    num_mentions : `int`, optional (default = `0`)
+        Gold mentions of the document.
     """
 
     labels: np.ndarray
@@ -35,7 +42,23 @@ class SpanLabels:
 
 def label_candidate_spans(candidates: CandidateSpans, sentence_ids: np.ndarray,
                           clusters: Sequence[Sequence[Span]]) -> SpanLabels:
-    """Gold cluster index per candidate, and the gold mentions no candidate can represent."""
+    """
+    Gold cluster index per candidate, and the gold mentions no candidate can represent.
+
+    # Parameters
+
+    candidates : `CandidateSpans`
+        The document's ``N`` candidate spans.
+    sentence_ids : `np.ndarray`
+        `[W]` sentence of each of the document's ``W`` words.
+    clusters : `Sequence[Sequence[Span]]`
+        Gold clusters of inclusive word spans.
+
+    # Returns
+
+    `SpanLabels`
+        The labels and the gold mentions no candidate matches.
+    """
     labels = np.full(len(candidates), -1, dtype=np.int64)
     mentions = [(start, end, index) for index, cluster in enumerate(clusters)
                 for start, end in cluster]

@@ -13,11 +13,23 @@ from spanbert_lib.common.span_types import Span
 @dataclass
 class DocumentWindow:
     """
-    Words ``start <= w < end`` of a document. ``sentences``/``speakers`` are the pieces of the
-    document's sentences inside the window (a sentence cut by the window edge keeps its inner
-    part), ``clusters`` the gold clusters restricted to the window and shifted by ``-start``
-    (mentions crossing an edge are dropped and listed in ``cut_mentions``; clusters left
-    empty are dropped).
+    Words ``start <= w < end`` of a document.
+
+    # Parameters
+
+    start : `int`
+        First word of the window.
+    end : `int`
+        Word after the window's last.
+    sentences : `List[List[str]]`
+        The pieces of the document's sentences inside the window (a sentence cut by the window
+        edge keeps its inner part).
+    speakers : `List[List[str]]`
+        The speakers of those words, in the same pieces.
+    clusters : `Optional[List[List[Span]]]`
+        The gold clusters restricted to the window and shifted by ``-start`` (mentions crossing
+        an edge are dropped and listed in ``cut_mentions``; clusters left empty are dropped);
+        None for a document without gold clusters.
     """
 
     start: int
@@ -42,7 +54,27 @@ def _slice_sentences(sentences: Sequence[Sequence[str]], start: int, end: int) -
 def document_window(sentences: Sequence[Sequence[str]], speakers: Sequence[Sequence[str]],
                     clusters: Optional[Sequence[Sequence[Span]]], start: int,
                     end: int) -> DocumentWindow:
-    """The window of words ``[start, end)`` of a document (see :class:`DocumentWindow`)."""
+    """
+    The window of words ``[start, end)`` of a document.
+
+    # Parameters
+
+    sentences : `Sequence[Sequence[str]]`
+        The document's sentences of words.
+    speakers : `Sequence[Sequence[str]]`
+        The speaker of each word, parallel to ``sentences``.
+    clusters : `Optional[Sequence[Sequence[Span]]]`
+        Gold clusters of inclusive word spans, or None.
+    start : `int`
+        First word of the window.
+    end : `int`
+        Word after the window's last (at most the number of words).
+
+    # Returns
+
+    `DocumentWindow`
+        See :class:`DocumentWindow`.
+    """
     num_words = sum(len(sentence) for sentence in sentences)
     if not 0 <= start < end <= num_words:
         raise ValueError(f"window [{start}, {end}) is empty or outside the document's "

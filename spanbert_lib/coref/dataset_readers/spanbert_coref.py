@@ -79,15 +79,41 @@ class CorefReadStats:
 
 
 def conll_paths(file_path: Union[str, os.PathLike]) -> List[str]:
-    """A file, a directory (its ``*conll`` files), a glob pattern, or several separated by commas,
-    optionally sliced with ``#files=START:END`` -> sorted file paths
-    (:func:`~spanbert_lib.common.data_files.resolve_data_files`)."""
+    """
+    The CoNLL files a reader's path names
+    (:func:`~spanbert_lib.common.data_files.resolve_data_files`).
+
+    # Parameters
+
+    file_path : `Union[str, os.PathLike]`
+        A file, a directory (its ``*conll`` files), a glob pattern, or several separated by
+        commas, optionally sliced with ``#files=START:END``.
+
+    # Returns
+
+    `List[str]`
+        Sorted file paths.
+    """
     return resolve_data_files(file_path, pattern="*conll")
 
 
 def clusters_in_document(metadata: Dict[str, Any], clusters: Sequence[Sequence[Span]]) -> Clusters:
-    """Clusters in an instance's word offsets -> offsets in ``metadata["document"]`` (adds
-    ``metadata["word_offset"]``; for ``conll_format.format_conll_document``)."""
+    """
+    Clusters in an instance's word offsets -> offsets in ``metadata["document"]`` (for
+    ``conll_format.format_conll_document``).
+
+    # Parameters
+
+    metadata : `Dict[str, Any]`
+        The instance's metadata; its ``word_offset`` is added to every offset.
+    clusters : `Sequence[Sequence[Span]]`
+        Clusters of inclusive spans in the instance's word offsets.
+
+    # Returns
+
+    `Clusters`
+        The same clusters in document word offsets.
+    """
     offset = metadata["word_offset"]
     return [[(int(start) + offset, int(end) + offset) for start, end in cluster]
             for cluster in clusters]
@@ -104,17 +130,17 @@ class SpanBertCorefReader(DatasetReader):
 
     - ``text``: ``TextField`` of the words as :class:`SentenceToken` s (sentence ids set), meant
       for a ``segmented_wordpiece`` indexer (segments, word <-> piece maps; see its docstring);
-    - ``spans``: ``TensorField`` long ``(N, 2)``: every span of 1..``max_span_width`` words
+    - ``spans``: ``TensorField`` long `[N, 2]`: every span of 1..``max_span_width`` words
       inside one sentence, inclusive ``(start, end)`` word offsets, ordered by start then end;
       padded with -1;
-    - ``span_labels`` (only with gold clusters): ``TensorField`` long ``(N,)``: index of the
+    - ``span_labels`` (only with gold clusters): ``TensorField`` long `[N]`: index of the
       gold cluster (into ``metadata["clusters"]``) of each span, -1 if it is no gold mention;
       padded with -1;
-    - ``speaker_ids``: ``TensorField`` long ``(W,)``: the document's speakers numbered 1, 2, ...
+    - ``speaker_ids``: ``TensorField`` long `[W]`: the document's speakers numbered 1, 2, ...
       by first appearance, 0 = none given (LitBank) - compare for equality only; padded with 0;
-    - ``sentence_ids``: ``TensorField`` long ``(W,)``: sentence of each word (0, 1, ...);
+    - ``sentence_ids``: ``TensorField`` long `[W]`: sentence of each word (0, 1, ...);
       padded with -1;
-    - ``genre``: ``TensorField`` long ``()``: index into ``genres``, ``len(genres)`` for
+    - ``genre``: ``TensorField`` long `[]`: index into ``genres``, ``len(genres)`` for
       unknown/absent genres (LitBank), so ``num_genres = len(genres) + 1``;
     - ``metadata``: ``MetadataField`` dict: ``doc_key``, ``part``, ``genre`` (string or None),
       ``sentences``, ``words``, ``clusters`` (gold, inclusive word offsets of this instance;
@@ -286,9 +312,27 @@ class SpanBertCorefReader(DatasetReader):
         part: str = "",
     ) -> Instance:
         """
-        One whole document (never windowed). ``gold_clusters``: inclusive word offsets over
-        the whole document; ``speakers``: one name per word, parallel to ``sentences``;
-        ``genre`` defaults to the genre of ``doc_key`` (``bc/...`` -> ``bc``).
+        One whole document (never windowed).
+
+        # Parameters
+
+        sentences : `List[List[str]]`
+            The document's sentences of words (empty sentences are dropped).
+        gold_clusters : `Sequence[Sequence[Span]]`, optional (default = `None`)
+            Gold clusters, inclusive word offsets over the whole document.
+        speakers : `List[List[str]]`, optional (default = `None`)
+            One name per word, parallel to ``sentences``; None: no speakers given.
+        genre : `str`, optional (default = `None`)
+            Defaults to the genre of ``doc_key`` (``bc/...`` -> ``bc``).
+        doc_key : `str`, optional (default = `""`)
+            The document's key.
+        part : `str`, optional (default = `""`)
+            The document's part.
+
+        # Returns
+
+        `Instance`
+            With the fields described in the class docstring.
         """
         sentences = [list(sentence) for sentence in sentences if len(sentence)]
         num_words = sum(len(sentence) for sentence in sentences)

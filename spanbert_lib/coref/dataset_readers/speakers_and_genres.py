@@ -13,10 +13,20 @@ NO_SPEAKER_VALUES = frozenset({"", "-", "_"})
 
 def speaker_ids(speakers: Sequence[Sequence[str]]) -> Tuple[np.ndarray, List[str]]:
     """
-    ``(ids, names)``: ``ids`` ``(W,)`` int64, one per word, numbering the document's speakers
-    ``1, 2, ...`` in order of first appearance, ``NO_SPEAKER_ID`` (0) where none is given;
-    ``names[i - 1]`` is speaker ``i``. Ids are local to a document: only equality between two
+    Speaker ids of a document's words. Ids are local to a document: only equality between two
     words' ids is meaningful ("same speaker").
+
+    # Parameters
+
+    speakers : `Sequence[Sequence[str]]`
+        The speaker of each of the document's ``W`` words, one list per sentence.
+
+    # Returns
+
+    `Tuple[np.ndarray, List[str]]`
+        ``(ids, names)``: ``ids`` `[W]` int64, numbering the document's speakers ``1, 2, ...``
+        in order of first appearance, ``NO_SPEAKER_ID`` (0) where none is given;
+        ``names[i - 1]`` is speaker ``i``.
     """
     flat = np.asarray([speaker for sentence in speakers for speaker in sentence], dtype=object)
     ids = np.zeros(len(flat), dtype=np.int64)
@@ -33,8 +43,15 @@ def speaker_ids(speakers: Sequence[Sequence[str]]) -> Tuple[np.ndarray, List[str
 
 
 class GenreIds:
-    """``genres[i]`` -> ``i``; any other genre (or None) -> ``unknown_id == len(genres)``, so a
-    model needs ``num_genres == len(genres) + 1`` genre embeddings."""
+    """
+    ``genres[i]`` -> ``i``; any other genre (or None) -> ``unknown_id == len(genres)``, so a
+    model needs ``num_genres == len(genres) + 1`` genre embeddings.
+
+    # Parameters
+
+    genres : `Sequence[str]`, optional (default = `ONTONOTES_GENRES`)
+        The known genres, without duplicates.
+    """
 
     def __init__(self, genres: Sequence[str] = ONTONOTES_GENRES) -> None:
         if len(set(genres)) != len(genres):

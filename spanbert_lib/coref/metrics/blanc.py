@@ -72,15 +72,41 @@ def _counts_closed_form(key: Chains, response: Chains) -> BlancCounts:
 
 
 def blanc_counts(key: Chains, response: Chains) -> BlancCounts:
-    """Link counts for one document (see ``BlancCounts``)."""
+    """
+    BLANC link counts of one document.
+
+    # Parameters
+
+    key : `Chains`
+        The key chains, as mention ids (:func:`align_mentions`).
+    response : `Chains`
+        The response chains, as mention ids.
+
+    # Returns
+
+    `BlancCounts`
+        The eight link counts (see ``BlancCounts``).
+    """
     if has_repeated_ids(key) or has_repeated_ids(response):
         return _counts_from_link_sets(key, response)
     return _counts_closed_form(key, response)
 
 
 def blanc_scores(counts: Iterable[float]) -> Tuple[float, float, float]:
-    """``(recall, precision, f1)`` from (summed) ``BlancCounts``, with the scorer's special
-    cases for keys without coreference or without non-coreference links."""
+    """
+    BLANC scores, with the scorer's special cases for keys without coreference or without
+    non-coreference links.
+
+    # Parameters
+
+    counts : `Iterable[float]`
+        ``BlancCounts``, summed over documents.
+
+    # Returns
+
+    `Tuple[float, float, float]`
+        ``(recall, precision, f1)``.
+    """
     nrc, drc, npc, dpc, nrn, drn, npn, dpn = counts
     recall_c = nrc / drc if drc else -1.0
     recall_n = nrn / drn if drn else -1.0

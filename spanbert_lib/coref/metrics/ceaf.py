@@ -8,6 +8,8 @@ key and response chains (Kuhn-Munkres, ``scipy.optimize.linear_sum_assignment``)
   #key chains, precision = sum phi / #response chains.
 
 ``|K ∩ R|`` counts the positions of K whose id is in R (the scorer's definition).
+
+Shapes: `K` key chains, `R` response chains of one document.
 """
 from typing import Dict, Tuple
 
@@ -18,7 +20,21 @@ from spanbert_lib.coref.metrics.mention_alignment import Chains
 
 
 def overlap_matrix(key: Chains, response: Chains) -> numpy.ndarray:
-    """``(num_key_chains, num_response_chains)`` int matrix of ``|K_i ∩ R_j|``."""
+    """
+    How many mentions each key chain shares with each response chain.
+
+    # Parameters
+
+    key : `Chains`
+        The key chains, as mention ids (:func:`align_mentions`).
+    response : `Chains`
+        The response chains, as mention ids.
+
+    # Returns
+
+    `numpy.ndarray`
+        `[K, R]` int matrix of ``|K_i ∩ R_j|``.
+    """
     chains_with: Dict[int, set] = {}
     for j, chain in enumerate(response):
         for mention in chain:
@@ -40,7 +56,21 @@ def _aligned_similarity(similarity: numpy.ndarray) -> float:
 
 def ceaf_counts(key: Chains, response: Chains) -> Tuple[Tuple[float, float, float, float],
                                                         Tuple[float, float, float, float]]:
-    """``(ceafm, ceafe)``, each ``(recall_num, recall_den, precision_num, precision_den)``."""
+    """
+    CEAFm and CEAFe counts of one document.
+
+    # Parameters
+
+    key : `Chains`
+        The key chains, as mention ids (:func:`align_mentions`).
+    response : `Chains`
+        The response chains, as mention ids.
+
+    # Returns
+
+    `Tuple[Tuple[float, float, float, float], Tuple[float, float, float, float]]`
+        ``(ceafm, ceafe)``, each ``(recall_num, recall_den, precision_num, precision_den)``.
+    """
     overlap = overlap_matrix(key, response)
     key_sizes = numpy.array([len(chain) for chain in key], dtype=numpy.float64)
     response_sizes = numpy.array([len(chain) for chain in response], dtype=numpy.float64)

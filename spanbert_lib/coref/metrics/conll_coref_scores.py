@@ -21,11 +21,9 @@ class ConllCorefScores(Metric):
     (``spanbert_lib.coref.metrics.scorer``), micro-averaged over every document seen since
     the last reset.
 
-    Call it with a batch: ``metric(predicted_clusters, gold_clusters)`` where each argument is
-    a list (one item per document) of clusters, a cluster being a list of inclusive
-    ``(start, end)`` word (or wordpiece) spans; predicted and gold spans must use the same
-    offsets. ``get_metric`` returns flat floats: ``{muc,bcub,ceafm,ceafe,blanc,mention}_
-    {precision,recall,f1}`` and ``conll_f1``.
+    Call it with a batch, ``metric(predicted_clusters, gold_clusters)``. ``get_metric`` returns
+    flat floats: ``{muc,bcub,ceafm,ceafe,blanc,mention}_{precision,recall,f1}`` and
+    ``conll_f1``.
     """
 
     supports_distributed = True
@@ -35,6 +33,17 @@ class ConllCorefScores(Metric):
 
     def __call__(self, predicted_clusters: Sequence[DocumentClusters],  # type: ignore[override]
                  gold_clusters: Sequence[DocumentClusters]) -> None:
+        """
+        Adds a batch of documents.
+
+        # Parameters
+
+        predicted_clusters : `Sequence[DocumentClusters]`
+            One item per document: its clusters, a cluster being a list of inclusive
+            ``(start, end)`` word (or wordpiece) spans.
+        gold_clusters : `Sequence[DocumentClusters]`
+            The gold clusters of the same documents, with the same offsets as the predictions.
+        """
         if len(predicted_clusters) != len(gold_clusters):
             raise ValueError(f"got predicted clusters for {len(predicted_clusters)} documents "
                              f"but gold clusters for {len(gold_clusters)}")

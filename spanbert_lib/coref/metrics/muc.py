@@ -14,7 +14,21 @@ from spanbert_lib.coref.metrics.mention_alignment import Chains, chain_index
 
 
 def muc_counts(key: Chains, response: Chains) -> Tuple[float, float, float, float]:
-    """``(recall_num, recall_den, precision_num, precision_den)`` for one document."""
+    """
+    MUC counts of one document.
+
+    # Parameters
+
+    key : `Chains`
+        The key chains, as mention ids (:func:`align_mentions`).
+    response : `Chains`
+        The response chains, as mention ids.
+
+    # Returns
+
+    `Tuple[float, float, float, float]`
+        ``(recall_num, recall_den, precision_num, precision_den)``.
+    """
     key_of = chain_index(key)
     correct = 0
     for chain in response:

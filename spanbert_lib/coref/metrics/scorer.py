@@ -46,9 +46,12 @@ class CorefScoreAccumulator:
     Sums the scorer's per-document counts. ``add_document(key, response)`` takes clusters as
     lists of inclusive ``(start, end)`` spans; ``scores()`` returns the corpus scores.
 
-    ``max_repeated_mentions``: raise ``TooManyRepeatedMentions`` once the responses added so far
-    repeat more (key-matched) mentions than this, as the reference scorer refuses such runs;
-    None never raises (repeats are dropped either way).
+    # Parameters
+
+    max_repeated_mentions : `int`, optional (default = `None`)
+        Raise ``TooManyRepeatedMentions`` once the responses added so far repeat more
+        (key-matched) mentions than this, as the reference scorer refuses such runs; None never
+        raises (repeats are dropped either way).
     """
 
     def __init__(self, max_repeated_mentions: Optional[int] = None) -> None:
@@ -89,8 +92,15 @@ class CorefScoreAccumulator:
         self.num_documents += 1
 
     def scores(self) -> Dict[str, Union[float, Dict[str, float]]]:
-        """``{"muc"|"bcub"|"ceafm"|"ceafe"|"blanc"|"mentions": {"recall", "precision", "f1"},
-        "conll_f1": float}``, all fractions in [0, 1]."""
+        """
+        The corpus scores of the documents added so far.
+
+        # Returns
+
+        `Dict[str, Union[float, Dict[str, float]]]`
+            ``{"muc"|"bcub"|"ceafm"|"ceafe"|"blanc"|"mentions": {"recall", "precision", "f1"},
+            "conll_f1": float}``, all fractions in [0, 1].
+        """
         result: Dict[str, Union[float, Dict[str, float]]] = {}
         for name in METRICS + ("mentions",):
             recall, precision, f1 = prf(*self.counts[name])
@@ -105,9 +115,22 @@ def score_documents(key_docs: Sequence, response_docs: Sequence,
                     max_repeated_mentions: Optional[int] = MAX_REPEATED_MENTIONS
                     ) -> Dict[str, Union[float, Dict[str, float]]]:
     """
-    Corpus scores of ``response_docs`` against ``key_docs`` (parallel sequences; each item a
-    ``ConllDocument`` or a list of clusters of inclusive ``(start, end)`` word spans).
-    See ``CorefScoreAccumulator.scores`` for the result.
+    Corpus scores of ``response_docs`` against ``key_docs``.
+
+    # Parameters
+
+    key_docs : `Sequence`
+        The key documents, each a ``ConllDocument`` or a list of clusters of inclusive
+        ``(start, end)`` word spans.
+    response_docs : `Sequence`
+        The response documents, parallel to ``key_docs``, in the same form.
+    max_repeated_mentions : `int`, optional (default = `MAX_REPEATED_MENTIONS`)
+        As :class:`CorefScoreAccumulator`'s; None never raises.
+
+    # Returns
+
+    `Dict[str, Union[float, Dict[str, float]]]`
+        As ``CorefScoreAccumulator.scores``.
     """
     if len(key_docs) != len(response_docs):
         raise ValueError(f"{len(key_docs)} key documents but {len(response_docs)} response "

@@ -6,6 +6,8 @@ antecedents of each kept span,
 
 where ``GOLD(i)`` holds the kept antecedents in ``i``'s gold cluster, or only the dummy when
 there is none (``i`` is no gold mention, or none of its cluster's earlier mentions survived).
+
+Shapes: `K` kept spans of one document, `C` antecedent slots per kept span.
 """
 import torch
 
@@ -13,9 +15,22 @@ import torch
 def antecedent_labels(span_labels: torch.LongTensor, antecedents: torch.LongTensor,
                       mask: torch.BoolTensor) -> torch.BoolTensor:
     """
-    ``span_labels`` ``(k,)`` gold cluster of each kept span (-1: no gold mention),
-    ``antecedents``/``mask`` ``(k, c)`` -> ``(k, c + 1)`` bool: column 0 the dummy, column
-    ``1 + s`` whether slot ``s`` is a correct antecedent. Every row has at least one True.
+    Which antecedent slots of each kept span are correct, the dummy included.
+
+    # Parameters
+
+    span_labels : `torch.LongTensor`
+        `[K]` gold cluster of each kept span (-1: no gold mention).
+    antecedents : `torch.LongTensor`
+        `[K, C]` each kept span's antecedents, as indices into the kept spans.
+    mask : `torch.BoolTensor`
+        `[K, C]` real antecedent slots.
+
+    # Returns
+
+    `torch.BoolTensor`
+        `[K, C + 1]`: column 0 the dummy, column ``1 + s`` whether slot ``s`` is a correct
+        antecedent. Every row has at least one True.
     """
     same_cluster = span_labels[antecedents] == span_labels.unsqueeze(1)
     correct = same_cluster & mask & (span_labels >= 0).unsqueeze(1)
@@ -25,8 +40,21 @@ def antecedent_labels(span_labels: torch.LongTensor, antecedents: torch.LongTens
 
 def marginal_log_likelihood_loss(scores_with_dummy: torch.Tensor,
                                  labels: torch.BoolTensor) -> torch.Tensor:
-    """``scores_with_dummy`` ``(k, c + 1)`` (``-inf`` at masked slots), ``labels`` as
-    :func:`antecedent_labels` -> scalar ``sum_i (logsumexp(all_i) - logsumexp(gold_i))``."""
+    """
+    The loss of the module docstring, summed over the kept spans.
+
+    # Parameters
+
+    scores_with_dummy : `torch.Tensor`
+        `[K, C + 1]` antecedent scores, the dummy's in column 0 (``-inf`` at masked slots).
+    labels : `torch.BoolTensor`
+        `[K, C + 1]` correct slots, as :func:`antecedent_labels` returns them.
+
+    # Returns
+
+    `torch.Tensor`
+        Scalar ``sum_i (logsumexp(all_i) - logsumexp(gold_i))``.
+    """
     if scores_with_dummy.numel() == 0:
         return scores_with_dummy.sum()
     gold = scores_with_dummy.masked_fill(~labels, float("-inf"))

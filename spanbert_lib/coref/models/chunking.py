@@ -4,8 +4,22 @@ from typing import Iterator
 
 def row_chunks(num_rows: int, elements_per_row: int, budget: int) -> Iterator[slice]:
     """
-    Consecutive slices covering ``range(num_rows)`` with at most ``budget // elements_per_row``
-    rows each (at least one row per slice, so a single huge row still gets processed).
+    Consecutive slices covering ``range(num_rows)``, each small enough for the budget.
+
+    # Parameters
+
+    num_rows : `int`
+        How many rows the work has.
+    elements_per_row : `int`
+        Tensor elements one row needs.
+    budget : `int`
+        Most tensor elements one slice may need.
+
+    # Returns
+
+    `Iterator[slice]`
+        Slices of at most ``budget // elements_per_row`` rows each (at least one row per slice,
+        so a single huge row still gets processed).
     """
     if num_rows <= 0:
         return

@@ -2,7 +2,9 @@
 From antecedent scores to clusters: each kept span links to its best-scoring antecedent (or to
 none when the dummy wins); clusters are the connected groups of linked spans. Antecedents
 always come earlier, so the links form a forest whose roots are found by pointer jumping
-(``O(k log k)`` tensor work, no loop over spans).
+(``O(K log K)`` tensor work, no loop over spans).
+
+Shapes: `K` kept spans of one document, `C` antecedent slots per kept span.
 """
 from typing import List, Tuple
 
@@ -15,9 +17,20 @@ def predicted_antecedents(scores_with_dummy: torch.Tensor,
                           antecedents: torch.LongTensor) -> Tuple[torch.LongTensor,
                                                                   torch.LongTensor]:
     """
-    ``scores_with_dummy`` ``(k, c + 1)``, ``antecedents`` ``(k, c)`` -> ``(slots, spans)``,
-    both ``(k,)``: the chosen slot (index into ``antecedents[i]``, -1 for the dummy) and the
-    chosen kept span (-1 for the dummy). Ties go to the dummy.
+    Each kept span's best-scoring antecedent. Ties go to the dummy.
+
+    # Parameters
+
+    scores_with_dummy : `torch.Tensor`
+        `[K, C + 1]` antecedent scores, the dummy's in column 0.
+    antecedents : `torch.LongTensor`
+        `[K, C]` each kept span's antecedents, as indices into the kept spans.
+
+    # Returns
+
+    `Tuple[torch.LongTensor, torch.LongTensor]`
+        ``(slots, spans)``, both `[K]`: the chosen slot (index into ``antecedents[i]``, -1 for
+        the dummy) and the chosen kept span (-1 for the dummy).
     """
     best = scores_with_dummy.argmax(dim=1) - 1
     chosen = antecedents.gather(1, best.clamp(min=0).unsqueeze(1)).squeeze(1)
@@ -25,8 +38,19 @@ def predicted_antecedents(scores_with_dummy: torch.Tensor,
 
 
 def cluster_roots(antecedent_spans: torch.LongTensor) -> torch.LongTensor:
-    """``antecedent_spans`` ``(k,)`` (each < its own index, or -1) -> ``(k,)`` the first span
-    of each span's chain (itself when it has no antecedent)."""
+    """
+    The first span of each kept span's antecedent chain.
+
+    # Parameters
+
+    antecedent_spans : `torch.LongTensor`
+        `[K]` each kept span's antecedent (an index below its own), or -1 for none.
+
+    # Returns
+
+    `torch.LongTensor`
+        `[K]` the first span of each span's chain (itself when it has no antecedent).
+    """
     positions = torch.arange(antecedent_spans.numel(), device=antecedent_spans.device)
     parents = torch.where(antecedent_spans >= 0, antecedent_spans, positions)
     if bool((parents > positions).any()):
@@ -41,9 +65,19 @@ def cluster_roots(antecedent_spans: torch.LongTensor) -> torch.LongTensor:
 def clusters_from_antecedents(spans: torch.LongTensor,
                               antecedent_spans: torch.LongTensor) -> List[List[Span]]:
     """
-    ``spans`` ``(k, 2)`` inclusive word offsets of the kept spans, ``antecedent_spans``
-    ``(k,)`` as :func:`cluster_roots` -> clusters of at least two spans, each in span order,
-    ordered by their first span.
+    The clusters the antecedent links form.
+
+    # Parameters
+
+    spans : `torch.LongTensor`
+        `[K, 2]` inclusive word offsets of the kept spans.
+    antecedent_spans : `torch.LongTensor`
+        `[K]` each kept span's antecedent, as :func:`cluster_roots` takes it.
+
+    # Returns
+
+    `List[List[Span]]`
+        Clusters of at least two spans, each in span order, ordered by their first span.
     """
     if antecedent_spans.numel() == 0:
         return []

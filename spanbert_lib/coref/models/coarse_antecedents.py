@@ -4,8 +4,11 @@ every earlier kept span ``j`` cheaply,
 
     s_c(i, j) = s_m(i) + s_m(j) + (W_c g_i + b_c) . g_j + prior(bucket(i - j)),
 
-and keeps its ``c`` best antecedents. The scores are computed in blocks of rows, so memory is
-``O(k * c)`` plus one ``(rows, k)`` block, never ``(k, k)`` for the whole document.
+and keeps its ``C`` best antecedents. The scores are computed in blocks of rows, so memory is
+``O(K * C)`` plus one `[R, K]` block, never `[K, K]` for the whole document.
+
+Shapes: `K` kept spans of one document (in document order), `C` antecedent slots per kept
+span, `D` span embedding size, `R` rows of one block.
 """
 from dataclasses import dataclass
 
@@ -23,7 +26,16 @@ def bucket_distance(distances: torch.LongTensor) -> torch.LongTensor:
     """
     Semi-log buckets of Lee et al.: ``0, 1, 2, 3, 4`` each their own bucket, then
     ``5-7 -> 5, 8-15 -> 6, 16-31 -> 7, 32-63 -> 8, 64+ -> 9`` (negative values -> 0).
-    Same shape as the input.
+
+    # Parameters
+
+    distances : `torch.LongTensor`
+        Distances, any shape.
+
+    # Returns
+
+    `torch.LongTensor`
+        The bucket of each distance, same shape as ``distances``.
     """
     boundaries = torch.tensor(_BUCKET_BOUNDARIES, dtype=distances.dtype, device=distances.device)
     return torch.bucketize(distances, boundaries, right=True)
@@ -32,10 +44,18 @@ def bucket_distance(distances: torch.LongTensor) -> torch.LongTensor:
 @dataclass
 class TopAntecedents:
     """
-    For ``k`` kept spans and ``c`` antecedent slots: ``indices`` ``(k, c)`` long (into the kept
-    spans; any value where masked), ``mask`` ``(k, c)`` bool (``indices < row``), ``offsets``
-    ``(k, c)`` long (``row - index``), ``scores`` ``(k, c)`` coarse scores (``-inf`` where
-    masked; differentiable in training).
+    The ``C`` antecedent slots of each of the ``K`` kept spans.
+
+    # Parameters
+
+    indices : `torch.LongTensor`
+        `[K, C]` antecedents, as indices into the kept spans (any value where masked).
+    mask : `torch.BoolTensor`
+        `[K, C]` real slots (``indices < row``).
+    offsets : `torch.LongTensor`
+        `[K, C]` ``row - index``.
+    scores : `torch.Tensor`
+        `[K, C]` coarse scores (``-inf`` where masked; differentiable in training).
     """
 
     indices: torch.LongTensor
@@ -45,7 +65,18 @@ class TopAntecedents:
 
 
 class CoarseAntecedentScorer(torch.nn.Module):
-    """The bilinear term and the distance prior of the coarse score."""
+    """
+    The bilinear term and the distance prior of the coarse score.
+
+    # Parameters
+
+    span_dim : `int`
+        Size `D` of a span embedding.
+    feature_size : `int`
+        Size of the distance bucket embedding.
+    dropout : `float`, optional (default = `0.0`)
+        Dropout on the distance embeddings and on both sides of the bilinear term.
+    """
 
     def __init__(self, span_dim: int, feature_size: int, dropout: float = 0.0) -> None:
         super().__init__()
@@ -55,7 +86,7 @@ class CoarseAntecedentScorer(torch.nn.Module):
         self.dropout = torch.nn.Dropout(dropout)
 
     def distance_prior(self, apply_dropout: bool = True) -> torch.Tensor:
-        """``(NUM_DISTANCE_BUCKETS,)`` prior score per distance bucket."""
+        """`[NUM_DISTANCE_BUCKETS]` prior score per distance bucket."""
         table = self.distance_embedding.weight
         if apply_dropout:
             table = self.dropout(table)
@@ -64,13 +95,28 @@ class CoarseAntecedentScorer(torch.nn.Module):
     def pair_scores(self, span_embeddings: torch.Tensor, mention_scores: torch.Tensor,
                     antecedents: torch.LongTensor, mask: torch.BoolTensor) -> torch.Tensor:
         """
-        Differentiable coarse scores of given pairs: ``span_embeddings`` ``(k, D)``,
-        ``mention_scores`` ``(k,)``, ``antecedents``/``mask`` ``(k, c)`` -> ``(k, c)``
-        (``-inf`` where masked). Dropout on both sides of the bilinear term, as Lee et al.
+        Differentiable coarse scores of given pairs. Dropout on both sides of the bilinear
+        term, as Lee et al.
+
+        # Parameters
+
+        span_embeddings : `torch.Tensor`
+            `[K, D]` kept span embeddings.
+        mention_scores : `torch.Tensor`
+            `[K]` their mention scores.
+        antecedents : `torch.LongTensor`
+            `[K, C]` the antecedents to score, as indices into the kept spans.
+        mask : `torch.BoolTensor`
+            `[K, C]` real slots.
+
+        # Returns
+
+        `torch.Tensor`
+            `[K, C]` coarse scores, ``-inf`` where masked.
         """
         rows = torch.arange(span_embeddings.size(0), device=span_embeddings.device)
-        source = self.dropout(self.bilinear(span_embeddings))  # (k, D)
-        target = self.dropout(span_embeddings)[antecedents]  # (k, c, D)
+        source = self.dropout(self.bilinear(span_embeddings))  # [K, D]
+        target = self.dropout(span_embeddings)[antecedents]  # [K, C, D]
         scores = torch.einsum("kd,kcd->kc", source, target)
         scores = scores + mention_scores.unsqueeze(1) + mention_scores[antecedents]
         offsets = rows.unsqueeze(1) - antecedents
@@ -80,12 +126,28 @@ class CoarseAntecedentScorer(torch.nn.Module):
     def top_antecedents(self, span_embeddings: torch.Tensor, mention_scores: torch.Tensor,
                         max_antecedents: int, budget: int = 2 ** 22) -> TopAntecedents:
         """
-        The ``c = min(max_antecedents, k)`` best earlier spans of each of the ``k`` spans
-        (``span_embeddings`` ``(k, D)`` and ``mention_scores`` ``(k,)``, in document order).
+        The ``C = min(max_antecedents, K)`` best earlier spans of each of the ``K`` spans.
+
         Selection runs without gradient or dropout, in row blocks of about ``budget``
         elements; with gradients enabled the selected pairs' scores are recomputed
-        differentiably (:meth:`pair_scores`). Rows with fewer than ``c`` earlier spans get
+        differentiably (:meth:`pair_scores`). Rows with fewer than ``C`` earlier spans get
         masked slots.
+
+        # Parameters
+
+        span_embeddings : `torch.Tensor`
+            `[K, D]` kept span embeddings, in document order.
+        mention_scores : `torch.Tensor`
+            `[K]` their mention scores.
+        max_antecedents : `int`
+            Most antecedent slots per span.
+        budget : `int`, optional (default = `2 ** 22`)
+            About how many elements one row block's score matrix may hold.
+
+        # Returns
+
+        `TopAntecedents`
+            The kept slots, their masks, offsets and coarse scores.
         """
         num_spans = span_embeddings.size(0)
         slots = min(max_antecedents, num_spans)
@@ -99,7 +161,7 @@ class CoarseAntecedentScorer(torch.nn.Module):
                 rows = torch.arange(chunk.start, chunk.stop, device=device)
                 # only spans before the block's last row can be antecedents
                 columns = max(chunk.stop, slots)
-                block = source[chunk].matmul(span_embeddings[:columns].t())  # (r, columns)
+                block = source[chunk].matmul(span_embeddings[:columns].t())  # [R, columns]
                 block += mention_scores[chunk].unsqueeze(1) + mention_scores[:columns]
                 offsets = rows.unsqueeze(1) - torch.arange(columns, device=device)
                 block += prior[bucket_distance(offsets)]

@@ -5,6 +5,9 @@ input is a concatenation of named parts, so the first layer can be applied part 
 The first layer is linear: ``W [a; b; c] = W_a a + W_b b + W_c c``. Computing ``W_a a`` once per
 span (or per wordpiece) and summing gathered rows is what lets the coreference model score
 hundreds of thousands of candidate spans or span pairs without ever concatenating their inputs.
+
+Shapes: `...` any leading dimensions, `I` the input size (``sum(part_dims)``), `H` the hidden
+size, `N` the columns of one part given to :meth:`FeedForwardScorer.part_projection`.
 """
 from typing import Sequence
 
@@ -14,8 +17,19 @@ import torch.nn.functional as F
 
 class FeedForwardScorer(torch.nn.Module):
     """
-    ``x`` ``(..., sum(part_dims))`` -> ``(...,)`` scores: ``depth`` hidden layers of
-    ``hidden_dim`` units (ReLU, then dropout, as in Lee et al.'s ``ffnn``) and a linear output.
+    `[..., I]` inputs -> `[...]` scores: ``depth`` hidden layers of ``hidden_dim`` units (ReLU,
+    then dropout, as in Lee et al.'s ``ffnn``) and a linear output.
+
+    # Parameters
+
+    part_dims : `Sequence[int]`
+        Sizes of the input's parts, in concatenation order; `I` is their sum.
+    hidden_dim : `int`
+        Units `H` of each hidden layer.
+    depth : `int`, optional (default = `1`)
+        Number of hidden layers (at least one).
+    dropout : `float`, optional (default = `0.0`)
+        Dropout after each hidden layer.
     """
 
     def __init__(self, part_dims: Sequence[int], hidden_dim: int, depth: int = 1,
@@ -45,9 +59,23 @@ class FeedForwardScorer(torch.nn.Module):
         return self.first_layer.out_features
 
     def part_projection(self, values: torch.Tensor, part: int, offset: int = 0) -> torch.Tensor:
-        """``values`` ``(..., n)`` -> ``(..., hidden_dim)``: the share of the first layer of the
-        ``n`` inputs starting ``offset`` columns into part ``part`` (by default the whole part),
-        WITHOUT the bias."""
+        """
+        The share of the first layer of some input columns, WITHOUT the bias.
+
+        # Parameters
+
+        values : `torch.Tensor`
+            `[..., N]` the inputs of ``N`` consecutive columns of one part.
+        part : `int`
+            Which part (index into ``part_dims``) the columns belong to.
+        offset : `int`, optional (default = `0`)
+            Where the columns start inside the part (by default ``values`` is the whole part).
+
+        # Returns
+
+        `torch.Tensor`
+            `[..., H]`.
+        """
         start = self._bounds[part] + offset
         end = start + values.size(-1)
         if end > self._bounds[part + 1]:
@@ -57,10 +85,24 @@ class FeedForwardScorer(torch.nn.Module):
 
     def from_first_layer(self, pre_activation: torch.Tensor, apply_dropout: bool = True,
                          in_place: bool = False) -> torch.Tensor:
-        """The rest of the network: ``pre_activation`` ``(..., hidden_dim)`` is the first
-        layer's output without bias; returns ``(...,)`` scores. ``apply_dropout=False`` skips
-        dropout even in training mode (used for non-differentiable pruning passes);
-        ``in_place=True`` reuses ``pre_activation``'s memory (only without autograd)."""
+        """
+        The rest of the network, from the first layer's output without its bias.
+
+        # Parameters
+
+        pre_activation : `torch.Tensor`
+            `[..., H]` the first layer's output without bias.
+        apply_dropout : `bool`, optional (default = `True`)
+            False skips dropout even in training mode (used for non-differentiable pruning
+            passes).
+        in_place : `bool`, optional (default = `False`)
+            Reuse ``pre_activation``'s memory (only without autograd).
+
+        # Returns
+
+        `torch.Tensor`
+            `[...]` scores.
+        """
         if in_place:
             hidden = pre_activation.add_(self.first_layer.bias).relu_()
         else:
@@ -74,5 +116,15 @@ class FeedForwardScorer(torch.nn.Module):
         return self.output_layer(hidden).squeeze(-1)
 
     def forward(self, inputs: torch.Tensor) -> torch.Tensor:  # type: ignore[override]
-        """``inputs`` ``(..., input_dim)`` -> ``(...,)``."""
+        """
+        # Parameters
+
+        inputs : `torch.Tensor`
+            `[..., I]` concatenated parts.
+
+        # Returns
+
+        `torch.Tensor`
+            `[...]` scores.
+        """
         return self.from_first_layer(inputs.matmul(self.first_layer.weight.t()))

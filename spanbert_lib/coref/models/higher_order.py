@@ -6,22 +6,38 @@ representation is refined with a learned gate,
     a_i = sum_j P(j | i) g_j   (j over [dummy = i] + antecedents),
     f_i = sigmoid(W_f [g_i; a_i] + b_f),
     g'_i = f_i * a_i + (1 - f_i) * g_i.
+
+Shapes: `K` kept spans of one document, `C` antecedent slots per kept span, `D` span
+embedding size.
 """
 import torch
 import torch.nn.functional as F
 
 
 def with_dummy(scores: torch.Tensor) -> torch.Tensor:
-    """``(k, c)`` antecedent scores -> ``(k, c + 1)`` with the dummy's score 0 in column 0."""
+    """`[K, C]` antecedent scores -> `[K, C + 1]` with the dummy's score 0 in column 0."""
     return torch.cat([scores.new_zeros((scores.size(0), 1)), scores], dim=1)
 
 
 def attend_antecedents(span_embeddings: torch.Tensor, antecedents: torch.LongTensor,
                        scores_with_dummy: torch.Tensor) -> torch.Tensor:
     """
-    ``a_i``: ``span_embeddings`` ``(k, D)``, ``antecedents`` ``(k, c)``, ``scores_with_dummy``
-    ``(k, c + 1)`` (``-inf`` at masked slots) -> ``(k, D)``. The weighted sum over antecedents
-    uses ``embedding_bag``, so no ``(k, c, D)`` tensor is built.
+    ``a_i``, each kept span's attention-weighted sum of its antecedents. The weighted sum uses
+    ``embedding_bag``, so no `[K, C, D]` tensor is built.
+
+    # Parameters
+
+    span_embeddings : `torch.Tensor`
+        `[K, D]` kept span embeddings.
+    antecedents : `torch.LongTensor`
+        `[K, C]` each kept span's antecedents, as indices into the kept spans.
+    scores_with_dummy : `torch.Tensor`
+        `[K, C + 1]` antecedent scores, the dummy's in column 0 (``-inf`` at masked slots).
+
+    # Returns
+
+    `torch.Tensor`
+        `[K, D]`.
     """
     weights = torch.softmax(scores_with_dummy, dim=1)
     if antecedents.size(1) == 0:
@@ -32,7 +48,14 @@ def attend_antecedents(span_embeddings: torch.Tensor, antecedents: torch.LongTen
 
 
 class GatedSpanRefiner(torch.nn.Module):
-    """One refinement step ``g -> g'`` (see the module docstring)."""
+    """
+    One refinement step ``g -> g'`` (see the module docstring).
+
+    # Parameters
+
+    span_dim : `int`
+        Size `D` of a span embedding.
+    """
 
     def __init__(self, span_dim: int) -> None:
         super().__init__()
@@ -40,7 +63,21 @@ class GatedSpanRefiner(torch.nn.Module):
 
     def forward(self, span_embeddings: torch.Tensor, antecedents: torch.LongTensor,  # type: ignore
                 scores_with_dummy: torch.Tensor) -> torch.Tensor:
-        """``(k, D)``, ``(k, c)``, ``(k, c + 1)`` -> ``(k, D)``."""
+        """
+        # Parameters
+
+        span_embeddings : `torch.Tensor`
+            `[K, D]` kept span embeddings ``g``.
+        antecedents : `torch.LongTensor`
+            `[K, C]` each kept span's antecedents.
+        scores_with_dummy : `torch.Tensor`
+            `[K, C + 1]` antecedent scores, the dummy's in column 0.
+
+        # Returns
+
+        `torch.Tensor`
+            `[K, D]` refined embeddings ``g'``.
+        """
         attended = attend_antecedents(span_embeddings, antecedents, scores_with_dummy)
         gate = torch.sigmoid(self.gate(torch.cat([span_embeddings, attended], dim=-1)))
         return gate * attended + (1 - gate) * span_embeddings

@@ -6,6 +6,9 @@ FFNN over a learned width embedding (Joshi et al.'s ``use_prior``).
 without building their representations: the first FFNN layer is applied to each wordpiece
 state once (start, end and head shares) and the per-span pre-activations are gathered and
 summed (the head share through the attention weights), chunk by chunk.
+
+Shapes: `N` spans, `D` span embedding size, `P` wordpieces of one document, `H` wordpiece
+state size.
 """
 import torch
 import torch.nn.functional as F
@@ -19,8 +22,19 @@ START, END, HEAD, WIDTH = range(4)
 
 class MentionScorer(torch.nn.Module):
     """
-    ``span_embedder`` gives the input layout (its :attr:`SpanEmbedder.part_dims`); it is NOT
-    a submodule of this scorer (the model owns it).
+    ``s_m(i)``: an FFNN over the span embedding plus a learned width prior.
+
+    # Parameters
+
+    span_embedder : `SpanEmbedder`
+        Gives the input layout (its :attr:`SpanEmbedder.part_dims`); it is NOT a submodule of
+        this scorer (the model owns it).
+    hidden_dim : `int`
+        Hidden units of the span FFNN and of the width prior's FFNN.
+    depth : `int`, optional (default = `1`)
+        Hidden layers of both FFNNs.
+    dropout : `float`, optional (default = `0.0`)
+        Dropout after each hidden layer.
     """
 
     def __init__(self, span_embedder: SpanEmbedder, hidden_dim: int, depth: int = 1,
@@ -32,14 +46,26 @@ class MentionScorer(torch.nn.Module):
         self.width_prior_scorer = FeedForwardScorer([feature_size], hidden_dim, depth, dropout)
 
     def width_prior(self, apply_dropout: bool = True) -> torch.Tensor:
-        """``(max_span_width,)`` prior score of each width."""
+        """`[max_span_width]` prior score of each width."""
         table = self.width_prior_embedding.weight
         return self.width_prior_scorer.from_first_layer(
             self.width_prior_scorer.part_projection(table, 0), apply_dropout)
 
     def forward(self, span_embeddings: torch.Tensor,  # type: ignore[override]
                 widths: torch.LongTensor) -> torch.Tensor:
-        """``span_embeddings`` ``(n, D)``, ``widths`` ``(n,)`` -> ``(n,)`` mention scores."""
+        """
+        # Parameters
+
+        span_embeddings : `torch.Tensor`
+            `[N, D]` span embeddings.
+        widths : `torch.LongTensor`
+            `[N]` word widths minus one.
+
+        # Returns
+
+        `torch.Tensor`
+            `[N]` mention scores.
+        """
         return self.span_scorer(span_embeddings) + self.width_prior()[widths]
 
     @torch.no_grad()
@@ -50,10 +76,29 @@ class MentionScorer(torch.nn.Module):
         The same scores as ``self(span_embedder(states, ...), widths)`` in eval mode, for many
         spans, without gradient and without dropout.
 
-        ``states`` ``(P, H)``; ``piece_starts``, ``piece_ends``, ``widths`` ``(N,)``. Spans are
-        processed in chunks of about ``budget / (4 * hidden_dim)`` spans; each chunk projects
-        only the wordpieces between its first start and last end, so spans sorted by start keep
-        the work linear in the document length. Returns ``(N,)``.
+        Spans are processed in chunks of about ``budget / (4 * hidden_dim)`` spans; each chunk
+        projects only the wordpieces between its first start and last end, so spans sorted by
+        start keep the work linear in the document length.
+
+        # Parameters
+
+        span_embedder : `SpanEmbedder`
+            The model's span embedder (its head attention and width embedding).
+        states : `torch.Tensor`
+            `[P, H]` wordpiece states of one document.
+        piece_starts : `torch.LongTensor`
+            `[N]` first wordpiece of each span.
+        piece_ends : `torch.LongTensor`
+            `[N]` last wordpiece of each span (inclusive).
+        widths : `torch.LongTensor`
+            `[N]` word widths minus one.
+        budget : `int`, optional (default = `2 ** 23`)
+            About how many elements one chunk's pre-activations may hold.
+
+        # Returns
+
+        `torch.Tensor`
+            `[N]` mention scores.
         """
         scorer = self.span_scorer
         prior = self.width_prior(apply_dropout=False)

@@ -6,8 +6,11 @@ bucketed antecedent distance), each switchable.
 The FFNN's first layer is applied part by part: ``W_1 g_i`` and ``W_2 g_j`` once per span,
 only ``W_3 (g_i * g_j)`` per pair; the features take few values, so (without feature dropout)
 their share is a lookup in a table of every combination's projection. Pairs are scored in
-blocks of rows, so without gradients memory is ``O(block * c * hidden)``, not
-``O(k * c * hidden)``.
+blocks of rows, so without gradients memory is ``O(R * C * H)``, not ``O(K * C * H)``.
+
+Shapes: `K` kept spans of one document, `C` antecedent slots per kept span, `R` rows (kept
+spans) of one block, `D` span embedding size, `H` the FFNN's hidden size, `F` the size of
+``phi`` (:meth:`PairFeatures.get_output_dim`).
 """
 from dataclasses import dataclass
 from typing import List, Optional, Tuple
@@ -23,9 +26,18 @@ TARGET, ANTECEDENT, PRODUCT, FEATURES = range(4)
 
 @dataclass
 class SpanMetadata:
-    """Per kept span (``k``): ``speakers`` ``(k,)`` speaker id of its first word (only
-    equality matters), ``segments`` ``(k,)`` segment of its first wordpiece; ``genre`` ``()``
-    the document's genre id."""
+    """
+    What the pair features need to know of the kept spans of one document.
+
+    # Parameters
+
+    speakers : `torch.LongTensor`
+        `[K]` speaker id of each kept span's first word (only equality matters).
+    segments : `torch.LongTensor`
+        `[K]` segment of each kept span's first wordpiece.
+    genre : `torch.LongTensor`
+        `[]` the document's genre id.
+    """
 
     speakers: torch.LongTensor
     segments: torch.LongTensor
@@ -39,6 +51,25 @@ class PairFeatures(torch.nn.Module):
     (``seg(i) - seg(j)`` clipped to ``0 .. num_segment_distances - 1``) and antecedent distance
     (``i - j`` in kept spans, bucketed as :func:`bucket_distance`). Dropout applies to the
     concatenation.
+
+    # Parameters
+
+    feature_size : `int`
+        Size of each feature embedding.
+    use_speaker : `bool`, optional (default = `True`)
+        Include the same-speaker feature.
+    use_genre : `bool`, optional (default = `True`)
+        Include the genre feature.
+    num_genres : `int`, optional (default = `8`)
+        Number of genre ids.
+    use_segment_distance : `bool`, optional (default = `True`)
+        Include the segment distance feature.
+    num_segment_distances : `int`, optional (default = `3`)
+        Number of segment distance values (larger distances are clipped to the last).
+    use_distance : `bool`, optional (default = `True`)
+        Include the bucketed antecedent distance feature.
+    dropout : `float`, optional (default = `0.0`)
+        Dropout on the concatenated features.
     """
 
     def __init__(self, feature_size: int, use_speaker: bool = True, use_genre: bool = True,
@@ -69,8 +100,24 @@ class PairFeatures(torch.nn.Module):
 
     def indices(self, rows: torch.LongTensor, antecedents: torch.LongTensor,
                 metadata: SpanMetadata) -> List[Tuple[torch.nn.Embedding, torch.LongTensor]]:
-        """Each enabled feature's embedding and its value per pair (``(r, c)``, or ``()`` for
-        the genre, the same for all pairs), in concatenation order."""
+        """
+        Each enabled feature's embedding and its values, in concatenation order.
+
+        # Parameters
+
+        rows : `torch.LongTensor`
+            `[R]` kept-span indices.
+        antecedents : `torch.LongTensor`
+            `[R, C]` their antecedents.
+        metadata : `SpanMetadata`
+            Speakers, segments and genre of the kept spans.
+
+        # Returns
+
+        `List[Tuple[torch.nn.Embedding, torch.LongTensor]]`
+            The embedding and the value per pair, `[R, C]` (`[]` for the genre, the same for
+            all pairs).
+        """
         values = []
         if self.speaker_embedding is not None:
             same = metadata.speakers[rows].unsqueeze(1) == metadata.speakers[antecedents]
@@ -88,8 +135,23 @@ class PairFeatures(torch.nn.Module):
 
     def forward(self, rows: torch.LongTensor, antecedents: torch.LongTensor,  # type: ignore
                 metadata: SpanMetadata) -> Optional[torch.Tensor]:
-        """``rows`` ``(r,)`` kept-span indices, ``antecedents`` ``(r, c)`` their antecedents ->
-        ``(r, c, get_output_dim())``, or None when no feature is enabled."""
+        """
+        ``phi`` of each pair, dropout applied.
+
+        # Parameters
+
+        rows : `torch.LongTensor`
+            `[R]` kept-span indices.
+        antecedents : `torch.LongTensor`
+            `[R, C]` their antecedents.
+        metadata : `SpanMetadata`
+            Speakers, segments and genre of the kept spans.
+
+        # Returns
+
+        `Optional[torch.Tensor]`
+            `[R, C, F]`, or None when no feature is enabled.
+        """
         parts = [embedding(index).expand(*antecedents.shape, -1)
                  for embedding, index in self.indices(rows, antecedents, metadata)]
         if not parts:
@@ -99,13 +161,29 @@ class PairFeatures(torch.nn.Module):
     def projected_lookup(self, rows: torch.LongTensor, antecedents: torch.LongTensor,
                          metadata: SpanMetadata, project) -> Optional[torch.Tensor]:
         """
-        ``project(values, offset)`` applied to ``phi`` (``offset`` = column where the values
-        start inside ``phi``), WITHOUT dropout: ``(r, c, h)``, computed as one lookup in a
-        table of all value combinations (at most 2 * num_genres * segment distances * 10 rows).
+        ``project`` applied to ``phi``, WITHOUT dropout, computed as one lookup in a table of
+        all value combinations (at most 2 * num_genres * segment distances * 10 rows).
+
+        # Parameters
+
+        rows : `torch.LongTensor`
+            `[R]` kept-span indices.
+        antecedents : `torch.LongTensor`
+            `[R, C]` their antecedents.
+        metadata : `SpanMetadata`
+            Speakers, segments and genre of the kept spans.
+        project : `Callable[[torch.Tensor, int], torch.Tensor]`
+            ``project(values, offset)``: `[V, E]` embedding rows whose columns start at
+            ``offset`` inside ``phi`` -> `[V, H]`.
+
+        # Returns
+
+        `Optional[torch.Tensor]`
+            `[R, C, H]`, or None when no feature is enabled.
         """
         table, index, offset = None, None, 0
         for embedding, values in self.indices(rows, antecedents, metadata):
-            projected = project(embedding.weight, offset)  # (n, h)
+            projected = project(embedding.weight, offset)  # [V, H]
             offset += embedding.embedding_dim
             if table is None:
                 table, index = projected, values
@@ -118,7 +196,22 @@ class PairFeatures(torch.nn.Module):
 
 
 class PairwiseScorer(torch.nn.Module):
-    """``s_a(i, j)`` for each kept span and its top antecedents."""
+    """
+    ``s_a(i, j)`` for each kept span and its top antecedents.
+
+    # Parameters
+
+    span_dim : `int`
+        Size `D` of a span embedding.
+    features : `PairFeatures`
+        The pair features ``phi``.
+    hidden_dim : `int`
+        Hidden units `H` of the FFNN.
+    depth : `int`, optional (default = `1`)
+        Hidden layers of the FFNN.
+    dropout : `float`, optional (default = `0.0`)
+        Dropout after each hidden layer.
+    """
 
     def __init__(self, span_dim: int, features: PairFeatures, hidden_dim: int, depth: int = 1,
                  dropout: float = 0.0) -> None:
@@ -128,7 +221,7 @@ class PairwiseScorer(torch.nn.Module):
                                         hidden_dim, depth, dropout)
 
     def _feature_term(self, rows, antecedents, metadata) -> Optional[torch.Tensor]:
-        """The features' share of the first layer, ``(r, c, h)`` (None without features)."""
+        """The features' share of the first layer, `[R, C, H]` (None without features)."""
         if self.training and self.features.dropout.p > 0:
             features = self.features(rows, antecedents, metadata)  # per-pair dropout
             return None if features is None else self.scorer.part_projection(features, FEATURES)
@@ -139,28 +232,43 @@ class PairwiseScorer(torch.nn.Module):
     def forward(self, span_embeddings: torch.Tensor, antecedents: torch.LongTensor,  # type: ignore
                 metadata: SpanMetadata, budget: int = 2 ** 23) -> torch.Tensor:
         """
-        ``span_embeddings`` ``(k, D)``, ``antecedents`` ``(k, c)`` -> ``(k, c)`` scores (also
-        at masked slots: mask them afterwards). Rows are processed in blocks of about
-        ``budget / (c * (D + 2 * hidden))`` rows.
+        Fine scores of each kept span's antecedents. Rows are processed in blocks of about
+        ``budget / (C * (D + 2 * H))`` rows.
+
+        # Parameters
+
+        span_embeddings : `torch.Tensor`
+            `[K, D]` kept span embeddings.
+        antecedents : `torch.LongTensor`
+            `[K, C]` each kept span's antecedents, as indices into the kept spans.
+        metadata : `SpanMetadata`
+            Speakers, segments and genre of the kept spans.
+        budget : `int`, optional (default = `2 ** 23`)
+            About how many elements one block's intermediate tensors may hold.
+
+        # Returns
+
+        `torch.Tensor`
+            `[K, C]` scores, also at masked slots: mask them afterwards.
         """
         num_spans, slots = antecedents.shape
         scorer = self.scorer
         if num_spans == 0 or slots == 0:
             return span_embeddings.new_zeros((num_spans, slots))
         in_place = not torch.is_grad_enabled()
-        targets = scorer.part_projection(span_embeddings, TARGET)  # (k, h)
-        antecedent_terms = scorer.part_projection(span_embeddings, ANTECEDENT)  # (k, h)
+        targets = scorer.part_projection(span_embeddings, TARGET)  # [K, H]
+        antecedent_terms = scorer.part_projection(span_embeddings, ANTECEDENT)  # [K, H]
         per_row = slots * (span_embeddings.size(1) + 2 * scorer.hidden_dim)
         blocks = []
         for chunk in row_chunks(num_spans, per_row, budget):
             rows = torch.arange(chunk.start, chunk.stop, device=antecedents.device)
-            block_antecedents = antecedents[chunk]  # (r, c)
-            products = span_embeddings[block_antecedents]  # (r, c, D)
+            block_antecedents = antecedents[chunk]  # [R, C]
+            products = span_embeddings[block_antecedents]  # [R, C, D]
             if in_place:
                 products.mul_(span_embeddings[chunk].unsqueeze(1))
             else:
                 products = products * span_embeddings[chunk].unsqueeze(1)
-            pre_activation = scorer.part_projection(products, PRODUCT)  # (r, c, h)
+            pre_activation = scorer.part_projection(products, PRODUCT)  # [R, C, H]
             del products
             terms = [targets[chunk].unsqueeze(1), antecedent_terms[block_antecedents],
                      self._feature_term(rows, block_antecedents, metadata)]

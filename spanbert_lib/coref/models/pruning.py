@@ -8,6 +8,8 @@ considered are found with a sorted-start search, then decisions are propagated i
 span is kept once every higher-ranked span crossing it is known to be dropped, and dropped as
 soon as one of them is kept). Each round decides at least the best undecided span, and in
 practice a handful of rounds decide all of them.
+
+Shapes: `N` candidate spans, `M` spans examined, `E` crossing pairs, `K` kept spans.
 """
 from typing import Tuple
 
@@ -19,10 +21,22 @@ from spanbert_lib.coref.models.chunking import row_chunks
 def crossing_pairs(starts: torch.LongTensor, ends: torch.LongTensor,
                    budget: int = 2 ** 22) -> Tuple[torch.LongTensor, torch.LongTensor]:
     """
-    All pairs of crossing spans among ``starts``/``ends`` ``(M,)`` (inclusive offsets):
-    ``(first, second)`` ``(E,)`` indices with ``starts[first] < starts[second] <= ends[first]
-    < ends[second]`` - each crossing pair once, the earlier-starting span first. Works on
-    ``(rows, widest)`` blocks of at most about ``budget`` elements.
+    All pairs of crossing spans, each crossing pair once, the earlier-starting span first.
+
+    # Parameters
+
+    starts : `torch.LongTensor`
+        `[M]` first offset of each span.
+    ends : `torch.LongTensor`
+        `[M]` last offset of each span (inclusive).
+    budget : `int`, optional (default = `2 ** 22`)
+        The work runs on `[rows, widest]` blocks of at most about this many elements.
+
+    # Returns
+
+    `Tuple[torch.LongTensor, torch.LongTensor]`
+        ``(first, second)``, both `[E]` span indices, with ``starts[first] < starts[second]
+        <= ends[first] < ends[second]``.
     """
     order = torch.argsort(starts, stable=True)
     sorted_starts, sorted_ends = starts[order], ends[order]
@@ -47,8 +61,20 @@ def crossing_pairs(starts: torch.LongTensor, ends: torch.LongTensor,
 
 def greedy_non_crossing(starts: torch.LongTensor, ends: torch.LongTensor) -> torch.BoolTensor:
     """
-    Spans ``(M,)`` listed best first -> ``(M,)`` whether the greedy pass keeps each: a span is
-    kept iff it crosses no kept span listed before it.
+    Whether the greedy pass keeps each span: a span is kept iff it crosses no kept span listed
+    before it.
+
+    # Parameters
+
+    starts : `torch.LongTensor`
+        `[M]` first offset of each span, spans listed best first.
+    ends : `torch.LongTensor`
+        `[M]` last offset of each span (inclusive).
+
+    # Returns
+
+    `torch.BoolTensor`
+        `[M]` True for the kept spans.
     """
     num_spans = starts.numel()
     first, second = crossing_pairs(starts, ends)
@@ -75,12 +101,28 @@ def greedy_non_crossing(starts: torch.LongTensor, ends: torch.LongTensor) -> tor
 def prune_non_crossing(scores: torch.Tensor, starts: torch.LongTensor, ends: torch.LongTensor,
                        num_to_keep: int) -> torch.LongTensor:
     """
-    ``scores``, ``starts``, ``ends`` ``(N,)`` -> indices ``(k,)`` of the kept spans, sorted by
-    (start, end), ``k = min(num_to_keep, number of spans the greedy pass can keep)``. Ties in
+    The spans the greedy non-crossing pass keeps, at most ``num_to_keep``. Ties in
     score are broken by index (the earlier span first).
 
     Only the best ``2 * num_to_keep`` spans are examined at first (more, doubling, if too many
     of them cross): the greedy decision for a span depends only on better spans.
+
+    # Parameters
+
+    scores : `torch.Tensor`
+        `[N]` mention score of each candidate span.
+    starts : `torch.LongTensor`
+        `[N]` first offset of each span.
+    ends : `torch.LongTensor`
+        `[N]` last offset of each span (inclusive).
+    num_to_keep : `int`
+        Most spans to keep.
+
+    # Returns
+
+    `torch.LongTensor`
+        `[K]` indices of the kept spans, sorted by (start, end), with
+        ``K = min(num_to_keep, number of spans the greedy pass can keep)``.
     """
     total = scores.numel()
     num_to_keep = min(int(num_to_keep), total)

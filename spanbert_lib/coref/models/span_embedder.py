@@ -6,7 +6,11 @@ states of all its wordpieces (one learned attention logit per wordpiece, normali
 span) and ``phi(width)`` a learned embedding of the span width in words.
 
 The attention sum uses ``embedding_bag`` over a flat list of (span, wordpiece) pairs, so
-memory is linear in the total span length, never ``(num_spans, max_width, hidden)``.
+memory is linear in the total span length, never `[N, max_width, H]`.
+
+Shapes: `N` spans, `P` wordpieces of one document, `H` wordpiece state size (``input_dim``),
+`T` the total number of wordpieces over all spans, `D` span embedding size
+(:meth:`SpanEmbedder.get_output_dim`).
 """
 from typing import Tuple
 
@@ -20,10 +24,19 @@ def flat_span_pieces(piece_starts: torch.LongTensor,
     """
     Every wordpiece of every span, spans one after another.
 
-    ``piece_starts``/``piece_ends`` ``(n,)``: inclusive wordpiece bounds (``end >= start``).
-    Returns ``(pieces, span_ids, offsets)``: ``pieces`` ``(T,)`` wordpiece indices with
-    ``T = sum(end - start + 1)``, ``span_ids`` ``(T,)`` the span each belongs to, ``offsets``
-    ``(n,)`` where each span's run starts in ``pieces`` (the ``embedding_bag`` offsets).
+    # Parameters
+
+    piece_starts : `torch.LongTensor`
+        `[N]` first wordpiece of each span.
+    piece_ends : `torch.LongTensor`
+        `[N]` last wordpiece of each span (inclusive, ``end >= start``).
+
+    # Returns
+
+    `Tuple[torch.LongTensor, torch.LongTensor, torch.LongTensor]`
+        ``(pieces, span_ids, offsets)``: ``pieces`` `[T]` wordpiece indices with
+        ``T = sum(end - start + 1)``, ``span_ids`` `[T]` the span each belongs to, ``offsets``
+        `[N]` where each span's run starts in ``pieces`` (the ``embedding_bag`` offsets).
     """
     lengths = piece_ends - piece_starts + 1
     if lengths.numel() and int(lengths.min()) < 1:
@@ -37,8 +50,23 @@ def flat_span_pieces(piece_starts: torch.LongTensor,
 
 def segment_softmax(logits: torch.Tensor, segment_ids: torch.LongTensor,
                     num_segments: int) -> torch.Tensor:
-    """Softmax of ``logits`` ``(T,)`` within each group of equal ``segment_ids`` ``(T,)``
-    (groups ``0 .. num_segments - 1``); returns ``(T,)``."""
+    """
+    Softmax of ``logits`` within each group of equal ``segment_ids``.
+
+    # Parameters
+
+    logits : `torch.Tensor`
+        `[T]` the values.
+    segment_ids : `torch.LongTensor`
+        `[T]` the group of each value, ``0 .. num_segments - 1``.
+    num_segments : `int`
+        Number of groups.
+
+    # Returns
+
+    `torch.Tensor`
+        `[T]` probabilities summing to 1 within each group.
+    """
     with torch.no_grad():  # the shift cancels out of the softmax, no gradient needed
         maxima = logits.new_full((num_segments,), float("-inf")).scatter_reduce(
             0, segment_ids, logits, reduce="amax", include_self=True)
@@ -53,6 +81,17 @@ class SpanEmbedder(torch.nn.Module):
     (parts in that order, see :attr:`part_dims`). Widths are ``end_word - start_word`` (0 for a
     one-word span), below ``max_span_width``. Dropout applies to the width embedding, as in
     Lee et al.
+
+    # Parameters
+
+    input_dim : `int`
+        Size `H` of a wordpiece state.
+    feature_size : `int`
+        Size of the width embedding.
+    max_span_width : `int`
+        Number of widths embedded (widths ``0 .. max_span_width - 1``).
+    dropout : `float`, optional (default = `0.0`)
+        Dropout on the width embedding.
     """
 
     def __init__(self, input_dim: int, feature_size: int, max_span_width: int,
@@ -76,9 +115,23 @@ class SpanEmbedder(torch.nn.Module):
                        piece_ends: torch.LongTensor) -> Tuple[torch.LongTensor, torch.LongTensor,
                                                               torch.Tensor]:
         """
-        ``head_logits`` ``(P,)`` (one per wordpiece) -> ``(pieces, offsets, weights)`` for
-        ``F.embedding_bag``: the span's wordpieces (see :func:`flat_span_pieces`) and their
-        attention weights ``(T,)``, summing to 1 within each span.
+        The head attention over each span's wordpieces, in ``F.embedding_bag``'s form.
+
+        # Parameters
+
+        head_logits : `torch.Tensor`
+            `[P]` attention logit of each wordpiece.
+        piece_starts : `torch.LongTensor`
+            `[N]` first wordpiece of each span.
+        piece_ends : `torch.LongTensor`
+            `[N]` last wordpiece of each span (inclusive).
+
+        # Returns
+
+        `Tuple[torch.LongTensor, torch.LongTensor, torch.Tensor]`
+            ``(pieces, offsets, weights)``: the spans' wordpieces `[T]` and offsets `[N]` (see
+            :func:`flat_span_pieces`) and their attention weights `[T]`, summing to 1 within
+            each span.
         """
         pieces, span_ids, offsets = flat_span_pieces(piece_starts, piece_ends)
         weights = segment_softmax(head_logits[pieces], span_ids, piece_starts.numel())
@@ -87,9 +140,21 @@ class SpanEmbedder(torch.nn.Module):
     def forward(self, states: torch.Tensor, piece_starts: torch.LongTensor,  # type: ignore[override]
                 piece_ends: torch.LongTensor, widths: torch.LongTensor) -> torch.Tensor:
         """
-        ``states`` ``(P, input_dim)`` wordpiece states of one document; ``piece_starts``,
-        ``piece_ends`` ``(n,)`` inclusive wordpiece bounds of the spans; ``widths`` ``(n,)``
-        word widths minus one. Returns ``(n, get_output_dim())``.
+        # Parameters
+
+        states : `torch.Tensor`
+            `[P, H]` wordpiece states of one document.
+        piece_starts : `torch.LongTensor`
+            `[N]` first wordpiece of each span.
+        piece_ends : `torch.LongTensor`
+            `[N]` last wordpiece of each span (inclusive).
+        widths : `torch.LongTensor`
+            `[N]` word widths minus one.
+
+        # Returns
+
+        `torch.Tensor`
+            `[N, D]` span embeddings.
         """
         head_logits = self.head_scorer(states).squeeze(-1)
         pieces, offsets, weights = self.head_attention(head_logits, piece_starts, piece_ends)

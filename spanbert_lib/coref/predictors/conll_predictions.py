@@ -52,8 +52,21 @@ def _batches(instances: Iterable[Instance], size: int) -> Iterator[List[Instance
 
 
 def archive_model_type(archive_file: str) -> str:
-    """The ``model.type`` of an allennlp archive (a ``.tar.gz`` or a serialization directory),
-    read from its ``config.json`` without loading the model."""
+    """
+    The ``model.type`` of an allennlp archive, read from its ``config.json`` without loading
+    the model.
+
+    # Parameters
+
+    archive_file : `str`
+        A ``.tar.gz`` archive or a serialization directory (a URL is downloaded once).
+
+    # Returns
+
+    `str`
+        The model's registered type. Raises ``UserInputError`` naming ``archive_file`` when
+        the config cannot be read or names no model type.
+    """
     try:
         resolved = cached_path(archive_file)  # a URL is downloaded once, as load_archive does
         if os.path.isdir(resolved):
@@ -86,8 +99,15 @@ def archive_model_type(archive_file: str) -> str:
 
 
 def check_coreference_archive(archive_file: str) -> None:
-    """Raises ``UserInputError`` naming the archive's model type unless it is a
-    ``spanbert_coref`` model (or a subclass registered under another name)."""
+    """
+    Raises ``UserInputError`` naming the archive's model type unless it is a
+    ``spanbert_coref`` model (or a subclass registered under another name).
+
+    # Parameters
+
+    archive_file : `str`
+        A ``.tar.gz`` archive or a serialization directory.
+    """
     from spanbert_lib.coref.models import SpanBertCoreference
 
     model_type = archive_model_type(archive_file)
@@ -103,8 +123,21 @@ def check_coreference_archive(archive_file: str) -> None:
 
 def read_input_documents(input_path: str,
                          min_columns: int = MIN_COLUMNS_WITH_WORDS) -> List[ConllDocument]:
-    """Every document of ``input_path`` (files as the reader resolves them); raises
-    ``EmptyInputError`` when none has a word."""
+    """
+    Every document of ``input_path``; raises ``EmptyInputError`` when none has a word.
+
+    # Parameters
+
+    input_path : `str`
+        A ``*conll`` file, a directory of them or a glob (resolved as the reader does).
+    min_columns : `int`, optional (default = `MIN_COLUMNS_WITH_WORDS`)
+        Fewest columns a line needs to count as a word.
+
+    # Returns
+
+    `List[ConllDocument]`
+        The documents, in input order.
+    """
     documents = [document for path in conll_paths(input_path)
                  for document in iter_conll_documents(path, min_columns)]
     if not any(document.num_words for document in documents):
@@ -115,8 +148,26 @@ def read_input_documents(input_path: str,
 
 def predict_documents(model: Model, reader, input_path: str,
                       batch_size: int = 1) -> List[tuple]:
-    """``[(document, clusters)]`` for every document of ``input_path`` in order (clusters in
-    document word offsets; ``[]`` for documents the reader skipped)."""
+    """
+    The model's clusters for every document of ``input_path``, in order.
+
+    # Parameters
+
+    model : `Model`
+        A coreference model.
+    reader : `DatasetReader`
+        Its validation reader (one instance per document, no training windows).
+    input_path : `str`
+        A ``*conll`` file, a directory of them or a glob.
+    batch_size : `int`, optional (default = `1`)
+        Documents per forward pass.
+
+    # Returns
+
+    `List[tuple]`
+        ``[(document, clusters)]``, clusters in document word offsets (``[]`` for documents
+        the reader skipped).
+    """
     if getattr(reader, "max_training_segments", None) is not None:
         raise ValueError("the reader cuts documents to training windows (max_training_segments "
                          "is set): predict with the archive's validation reader")
@@ -143,10 +194,29 @@ def predict_conll_file(archive_file: str, input_path: str, output_file: str,
                        overrides: str = "") -> Dict[str, float]:
     """
     Loads the archive, predicts every document of ``input_path`` with its validation reader and
-    writes ``output_file``. Returns the model's metrics over the input (meaningful when the
-    input has gold clusters; the CoNLL scores equal ``allennlp coref-score INPUT OUTPUT``).
-    Raises ``UserInputError`` for a non-coreference archive or an input without words, before
-    the model is loaded.
+    writes ``output_file``. Raises ``UserInputError`` for a non-coreference archive or an input
+    without words, before the model is loaded.
+
+    # Parameters
+
+    archive_file : `str`
+        The coreference model's ``.tar.gz`` archive or serialization directory.
+    input_path : `str`
+        A ``*conll`` file, a directory of them or a glob.
+    output_file : `str`
+        Where the CoNLL-2012 predictions go (one file for all documents).
+    cuda_device : `int`, optional (default = `-1`)
+        GPU to run on; -1 for the CPU.
+    batch_size : `int`, optional (default = `1`)
+        Documents per forward pass.
+    overrides : `str`, optional (default = `""`)
+        JSON overrides of the archived config.
+
+    # Returns
+
+    `Dict[str, float]`
+        The model's metrics over the input (meaningful when the input has gold clusters; the
+        CoNLL scores equal ``allennlp coref-score INPUT OUTPUT``).
     """
     check_coreference_archive(archive_file)
     read_input_documents(input_path)

@@ -33,6 +33,17 @@ class SpanBertCorefPredictor(Predictor):
     ``char_clusters`` (``[start, end)`` character spans in ``text``), ``cluster_texts`` (the
     mentions' text) and ``resolved`` (``text`` with each later mention replaced by its
     cluster's first mention). Empty or whitespace-only text gives empty lists, not an error.
+
+    # Parameters
+
+    model : `Model`
+        A ``spanbert_coref`` model.
+    dataset_reader : `DatasetReader`
+        The reader that turns the tokenised document into an instance (``text_to_instance``).
+    frozen : `bool`, optional (default = `True`)
+        As allennlp's ``Predictor``: put the model in eval mode, without gradients.
+    spacy_model : `str`, optional (default = `DEFAULT_SPACY_PIPELINE`)
+        The spaCy pipeline that tokenises and splits raw text.
     """
 
     def __init__(self, model: Model, dataset_reader: DatasetReader, frozen: bool = True,
@@ -41,11 +52,35 @@ class SpanBertCorefPredictor(Predictor):
         self.spacy_model = spacy_model
 
     def predict(self, document: str) -> JsonDict:
-        """Clusters of a raw-text document."""
+        """
+        Clusters of a raw-text document.
+
+        # Parameters
+
+        document : `str`
+            The raw text.
+
+        # Returns
+
+        `JsonDict`
+            The output described in the class docstring.
+        """
         return self.predict_json({"document": document})
 
     def predict_tokenized(self, sentences: List[List[str]]) -> JsonDict:
-        """Clusters of a document given as sentences of words."""
+        """
+        Clusters of a document given as sentences of words.
+
+        # Parameters
+
+        sentences : `List[List[str]]`
+            The document's sentences, each a list of words.
+
+        # Returns
+
+        `JsonDict`
+            The output described in the class docstring.
+        """
         return self.predict_json({"document": sentences})
 
     def _tokenized(self, json_dict: JsonDict) -> TokenizedText:
