@@ -55,8 +55,18 @@ def marker_tokenizer_kwargs(tokenizer_kwargs: Optional[Dict[str, Any]] = None) -
     """
     ``tokenizer_kwargs`` for ``AutoTokenizer.from_pretrained`` (through allennlp's
     ``cached_transformers``) with every entity marker added as an additional special token, so
-    that the tokenizer never splits or lower-cases it. Other additional special tokens given by
-    the caller are kept (before the markers).
+    that the tokenizer never splits or lower-cases it.
+
+    # Parameters
+
+    tokenizer_kwargs : `Dict[str, Any]`, optional (default = `None`)
+        The caller's arguments; its other additional special tokens are kept (before the
+        markers).
+
+    # Returns
+
+    `Dict[str, Any]`
+        A copy with the markers added (and ``use_fast`` True unless given).
     """
     kwargs = dict(tokenizer_kwargs or {})
     extra = [t for t in kwargs.get("additional_special_tokens", []) if t not in set(entity_marker_tokens())]

@@ -6,6 +6,8 @@ of Choi et al. 2018, ERNIE, LUKE), over examples i with predicted type set P_i a
     F1 = 2 P R / (P + R)
 
 Fractions in [0, 1]; 0 when a denominator (or P + R) is 0.
+
+Shapes: `B` examples in a batch, `L` labels (types).
 """
 from typing import Dict, Optional
 
@@ -29,10 +31,8 @@ class LooseMicroF1(Metric):
     """
     Loose micro P/R/F1 (module docstring), accumulated over batches.
 
-    ``__call__(predictions, gold_labels, mask=None)``: multi-hot ``(batch_size, num_labels)``
-    tensors (bool or 0/1; e.g. ``logits > 0`` and the ``labels`` field), optional ``mask``
-    ``(batch_size,)`` (False: example ignored). ``get_metric`` returns ``precision``, ``recall``,
-    ``f1``. Distributed: the counts are summed over workers.
+    ``get_metric`` returns ``precision``, ``recall``, ``f1``. Distributed: the counts are summed
+    over workers.
     """
 
     supports_distributed = True
@@ -42,6 +42,18 @@ class LooseMicroF1(Metric):
 
     def __call__(self, predictions: torch.Tensor, gold_labels: torch.Tensor,  # type: ignore[override]
                  mask: Optional[torch.BoolTensor] = None) -> None:
+        """
+        Adds a batch to the counts.
+
+        # Parameters
+
+        predictions : `torch.Tensor`
+            `[B, L]` multi-hot predicted types (bool or 0/1; e.g. ``logits > 0``).
+        gold_labels : `torch.Tensor`
+            `[B, L]` multi-hot gold types (e.g. the ``labels`` field).
+        mask : `torch.BoolTensor`, optional (default = `None`)
+            `[B]`; False: example ignored.
+        """
         predictions, gold_labels, mask = self.detach_tensors(predictions, gold_labels, mask)
         if predictions.shape != gold_labels.shape or predictions.dim() < 2:
             raise ConfigurationError(f"loose_micro_f1: predictions {tuple(predictions.shape)} and gold labels "

@@ -33,10 +33,21 @@ class NerFormatError(UserInputError):
 
 def parse_tags(tags: Sequence[str], where: Optional[Sequence[str]] = None) -> Tuple[np.ndarray, np.ndarray, List[str]]:
     """
-    Splits tags into prefixes ``(n,)`` (0 = ``O``, 1 = ``B``, 2 = ``I``) and type ids ``(n,)``
-    (index into the returned type names, -1 for ``O``). ``where[i]`` describes the origin of tag
-    ``i`` (e.g. ``file:line``) for the error raised on an invalid tag (``X-PER``, ``B-``,
-    ``PER``, a type named ``O``).
+    Splits tags into prefixes and type ids; raises :class:`NerFormatError` on an invalid tag
+    (``X-PER``, ``B-``, ``PER``, a type named ``O``).
+
+    # Parameters
+
+    tags : `Sequence[str]`
+        ``N`` BIO tags.
+    where : `Sequence[str]`, optional (default = `None`)
+        ``where[i]`` describes the origin of tag ``i`` (e.g. ``file:line``) for the error.
+
+    # Returns
+
+    `Tuple[np.ndarray, np.ndarray, List[str]]`
+        ``(prefixes, types, names)``: prefixes `[N]` (0 = ``O``, 1 = ``B``, 2 = ``I``), type
+        ids `[N]` (index into ``names``, -1 for ``O``) and the type names.
     """
     if len(tags) == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), []
@@ -63,8 +74,19 @@ def parse_tags(tags: Sequence[str], where: Optional[Sequence[str]] = None) -> Tu
 
 def chunk_boundaries(prefixes: np.ndarray, types: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
     """
-    Entity ``starts`` and ``ends`` ``(num_entities,)`` (inclusive, ordered) from the arrays of
-    :func:`parse_tags`, with conlleval's semantics (module docstring).
+    Entity boundaries with conlleval's semantics (module docstring).
+
+    # Parameters
+
+    prefixes : `np.ndarray`
+        `[N]` prefixes, as :func:`parse_tags` returns them.
+    types : `np.ndarray`
+        `[N]` type ids, as :func:`parse_tags` returns them.
+
+    # Returns
+
+    `Tuple[np.ndarray, np.ndarray]`
+        ``(starts, ends)``, both `[E]` for ``E`` entities (inclusive, ordered).
     """
     inside = prefixes != _O
     previous_inside = np.concatenate(([False], inside[:-1]))
@@ -77,8 +99,20 @@ def chunk_boundaries(prefixes: np.ndarray, types: np.ndarray) -> Tuple[np.ndarra
 
 def tags_to_entities(tags: Sequence[str], where: Optional[Sequence[str]] = None) -> List[Entity]:
     """
-    The entities ``(start, end, label)`` (inclusive word offsets, ordered by start) of one BIO
-    tag sequence, IOB1 or IOB2, read as conlleval does (module docstring).
+    The entities of one BIO tag sequence, IOB1 or IOB2, read as conlleval does (module
+    docstring).
+
+    # Parameters
+
+    tags : `Sequence[str]`
+        The tags of one sentence.
+    where : `Sequence[str]`, optional (default = `None`)
+        ``where[i]`` describes the origin of tag ``i`` for errors.
+
+    # Returns
+
+    `List[Entity]`
+        ``(start, end, label)`` entities, inclusive word offsets, ordered by start.
 
     >>> tags_to_entities(["I-PER", "I-PER", "B-PER", "O", "I-LOC", "I-ORG"])
     [(0, 1, 'PER'), (2, 2, 'PER'), (4, 4, 'LOC'), (5, 5, 'ORG')]

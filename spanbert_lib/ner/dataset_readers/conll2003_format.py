@@ -16,10 +16,20 @@ DOCSTART = "-DOCSTART-"
 
 def iter_conll2003_documents(path: str) -> Iterator[NerDocument]:
     """
-    The documents of a CoNLL-2003 file, with ids ``<file name>#<n>`` (n = 0, 1, ... in file
-    order; a file without ``-DOCSTART-`` is one document). Documents without sentences are
-    skipped. Raises :class:`NerFormatError` naming file and line for a token line with a
-    different column count than the file's first, or an invalid tag.
+    The documents of a CoNLL-2003 file. Documents without sentences are skipped. Raises
+    :class:`NerFormatError` naming file and line for a token line with a different column count
+    than the file's first, or an invalid tag.
+
+    # Parameters
+
+    path : `str`
+        The file.
+
+    # Returns
+
+    `Iterator[NerDocument]`
+        Its documents, with ids ``<file name>#<n>`` (n = 0, 1, ... in file order; a file without
+        ``-DOCSTART-`` is one document).
     """
     name = os.path.basename(path)
     num_columns: Optional[int] = None

@@ -17,10 +17,19 @@ from spanbert_lib.ner.dataset_readers.ner_document import DocumentBuilder, NerDo
 
 def read_litbank_document(path: str) -> Optional[NerDocument]:
     """
-    The document of one LitBank TSV file (id: the file name without ``.tsv``), or None if it has
-    no token line. Raises :class:`NerFormatError` naming file and line for an empty word, a line
-    without tags, a different number of layers than the file's first token line, or an
-    invalid tag.
+    The document of one LitBank TSV file. Raises :class:`NerFormatError` naming file and line for
+    an empty word, a line without tags, a different number of layers than the file's first token
+    line, or an invalid tag.
+
+    # Parameters
+
+    path : `str`
+        The file.
+
+    # Returns
+
+    `Optional[NerDocument]`
+        The document (id: the file name without ``.tsv``), or None if it has no token line.
     """
     name = os.path.basename(path)
     builder = DocumentBuilder(name[:-4] if name.endswith(".tsv") else name, path)

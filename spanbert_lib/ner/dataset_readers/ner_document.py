@@ -25,10 +25,20 @@ class LayeredEntities:
 
 def merge_tag_layers(layers: Sequence[Sequence[str]], where: Optional[Sequence[str]] = None) -> LayeredEntities:
     """
-    Entities of a sentence annotated with ``len(layers)`` BIO layers (``layers[k][i]``: tag of
-    word ``i`` in layer ``k``; layer 0 first), each chunked as conlleval does
-    (:mod:`~spanbert_lib.ner.dataset_readers.bio_tags`). ``where[i]`` names the origin of word
-    ``i`` for errors.
+    Entities of a sentence annotated with several BIO layers, each chunked as conlleval does
+    (:mod:`~spanbert_lib.ner.dataset_readers.bio_tags`).
+
+    # Parameters
+
+    layers : `Sequence[Sequence[str]]`
+        ``layers[k][i]``: tag of word ``i`` in layer ``k``; layer 0 first.
+    where : `Sequence[str]`, optional (default = `None`)
+        ``where[i]`` names the origin of word ``i`` for errors.
+
+    # Returns
+
+    `LayeredEntities`
+        The merged entities and what the merge dropped.
     """
     rows = []  # (start, end, layer, label)
     for layer_index, tags in enumerate(layers):
@@ -60,8 +70,19 @@ def merge_tag_layers(layers: Sequence[Sequence[str]], where: Optional[Sequence[s
 @dataclass
 class NerDocument:
     """
-    Sentences of one document; ``entities[i]`` are the gold entities of sentence ``i`` in
-    sentence-local inclusive word offsets (``None``: no gold annotation).
+    Sentences of one document.
+
+    # Parameters
+
+    doc_id : `str`
+        The document's id.
+    path : `str`
+        The file it was read from.
+    sentences : `List[List[str]]`
+        Its sentences of words.
+    entities : `Optional[List[List[Entity]]]`
+        ``entities[i]`` are the gold entities of sentence ``i`` in sentence-local inclusive
+        word offsets (``None``: no gold annotation).
     """
 
     doc_id: str
@@ -85,7 +106,16 @@ class NerDocument:
 
 
 class DocumentBuilder:
-    """Collects token lines (word, one tag per layer) into sentences and a :class:`NerDocument`."""
+    """
+    Collects token lines (word, one tag per layer) into sentences and a :class:`NerDocument`.
+
+    # Parameters
+
+    doc_id : `str`
+        The document's id.
+    path : `str`
+        The file it is read from (for messages).
+    """
 
     def __init__(self, doc_id: str, path: str) -> None:
         self.document = NerDocument(doc_id=doc_id, path=path, sentences=[], entities=[])

@@ -9,8 +9,22 @@ import numpy as np
 
 
 class SentenceWindow(NamedTuple):
-    """Words ``[first, last)`` of the document go into the instance; the sentence is
-    ``[sentence_start, sentence_end)`` within them."""
+    """
+    The words of the document that go into one instance.
+
+    # Parameters
+
+    first : `int`
+        First word of the instance (document offset).
+    last : `int`
+        Word after the instance's last.
+    sentence_start : `int`
+        First word of the sentence (document offset), within ``[first, last)``.
+    sentence_end : `int`
+        Word after the sentence's last.
+    context_cut : `bool`
+        Fewer context words than asked for because of the budget.
+    """
 
     first: int
     last: int
@@ -28,10 +42,28 @@ def _words_within(cumulative: np.ndarray, allowance: int) -> int:
 def sentence_window(piece_offsets: np.ndarray, sentence_start: int, sentence_end: int, left_words: int,
                     right_words: int, budget: int) -> Optional[SentenceWindow]:
     """
-    ``piece_offsets`` ``(W + 1,)``: first wordpiece of each word of the document (and the total).
-    Takes up to ``left_words`` / ``right_words`` context words on each side of the sentence
-    ``[sentence_start, sentence_end)`` within ``budget`` wordpieces (context dropped first,
-    farthest words first). None if the sentence alone needs more than ``budget`` pieces.
+    The sentence and as many context words on each side as fit ``budget`` wordpieces (context
+    dropped first, farthest words first).
+
+    # Parameters
+
+    piece_offsets : `np.ndarray`
+        `[W + 1]` first wordpiece of each of the document's ``W`` words, then the total.
+    sentence_start : `int`
+        First word of the sentence.
+    sentence_end : `int`
+        Word after the sentence's last.
+    left_words : `int`
+        Most context words to take before the sentence.
+    right_words : `int`
+        Most context words to take after it.
+    budget : `int`
+        Most wordpieces of the sentence and its context together.
+
+    # Returns
+
+    `Optional[SentenceWindow]`
+        The window, or None if the sentence alone needs more than ``budget`` pieces.
     """
     num_words = len(piece_offsets) - 1
     sentence_pieces = int(piece_offsets[sentence_end] - piece_offsets[sentence_start])

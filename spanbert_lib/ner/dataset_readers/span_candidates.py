@@ -20,7 +20,21 @@ class SpanLabels:
 
 
 def label_sentence_spans(candidates: CandidateSpans, entities: Sequence[Entity]) -> SpanLabels:
-    """Gold label of each candidate from the sentence's entities (unique spans, word offsets)."""
+    """
+    Gold label of each candidate span of a sentence.
+
+    # Parameters
+
+    candidates : `CandidateSpans`
+        The sentence's candidate spans.
+    entities : `Sequence[Entity]`
+        The sentence's gold entities (unique spans, inclusive word offsets).
+
+    # Returns
+
+    `SpanLabels`
+        One label per candidate and the entities no candidate matches.
+    """
     labels = np.full(len(candidates), OUTSIDE, dtype=object)
     if not entities:
         return SpanLabels(labels.tolist())

@@ -64,12 +64,14 @@ class NerReadStats:
 
 
 class EncodedDocument(NamedTuple):
+    """The wordpieces of a document's ``W`` words, ``P`` pieces in all."""
+
     piece_ids: np.ndarray
-    """``(P,)`` wordpiece ids of all words of the document, no special tokens."""
+    """`[P]` wordpiece ids of all words of the document, no special tokens."""
     piece_offsets: np.ndarray
-    """``(W + 1,)`` first piece of each word (every word has at least one), then ``P``."""
+    """`[W + 1]` first piece of each word (every word has at least one), then ``P``."""
     piece_texts: List[str]
-    """``(P,)`` the wordpieces as strings."""
+    """`[P]` the wordpieces as strings."""
     words_without_pieces: int
 
 
@@ -219,10 +221,29 @@ class SpanNerReader(DatasetReader):
         sentence_index: int = 0,
     ) -> Instance:
         """
-        One sentence; ``entities``: gold ``(start, end, label)`` (inclusive word offsets, unique
-        spans, label not ``"O"``); ``left_context`` / ``right_context``: the words before /
-        after it, used as ``context_window`` says. Raises ``ValueError`` for bad entities or a
-        sentence longer than ``max_seq_length`` pieces.
+        One sentence. Raises ``ValueError`` for bad entities or a sentence longer than
+        ``max_seq_length`` pieces.
+
+        # Parameters
+
+        words : `List[str]`
+            The sentence's words.
+        entities : `Sequence[Entity]`, optional (default = `None`)
+            Gold ``(start, end, label)`` entities (inclusive word offsets, unique spans, label
+            not ``"O"``); None: no gold annotation.
+        left_context : `List[str]`, optional (default = `None`)
+            The words before the sentence, used as ``context_window`` says.
+        right_context : `List[str]`, optional (default = `None`)
+            The words after the sentence, used as ``context_window`` says.
+        doc_id : `str`, optional (default = `""`)
+            The document's id (metadata, messages).
+        sentence_index : `int`, optional (default = `0`)
+            The sentence's index in its document.
+
+        # Returns
+
+        `Instance`
+            With the fields described in the class docstring.
         """
         words = list(words)
         if not words:
@@ -331,7 +352,19 @@ class SpanNerReader(DatasetReader):
         return self._hf_tokenizer.unk_token
 
     def word_piece_counts(self, words: List[str]) -> np.ndarray:
-        """``(W,)`` the number of wordpieces of each word (at least 1) as instances encode them."""
+        """
+        The number of wordpieces of each word (at least 1) as instances encode them.
+
+        # Parameters
+
+        words : `List[str]`
+            ``W`` words.
+
+        # Returns
+
+        `np.ndarray`
+            `[W]` piece counts.
+        """
         return np.diff(self._encode(list(words)).piece_offsets) if words else np.zeros(0, dtype=np.int64)
 
     def apply_token_indexers(self, instance: Instance) -> None:

@@ -32,9 +32,19 @@ def _entity_set(entities: Iterable[Sequence]) -> set:
 def count_entities(predicted: Sequence[Iterable[Sequence]], gold: Sequence[Iterable[Sequence]]
                    ) -> Tuple[Counter, Counter, Counter]:
     """
-    Per-label counters ``(correct, predicted, gold)`` for aligned sentences
-    (``predicted[i]`` / ``gold[i]``: the ``(start, end, label)`` entities of sentence ``i``;
-    repeated entities within a sentence count once).
+    Per-label entity counts of aligned sentences; repeated entities within a sentence count once.
+
+    # Parameters
+
+    predicted : `Sequence[Iterable[Sequence]]`
+        ``predicted[i]``: the predicted ``(start, end, label)`` entities of sentence ``i``.
+    gold : `Sequence[Iterable[Sequence]]`
+        ``gold[i]``: the gold entities of sentence ``i``, in the same form.
+
+    # Returns
+
+    `Tuple[Counter, Counter, Counter]`
+        ``(correct, predicted, gold)`` counts per label.
     """
     if len(predicted) != len(gold):
         raise ValueError(f"ner_span_f1: {len(predicted)} predicted sentences but {len(gold)} gold sentences")
@@ -48,7 +58,24 @@ def count_entities(predicted: Sequence[Iterable[Sequence]], gold: Sequence[Itera
 
 
 def entity_scores(correct: Counter, predicted: Counter, gold: Counter) -> Dict[str, float]:
-    """``precision``, ``recall``, ``f1`` (micro) and ``precision-L``, ``recall-L``, ``f1-L`` per label L."""
+    """
+    Micro-averaged and per-label scores from entity counts.
+
+    # Parameters
+
+    correct : `Counter`
+        Correct entities per label.
+    predicted : `Counter`
+        Predicted entities per label.
+    gold : `Counter`
+        Gold entities per label.
+
+    # Returns
+
+    `Dict[str, float]`
+        ``precision``, ``recall``, ``f1`` (micro) and ``precision-L``, ``recall-L``, ``f1-L`` per
+        label L.
+    """
     scores: Dict[str, float] = {}
     for label in sorted(set(predicted) | set(gold), key=str):
         p, r, f = precision_recall_f1(correct[label], predicted[label], gold[label])
@@ -63,12 +90,9 @@ class NerSpanF1(Metric):
     """
     Accumulates exact-match entity counts over batches (module docstring).
 
-    ``__call__(predicted, gold)``: lists (one per sentence) of ``(start, end, label)`` entities -
-    e.g. the output of :func:`~spanbert_lib.ner.decoding.decode_flat` and
-    ``metadata["gold_entities"]`` of the span-NER readers; labels of the two sides must be of the
-    same kind (names, or ids). ``get_metric`` returns ``precision``, ``recall``, ``f1`` and
-    ``precision-L``, ``recall-L``, ``f1-L`` for each label L seen so far. In distributed
-    training each call sums the counts of all workers (every worker must call it).
+    ``get_metric`` returns ``precision``, ``recall``, ``f1`` and ``precision-L``, ``recall-L``,
+    ``f1-L`` for each label L seen so far. In distributed training each call sums the counts of
+    all workers (every worker must call it).
     """
 
     supports_distributed = True
@@ -78,6 +102,18 @@ class NerSpanF1(Metric):
 
     def __call__(self, predicted: Sequence[Iterable[Sequence]],  # type: ignore[override]
                  gold: Sequence[Iterable[Sequence]]) -> None:
+        """
+        Adds the entities of a batch of sentences.
+
+        # Parameters
+
+        predicted : `Sequence[Iterable[Sequence]]`
+            One list per sentence of predicted ``(start, end, label)`` entities, e.g. the output
+            of :func:`~spanbert_lib.ner.decoding.decode_flat`.
+        gold : `Sequence[Iterable[Sequence]]`
+            The gold entities of the same sentences, e.g. ``metadata["gold_entities"]`` of the
+            span-NER readers; labels of the two sides must be of the same kind (names, or ids).
+        """
         counts = count_entities(predicted, gold)
         if is_distributed():
             gathered: List = [None] * dist.get_world_size()

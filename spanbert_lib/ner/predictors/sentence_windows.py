@@ -6,6 +6,8 @@ it is most central (the most context on its nearer side, as BERT's max-context r
 For a sentence of ``n`` words with ``m`` words in a window, consecutive windows overlap by about
 ``m / 2`` words and never by fewer than ``max_span_width - 1`` (when a window has that many words),
 so every candidate span lies whole in at least one window.
+
+Shapes: `N` words of the sentence, `S` candidate spans, `K` windows.
 """
 from typing import List, Tuple
 
@@ -16,9 +18,22 @@ Window = Tuple[int, int]
 
 def overlapping_windows(piece_counts: np.ndarray, budget: int, max_span_width: int) -> List[Window]:
     """
-    Word windows ``[start, end)`` covering a sentence whose word ``w`` has ``piece_counts[w]``
-    (``(n,)``, each 1..``budget``) wordpieces; each window holds at most ``budget`` pieces. One
-    window ``[(0, n)]`` when the whole sentence fits.
+    Word windows covering a sentence, each holding at most ``budget`` pieces.
+
+    # Parameters
+
+    piece_counts : `np.ndarray`
+        `[N]` wordpieces of each word, each 1..``budget``.
+    budget : `int`
+        Most wordpieces in a window.
+    max_span_width : `int`
+        Longest candidate span, in words: consecutive windows overlap by at least
+        ``max_span_width - 1`` words when they can.
+
+    # Returns
+
+    `List[Window]`
+        ``[start, end)`` word windows; ``[(0, N)]`` when the whole sentence fits.
     """
     counts = np.asarray(piece_counts, dtype=np.int64)
     if counts.size and (counts.min() < 1 or counts.max() > budget):
@@ -41,10 +56,22 @@ def overlapping_windows(piece_counts: np.ndarray, budget: int, max_span_width: i
 
 def central_windows(spans: np.ndarray, windows: np.ndarray, num_words: int) -> np.ndarray:
     """
-    ``spans`` ``(S, 2)`` inclusive word offsets, ``windows`` ``(K, 2)`` ``[start, end)`` of a
-    sentence of ``num_words`` words -> ``(S,)`` the window in which each span has the most words
-    on its nearer side (the sentence's own ends count as unlimited context; ties: the first such
-    window), -1 for a span that lies whole in no window.
+    The window in which each span has the most words on its nearer side (the sentence's own ends
+    count as unlimited context; ties: the first such window).
+
+    # Parameters
+
+    spans : `np.ndarray`
+        `[S, 2]` inclusive word offsets.
+    windows : `np.ndarray`
+        `[K, 2]` ``[start, end)`` word windows.
+    num_words : `int`
+        Words `N` of the sentence.
+
+    # Returns
+
+    `np.ndarray`
+        `[S]` window index of each span, -1 for a span that lies whole in no window.
     """
     spans = np.asarray(spans, dtype=np.int64).reshape(-1, 2)
     windows = np.asarray(windows, dtype=np.int64).reshape(-1, 2)

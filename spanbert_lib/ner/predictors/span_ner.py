@@ -63,6 +63,19 @@ class SpanNerPredictor(Predictor):
     the number of windows it was predicted in: 1 unless it is too long) and ``notes`` (one line
     per sentence windowed or word replaced, ``"sentence I: ..."``; empty normally). Empty or
     whitespace-only text gives no sentences and no entities.
+
+    # Parameters
+
+    model : `Model`
+        A ``spanbert_span_ner`` model.
+    dataset_reader : `DatasetReader`
+        A span-NER reader.
+    frozen : `bool`, optional (default = `True`)
+        As allennlp's ``Predictor``: put the model in eval mode, without gradients.
+    spacy_model : `str`, optional (default = `DEFAULT_SPACY_PIPELINE`)
+        The spaCy pipeline that tokenises and splits raw text.
+    batch_size : `int`, optional (default = `16`)
+        Instances per forward pass (positive).
     """
 
     def __init__(self, model: Model, dataset_reader: DatasetReader, frozen: bool = True,
@@ -74,11 +87,35 @@ class SpanNerPredictor(Predictor):
         self.batch_size = batch_size
 
     def predict(self, text: str) -> JsonDict:
-        """Entities of a raw text."""
+        """
+        Entities of a raw text.
+
+        # Parameters
+
+        text : `str`
+            The raw text.
+
+        # Returns
+
+        `JsonDict`
+            The output described in the class docstring.
+        """
         return self.predict_json({"text": text})
 
     def predict_tokenized(self, sentences: List[List[str]]) -> JsonDict:
-        """Entities of pre-tokenised sentences."""
+        """
+        Entities of pre-tokenised sentences.
+
+        # Parameters
+
+        sentences : `List[List[str]]`
+            The sentences, each a list of words.
+
+        # Returns
+
+        `JsonDict`
+            The output described in the class docstring.
+        """
         return self.predict_json({"sentences": sentences})
 
     def _tokenized(self, json_dict: JsonDict) -> TokenizedText:

@@ -8,6 +8,8 @@ the tokenizer's pair template puts them, for BERT):
 ``[CLS] passage-window [SEP] question [SEP]`` with token type ids 0 ... 0 1 ... 1;
 ``question_first=True`` gives ``[CLS] question [SEP] passage-window [SEP]``.
 Position 0 must be the classification token: it is the "no answer" position.
+
+Shapes: `N` passage tokens, `W` windows of a question, `T` positions of the longest window.
 """
 import dataclasses
 import re
@@ -25,10 +27,18 @@ from spanbert_lib.qa.dataset_readers.windows import max_context_mask, window_sta
 @dataclasses.dataclass
 class TokenizedPassage:
     """
-    ids ``[N]`` and character offsets ``[N, 2]`` (``[start, end)``) of the ``N`` passage tokens;
-    ``word_boundaries`` ``[N, 2]`` bool: whether each token may start (column 0) / end (column 1)
-    an answer, i.e. it begins / ends a word of the tokenizer's pre-tokenizer (a ``##``
-    continuation piece begins no word; a piece followed by one ends none).
+    The ``N`` wordpieces of a passage.
+
+    # Parameters
+
+    ids : `np.ndarray`
+        `[N]` wordpiece ids.
+    offsets : `np.ndarray`
+        `[N, 2]` ``[start, end)`` character offsets into the passage.
+    word_boundaries : `np.ndarray`
+        `[N, 2]` bool: whether each token may start (column 0) / end (column 1) an answer,
+        i.e. it begins / ends a word of the tokenizer's pre-tokenizer (a ``##`` continuation
+        piece begins no word; a piece followed by one ends none).
     """
 
     ids: np.ndarray
@@ -39,16 +49,25 @@ class TokenizedPassage:
 @dataclasses.dataclass
 class QuestionWindows:
     """
-    The windows of one question, each padded to the longest window ``T``:
+    The ``W`` windows of one question, each padded to the longest window ``T``.
 
-    input_ids, token_type_ids : ``[num_windows, T]`` int32.
-    attention_mask : ``[num_windows, T]`` bool (False on padding).
-    context_token_index : ``[num_windows, T]`` int32, the passage token at each position, -1
-        outside the passage part.
-    max_context_mask : ``[num_windows, T]`` bool, positions whose passage token has its maximal
-        context in this window (BERT's ``token_is_max_context``).
-    starts : first passage token of each window.
-    passage_offset : position of the first passage token in every window.
+    # Parameters
+
+    input_ids : `np.ndarray`
+        `[W, T]` int32 wordpiece ids.
+    token_type_ids : `np.ndarray`
+        `[W, T]` int32.
+    attention_mask : `np.ndarray`
+        `[W, T]` bool (False on padding).
+    context_token_index : `np.ndarray`
+        `[W, T]` int32, the passage token at each position, -1 outside the passage part.
+    max_context_mask : `np.ndarray`
+        `[W, T]` bool, positions whose passage token has its maximal context in this window
+        (BERT's ``token_is_max_context``).
+    starts : `List[int]`
+        First passage token of each window.
+    passage_offset : `int`
+        Position of the first passage token in every window.
     """
 
     input_ids: np.ndarray
@@ -64,15 +83,26 @@ class QuestionWindows:
         return len(self.starts)
 
     def window_lengths(self) -> np.ndarray:
-        """Number of passage tokens in each window, ``[num_windows]``."""
+        """Number of passage tokens in each window, `[W]`."""
         return (self.context_token_index >= 0).sum(axis=1)
 
     def labels(self, token_span: Optional[Tuple[int, int]], ignore_windows_without_answer: bool) -> np.ndarray:
         """
-        ``[num_windows, 2]`` int64 (start, end) positions to train on: the answer's positions in
-        every window that contains all of ``token_span`` (inclusive passage-token span), 0 ([CLS])
-        in the other windows and everywhere when ``token_span`` is None (no answer), or -1 (not
-        trained on) instead of 0 when ``ignore_windows_without_answer``.
+        The (start, end) positions to train on in each window.
+
+        # Parameters
+
+        token_span : `Optional[Tuple[int, int]]`
+            The answer's inclusive passage-token span; None: no answer.
+        ignore_windows_without_answer : `bool`
+            Label windows without the answer -1 (not trained on) instead of 0 ([CLS]).
+
+        # Returns
+
+        `np.ndarray`
+            `[W, 2]` int64: the answer's positions in every window that contains all of
+            ``token_span``, 0 ([CLS]) in the other windows and everywhere when ``token_span``
+            is None, or -1 instead of 0 when ``ignore_windows_without_answer``.
         """
         fill = -1 if ignore_windows_without_answer else 0
         labels = np.full((self.num_windows, 2), fill, dtype=np.int64)
@@ -89,13 +119,25 @@ class QuestionWindowTokenizer:
     """
     Tokenises passages and questions and lays out the windows of a question.
 
-    model_name : a Hugging Face model directory (or hub name) with a FAST tokenizer.
-    max_seq_length : tokens per window, special tokens and question included.
-    doc_stride, stride_mode : ``"step"`` (default): ``doc_stride`` passage tokens between the
-        starts of consecutive windows (BERT/SpanBERT); ``"overlap"``: ``doc_stride`` passage tokens
-        shared by consecutive windows (Hugging Face ``stride``). See ``windows.py``.
-    max_query_length : the question is cut to this many wordpieces.
-    question_first : put the question before the passage.
+    # Parameters
+
+    model_name : `str`
+        A Hugging Face model directory (or hub name) with a FAST tokenizer.
+    max_seq_length : `int`, optional (default = `512`)
+        Tokens per window, special tokens and question included.
+    doc_stride : `int`, optional (default = `128`)
+        Passage tokens between window starts, or shared by consecutive windows, as
+        ``stride_mode`` says.
+    stride_mode : `str`, optional (default = `"step"`)
+        ``"step"``: ``doc_stride`` passage tokens between the starts of consecutive windows
+        (BERT/SpanBERT); ``"overlap"``: ``doc_stride`` passage tokens shared by consecutive
+        windows (Hugging Face ``stride``). See ``windows.py``.
+    max_query_length : `int`, optional (default = `64`)
+        The question is cut to this many wordpieces.
+    question_first : `bool`, optional (default = `False`)
+        Put the question before the passage.
+    tokenizer_kwargs : `Dict[str, Any]`, optional (default = `None`)
+        Extra arguments of the tokenizer.
     """
 
     def __init__(self, model_name: str, max_seq_length: int = 512, doc_stride: int = 128,
@@ -145,14 +187,26 @@ class QuestionWindowTokenizer:
                                      f"smaller than the smallest window capacity {smallest_capacity}")
 
     def tokenize_passage(self, passage: str) -> TokenizedPassage:
-        """Wordpieces of ``passage`` with exact ``[start, end)`` character offsets into it."""
+        """
+        Wordpieces of ``passage`` with exact ``[start, end)`` character offsets into it.
+
+        # Parameters
+
+        passage : `str`
+            The passage text.
+
+        # Returns
+
+        `TokenizedPassage`
+            Its ``N`` wordpieces, offsets and word boundaries.
+        """
         encoding = self._tokenizer.encode(passage, add_special_tokens=False)
         offsets = np.asarray(encoding.offsets, dtype=np.int64).reshape(-1, 2)
         return TokenizedPassage(np.asarray(encoding.ids, dtype=np.int64), _absorb_combining_marks(passage, offsets),
                                 self._word_boundaries(encoding.word_ids))
 
     def _word_boundaries(self, word_ids: List[Optional[int]]) -> np.ndarray:
-        """``[N, 2]``: tokens that start / end a word (see :class:`TokenizedPassage`)."""
+        """`[N, 2]`: tokens that start / end a word (see :class:`TokenizedPassage`)."""
         boundaries = np.ones((len(word_ids), 2), dtype=bool)
         if self._tokenizer.pre_tokenizer is None or not word_ids:
             return boundaries  # no notion of words: every token is one
@@ -163,12 +217,38 @@ class QuestionWindowTokenizer:
         return boundaries
 
     def tokenize_question(self, question: str) -> Tuple[List[int], bool]:
-        """``(wordpiece ids cut to max_query_length, whether it was cut)``."""
+        """
+        The question's wordpieces.
+
+        # Parameters
+
+        question : `str`
+            The question text.
+
+        # Returns
+
+        `Tuple[List[int], bool]`
+            ``(wordpiece ids cut to max_query_length, whether it was cut)``.
+        """
         ids = self._tokenizer.encode(question, add_special_tokens=False).ids
         return ids[:self.max_query_length], len(ids) > self.max_query_length
 
     def windows(self, passage: TokenizedPassage, question_ids: List[int]) -> QuestionWindows:
-        """Every window of the passage for this (already truncated) question."""
+        """
+        Every window of the passage for one question.
+
+        # Parameters
+
+        passage : `TokenizedPassage`
+            The tokenised passage.
+        question_ids : `List[int]`
+            The question's wordpiece ids, already truncated.
+
+        # Returns
+
+        `QuestionWindows`
+            The ``W`` windows, padded to the longest.
+        """
         num_tokens = len(passage.ids)
         capacity = self.max_seq_length - len(question_ids) - self.num_special_tokens
         step = self.doc_stride if self.stride_mode == "step" else capacity - self.doc_stride

@@ -118,9 +118,21 @@ def score_question_v2(prediction: str, answer_texts: Sequence[str]) -> Tuple[flo
 
 def iter_questions(dataset: Sequence[Mapping], source: str = "dataset") -> Iterator[Tuple[str, List[str]]]:
     """
-    Yields ``(question id, gold answer texts)`` for every question of a SQuAD ``data`` list,
-    in file order; raises :class:`SquadEvaluationError` naming ``source`` and the JSON
-    location (e.g. ``data[0].paragraphs[2].qas[1]``) of anything malformed.
+    Every question of a SQuAD ``data`` list, in file order; raises
+    :class:`SquadEvaluationError` naming ``source`` and the JSON location (e.g.
+    ``data[0].paragraphs[2].qas[1]``) of anything malformed.
+
+    # Parameters
+
+    dataset : `Sequence[Mapping]`
+        The ``data`` list (articles).
+    source : `str`, optional (default = `"dataset"`)
+        Names the input in error messages.
+
+    # Returns
+
+    `Iterator[Tuple[str, List[str]]]`
+        ``(question id, gold answer texts)`` pairs.
     """
     if not isinstance(dataset, list):
         raise SquadEvaluationError(f"{source}: 'data' must be a list of articles, got {type(dataset).__name__}")
@@ -150,10 +162,23 @@ def iter_questions(dataset: Sequence[Mapping], source: str = "dataset") -> Itera
 def evaluate_v1(dataset: Sequence[Mapping], predictions: Mapping[str, str],
                 source: str = "dataset") -> Dict[str, float]:
     """
-    The official v1.1 evaluation: ``{"exact_match": ..., "f1": ...}`` in percent over every
-    question of ``dataset``; a question missing from ``predictions`` scores 0 and is logged as
-    "Unanswered question X will receive score 0.". A question with no gold answer (a v2.0
-    unanswerable one) raises, as ``max()`` over nothing does in the official script.
+    The official v1.1 evaluation. A question missing from ``predictions`` scores 0 and is
+    logged as "Unanswered question X will receive score 0.". A question with no gold answer (a
+    v2.0 unanswerable one) raises, as ``max()`` over nothing does in the official script.
+
+    # Parameters
+
+    dataset : `Sequence[Mapping]`
+        The ``data`` list of a SQuAD file.
+    predictions : `Mapping[str, str]`
+        Question id -> predicted answer text.
+    source : `str`, optional (default = `"dataset"`)
+        Names the dataset in error messages.
+
+    # Returns
+
+    `Dict[str, float]`
+        ``{"exact_match": ..., "f1": ...}`` in percent over every question of ``dataset``.
     """
     exact_sum = f1_sum = 0.0
     total = 0
@@ -184,8 +209,22 @@ def has_answer_by_question(dataset: Sequence[Mapping], source: str = "dataset") 
 def raw_scores_v2(dataset: Sequence[Mapping], predictions: Mapping[str, str],
                   source: str = "dataset") -> Tuple[Dict[str, float], Dict[str, float]]:
     """
-    Per-question (exact, F1) dicts in [0, 1] before any no-answer threshold, over the questions
-    that have a prediction (v2.0 ``get_raw_scores``; questions without one are left out).
+    Per-question scores before any no-answer threshold (v2.0 ``get_raw_scores``).
+
+    # Parameters
+
+    dataset : `Sequence[Mapping]`
+        The ``data`` list of a SQuAD file.
+    predictions : `Mapping[str, str]`
+        Question id -> predicted answer text.
+    source : `str`, optional (default = `"dataset"`)
+        Names the dataset in error messages.
+
+    # Returns
+
+    `Tuple[Dict[str, float], Dict[str, float]]`
+        ``(exact, F1)`` dicts in [0, 1] over the questions that have a prediction (questions
+        without one are left out).
     """
     exact_scores: Dict[str, float] = {}
     f1_scores: Dict[str, float] = {}
@@ -201,6 +240,22 @@ def apply_no_answer_threshold(scores: Mapping[str, float], na_probs: Mapping[str
     """
     Scores after abstaining where the no-answer probability is strictly greater than
     ``na_prob_thresh``: an abstention scores 1 on an unanswerable question, else 0.
+
+    # Parameters
+
+    scores : `Mapping[str, float]`
+        Question id -> raw score.
+    na_probs : `Mapping[str, float]`
+        Question id -> no-answer probability.
+    has_answer : `Mapping[str, bool]`
+        Question id -> whether it has a gold answer.
+    na_prob_thresh : `float`
+        The abstention threshold.
+
+    # Returns
+
+    `Dict[str, float]`
+        Question id -> score.
     """
     return {qid: (float(not has_answer[qid]) if na_probs[qid] > na_prob_thresh else score)
             for qid, score in scores.items()}
@@ -208,7 +263,23 @@ def apply_no_answer_threshold(scores: Mapping[str, float], na_probs: Mapping[str
 
 def make_eval_dict(exact_scores: Mapping[str, float], f1_scores: Mapping[str, float],
                    qids: Optional[Sequence[str]] = None) -> Dict[str, float]:
-    """``{"exact", "f1", "total"}`` in percent over ``qids`` (all scored questions when None/empty)."""
+    """
+    Averages of per-question scores.
+
+    # Parameters
+
+    exact_scores : `Mapping[str, float]`
+        Question id -> exact match.
+    f1_scores : `Mapping[str, float]`
+        Question id -> F1.
+    qids : `Sequence[str]`, optional (default = `None`)
+        The questions to average over (all scored questions when None/empty).
+
+    # Returns
+
+    `Dict[str, float]`
+        ``{"exact", "f1", "total"}``, the first two in percent.
+    """
     if not qids:
         qids = list(exact_scores)
     total = len(qids)
@@ -230,6 +301,22 @@ def find_best_threshold(predictions: Mapping[str, str], scores: Mapping[str, flo
     running score last *strictly* improved. As in the official script, with tied
     probabilities the returned threshold may not reproduce the returned score, and
     ``num_no_ans`` counts all unanswerable questions in ``has_answer``.
+
+    # Parameters
+
+    predictions : `Mapping[str, str]`
+        Question id -> predicted answer text.
+    scores : `Mapping[str, float]`
+        Question id -> raw score (exact or F1).
+    na_probs : `Mapping[str, float]`
+        Question id -> no-answer probability.
+    has_answer : `Mapping[str, bool]`
+        Question id -> whether it has a gold answer.
+
+    # Returns
+
+    `Tuple[float, float]`
+        ``(best score in percent, threshold)``.
     """
     current = best = float(sum(1 for qid in has_answer if not has_answer[qid]))
     best_thresh = 0.0
@@ -258,8 +345,29 @@ def evaluate_v2(dataset: Sequence[Mapping], predictions: Mapping[str, str],
     script's default), so ``na_prob_thresh`` then only matters when negative.
 
     Raises :class:`SquadEvaluationError` when a question has no prediction or no no-answer
-    probability (where the official script dies with a KeyError); the ``*source`` arguments
-    name the inputs in error messages.
+    probability (where the official script dies with a KeyError).
+
+    # Parameters
+
+    dataset : `Sequence[Mapping]`
+        The ``data`` list of a SQuAD file.
+    predictions : `Mapping[str, str]`
+        Question id -> predicted answer text ("" abstains).
+    na_probs : `Mapping[str, float]`, optional (default = `None`)
+        Question id -> no-answer probability.
+    na_prob_thresh : `float`, optional (default = `1.0`)
+        The official ``--na-prob-thresh``.
+    source : `str`, optional (default = `"dataset"`)
+        Names the dataset in error messages.
+    predictions_source : `str`, optional (default = `"predictions"`)
+        Names the predictions in error messages.
+    na_probs_source : `str`, optional (default = `"no-answer probabilities"`)
+        Names the no-answer probabilities in error messages.
+
+    # Returns
+
+    `Dict[str, float]`
+        The keys listed above.
     """
     for qid, prediction in predictions.items():
         if not isinstance(prediction, str):

@@ -27,8 +27,17 @@ def _load_json(path: PathLike, what: str) -> Any:
 
 def load_squad_dataset(path: PathLike) -> Tuple[List[Dict[str, Any]], Optional[str]]:
     """
-    The ``data`` list of a SQuAD JSON file and its ``version`` field (None when absent),
-    after checking every question has an id and an ``answers`` list of texts.
+    Reads a SQuAD JSON file, checking every question has an id and an ``answers`` list of texts.
+
+    # Parameters
+
+    path : `PathLike`
+        The file.
+
+    # Returns
+
+    `Tuple[List[Dict[str, Any]], Optional[str]]`
+        Its ``data`` list and its ``version`` field (None when absent).
     """
     dataset_json = _load_json(path, "dataset file")
     if not isinstance(dataset_json, dict) or "data" not in dataset_json:
@@ -43,8 +52,20 @@ def load_squad_dataset(path: PathLike) -> Tuple[List[Dict[str, Any]], Optional[s
 
 def infer_squad_version(data: List[Dict[str, Any]], version_field: Optional[str]) -> str:
     """
-    "2.0" or "1.1": from the file's ``version`` field when it names one ("v2.0", "1.1", ...),
-    else "2.0" when any question has an ``is_impossible`` flag, else "1.1".
+    Which SQuAD version a file is.
+
+    # Parameters
+
+    data : `List[Dict[str, Any]]`
+        The file's ``data`` list.
+    version_field : `Optional[str]`
+        The file's ``version`` field, if any.
+
+    # Returns
+
+    `str`
+        "2.0" or "1.1": from ``version_field`` when it names one ("v2.0", "1.1", ...), else
+        "2.0" when any question has an ``is_impossible`` flag, else "1.1".
     """
     if version_field is not None:
         major = version_field.strip().lstrip("vV")[:1]

@@ -2,6 +2,8 @@
 allennlp ``Metric`` wrappers around :mod:`spanbert_lib.qa.metrics.squad_evaluation`, fed one
 batch of questions at a time during training/validation. Scores are percentages, with the
 keys of the official scripts.
+
+Shapes: `B` questions in a batch, `Q` questions seen since the last reset.
 """
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
@@ -56,8 +58,14 @@ class SquadV1Metrics(Metric):
     def __call__(self, best_span_strings: Sequence[str],  # type: ignore[override]
                  answer_texts: Sequence[Sequence[str]]) -> None:
         """
-        best_span_strings : the predicted answer text of each question, length ``batch_size``.
-        answer_texts : the gold answer texts of each question (non-empty lists).
+        Scores a batch of questions.
+
+        # Parameters
+
+        best_span_strings : `Sequence[str]`
+            The predicted answer text of each of the ``B`` questions.
+        answer_texts : `Sequence[Sequence[str]]`
+            The gold answer texts of each question (non-empty lists).
         """
         _check_batch(best_span_strings, answer_texts)
         for prediction, golds in zip(best_span_strings, answer_texts):
@@ -99,9 +107,10 @@ class SquadV2Metrics(Metric):
     fed; ``get_metric`` (called after every batch by the trainer) is vectorised over them and
     equals the official script up to float summation order.
 
-    Parameters
-    ----------
-    na_prob_thresh : the official ``--na-prob-thresh`` (default 1.0).
+    # Parameters
+
+    na_prob_thresh : `float`, optional (default = `1.0`)
+        The official ``--na-prob-thresh``.
     """
 
     supports_distributed = True
@@ -114,10 +123,17 @@ class SquadV2Metrics(Metric):
                  answer_texts: Sequence[Sequence[str]],
                  no_answer_scores: Optional[Scores] = None) -> None:
         """
-        best_span_strings : predicted answer text per question, length ``batch_size``.
-        answer_texts : gold answer texts per question; an empty list = unanswerable.
-        no_answer_scores : optional, shape ``(batch_size,)``: the model's no-answer score
-            (probability or logit) per question. Give it for every batch or for none.
+        Scores a batch of questions.
+
+        # Parameters
+
+        best_span_strings : `Sequence[str]`
+            The predicted answer text of each of the ``B`` questions.
+        answer_texts : `Sequence[Sequence[str]]`
+            Gold answer texts per question; an empty list = unanswerable.
+        no_answer_scores : `Scores`, optional (default = `None`)
+            `[B]` the model's no-answer score (probability or logit) per question. Give it for
+            every batch or for none.
         """
         _check_batch(best_span_strings, answer_texts)
         if self._with_scores is not None and self._with_scores != (no_answer_scores is not None):
@@ -179,9 +195,9 @@ class SquadV2Metrics(Metric):
 def _best_threshold(raw_scores: np.ndarray, na_scores: np.ndarray, has_answer: np.ndarray,
                     answered: np.ndarray) -> Tuple[float, float]:
     """
-    Vectorised ``find_best_threshold`` over arrays of shape ``(num_questions,)``: the running
-    score (abstain everywhere, then answer by increasing no-answer score, stable on ties) is a
-    cumulative sum; its last strict improvement is the first position of its maximum.
+    Vectorised ``find_best_threshold`` over arrays of shape `[Q]`: the running score (abstain
+    everywhere, then answer by increasing no-answer score, stable on ties) is a cumulative sum;
+    its last strict improvement is the first position of its maximum.
     """
     order = np.argsort(na_scores, kind="stable")
     diff = np.where(has_answer, raw_scores, np.where(answered, -1.0, 0.0))[order]

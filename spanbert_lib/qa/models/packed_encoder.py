@@ -6,6 +6,9 @@ window attends to itself only, without a mask). The arithmetic is BERT's own (sa
 weights, same float32 operations); only the padding work is gone. Used by ``spanbert_qa`` outside
 training (no dropout), for ``transformers.BertModel`` encoders with absolute positions (BERT,
 SpanBERT, MiniLM); other encoders take the usual padded forward pass.
+
+Shapes: `S` sequences (windows), `T` positions of the longest, `R` real wordpieces over all
+sequences, `H` hidden size.
 """
 from typing import List
 
@@ -15,7 +18,19 @@ import transformers
 
 
 def supports_packed_inference(encoder: torch.nn.Module) -> bool:
-    """Whether :func:`packed_bert_hidden` reproduces ``encoder``'s forward pass."""
+    """
+    Whether :func:`packed_bert_hidden` reproduces ``encoder``'s forward pass.
+
+    # Parameters
+
+    encoder : `torch.nn.Module`
+        The encoder to check.
+
+    # Returns
+
+    `bool`
+        True for a ``transformers.BertModel`` with absolute positions that is no decoder.
+    """
     config = getattr(encoder, "config", None)
     return (isinstance(encoder, transformers.BertModel) and config is not None
             and getattr(config, "position_embedding_type", "absolute") == "absolute"
@@ -25,11 +40,26 @@ def supports_packed_inference(encoder: torch.nn.Module) -> bool:
 def packed_bert_hidden(encoder: transformers.BertModel, input_ids: torch.Tensor, token_type_ids: torch.Tensor,
                        attention_mask: torch.Tensor, max_tokens: int = 4096) -> torch.Tensor:
     """
-    input_ids, token_type_ids : ``[n, T]`` integer; attention_mask : ``[n, T]`` bool, True on a prefix
-    of each row (the real wordpieces). Returns ``[real, hidden]``: the last hidden state of every real
-    wordpiece, in the order of ``attention_mask.nonzero()`` (row by row). Rows are encoded in
-    consecutive chunks of at most ``max_tokens`` real wordpieces (at least one row), which keeps the
-    activations of a chunk in cache.
+    The last hidden state of every real wordpiece, without padding work.
+
+    # Parameters
+
+    encoder : `transformers.BertModel`
+        An encoder :func:`supports_packed_inference` accepts.
+    input_ids : `torch.Tensor`
+        `[S, T]` integer wordpiece ids.
+    token_type_ids : `torch.Tensor`
+        `[S, T]` integer.
+    attention_mask : `torch.Tensor`
+        `[S, T]` bool, True on a prefix of each row (the real wordpieces).
+    max_tokens : `int`, optional (default = `4096`)
+        Rows are encoded in consecutive chunks of at most this many real wordpieces (at least
+        one row), which keeps the activations of a chunk in cache.
+
+    # Returns
+
+    `torch.Tensor`
+        `[R, H]`, in the order of ``attention_mask.nonzero()`` (row by row).
     """
     lengths: List[int] = attention_mask.sum(1).tolist()
     positions = attention_mask.long().cumsum(1) - 1
@@ -49,7 +79,7 @@ def packed_bert_hidden(encoder: transformers.BertModel, input_ids: torch.Tensor,
 
 def _encode_packed(encoder: transformers.BertModel, input_ids: torch.Tensor, token_type_ids: torch.Tensor,
                    position_ids: torch.Tensor, lengths: List[int]) -> torch.Tensor:
-    """``[sum(lengths), hidden]`` for the concatenated wordpieces of ``len(lengths)`` sequences."""
+    """`[sum(lengths), H]` for the concatenated wordpieces of ``len(lengths)`` sequences."""
     hidden = encoder.embeddings(input_ids=input_ids[None].long(), token_type_ids=token_type_ids[None].long(),
                                 position_ids=position_ids[None])[0]
     for layer in encoder.encoder.layer:

@@ -11,6 +11,11 @@ class JsonObjectWriter:
     :meth:`add` (each entry overwrites the closing brace and writes a new one; O(entry) per
     add), so it needs no "end of prediction" hook. A key added twice appears twice; JSON readers
     (and the official SQuAD scripts) keep the last value.
+
+    # Parameters
+
+    path : `Union[str, Path]`
+        The file to write (its directory is created; an existing file is replaced).
     """
 
     def __init__(self, path: Union[str, Path]) -> None:
@@ -22,6 +27,16 @@ class JsonObjectWriter:
         self._empty = True
 
     def add(self, key: str, value: Any) -> None:
+        """
+        Appends one entry.
+
+        # Parameters
+
+        key : `str`
+            The entry's key (converted with ``str``).
+        value : `Any`
+            Any JSON-serialisable value.
+        """
         entry = json.dumps(str(key), ensure_ascii=False) + ": " + json.dumps(value, ensure_ascii=False)
         self._handle.seek(-1, os.SEEK_END)
         self._handle.write((("" if self._empty else ", ") + entry + "}").encode("utf-8"))

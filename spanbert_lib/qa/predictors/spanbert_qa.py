@@ -38,15 +38,32 @@ from spanbert_lib.qa.predictors.official_files import JsonObjectWriter
 @Predictor.register("spanbert_qa")
 class SpanBertQAPredictor(Predictor):
     """
-    predictions_file, na_prob_file, non_null_predictions_file : when given, every prediction
-    written by ``dump_line`` (i.e. by ``allennlp predict``) is also added to these official-format
-    JSON files; each is valid JSON at every moment.
-    max_questions_per_forward : ``predict_batch_*`` runs the model on groups of at most this many
-        questions of similar size (number of windows, then wordpieces), so that little of a forward pass is
-        padding; outputs come back in input order.
-    autocast_dtype : e.g. "bfloat16": run the model under ``torch.autocast`` with that dtype (1.8-2.8x
-        faster than full precision on a CPU with AMX in ``benchmarks/qa_inference.py``; scores change
-        slightly, so rare near-ties can flip). None (default): full precision.
+    The ``spanbert_qa`` predictor (module docstring).
+
+    # Parameters
+
+    model : `Model`
+        A ``spanbert_qa`` model.
+    dataset_reader : `WindowedQAReader`
+        The reader that windows the question and passage.
+    frozen : `bool`, optional (default = `True`)
+        As allennlp's ``Predictor``: put the model in eval mode, without gradients.
+    predictions_file : `str`, optional (default = `None`)
+        When given, every prediction written by ``dump_line`` (i.e. by ``allennlp predict``) is
+        also added to this official-format ``{question_id: answer}`` JSON file, valid JSON at
+        every moment.
+    na_prob_file : `str`, optional (default = `None`)
+        The same for ``{question_id: no-answer score}``.
+    non_null_predictions_file : `str`, optional (default = `None`)
+        The same for the best non-empty answer of each question.
+    max_questions_per_forward : `int`, optional (default = `32`)
+        ``predict_batch_*`` runs the model on groups of at most this many questions of similar
+        size (number of windows, then wordpieces), so that little of a forward pass is padding;
+        outputs come back in input order.
+    autocast_dtype : `str`, optional (default = `None`)
+        E.g. "bfloat16": run the model under ``torch.autocast`` with that dtype (1.8-2.8x faster
+        than full precision on a CPU with AMX in ``benchmarks/qa_inference.py``; scores change
+        slightly, so rare near-ties can flip). None: full precision.
     """
 
     def __init__(self, model: Model, dataset_reader: WindowedQAReader, frozen: bool = True,
@@ -63,7 +80,23 @@ class SpanBertQAPredictor(Predictor):
             ("best_non_null_span_str", non_null_predictions_file)) if path is not None}
 
     def predict(self, question: str, passage: str, question_id: Optional[str] = None) -> JsonDict:
-        """The answer to ``question`` about ``passage``."""
+        """
+        The answer to ``question`` about ``passage``.
+
+        # Parameters
+
+        question : `str`
+            The question.
+        passage : `str`
+            The passage that holds the answer.
+        question_id : `str`, optional (default = `None`)
+            The question's id, for the official prediction files.
+
+        # Returns
+
+        `JsonDict`
+            The model's output for the question.
+        """
         return self.predict_json({"question": question, "passage": passage, "id": question_id})
 
     def _json_to_instance(self, json_dict: JsonDict) -> Instance:

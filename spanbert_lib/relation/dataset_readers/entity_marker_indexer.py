@@ -13,7 +13,20 @@ class EntityMarkerAwareIndexer(PretrainedTransformerIndexer):
     :func:`~spanbert_lib.relation.entity_markers.entity_marker_tokens` added to the tokenizer as
     an additional special token (so ``[SUBJ-PERSON]`` has its own id, right after the
     pretrained vocabulary). Pair it with the ``entity_marker_aware`` token embedder, which
-    grows the embedding matrix to match. Arguments are those of ``pretrained_transformer``.
+    grows the embedding matrix to match.
+
+    # Parameters
+
+    model_name : `str`
+        The Hugging Face model whose tokenizer is used.
+    namespace : `str`, optional (default = `"tags"`)
+        As ``pretrained_transformer``'s.
+    max_length : `int`, optional (default = `None`)
+        As ``pretrained_transformer``'s.
+    tokenizer_kwargs : `Dict[str, Any]`, optional (default = `None`)
+        Tokenizer arguments; the entity markers are added to its additional special tokens.
+    **kwargs
+        The other arguments of ``pretrained_transformer``.
     """
 
     def __init__(self, model_name: str, namespace: str = "tags", max_length: Optional[int] = None,

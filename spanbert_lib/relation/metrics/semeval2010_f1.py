@@ -15,6 +15,9 @@ For each of the 9 relations R (direction dropped) that occurs in the gold labels
 The official score is the mean F1 over the relations other than ``Other`` that occur in the gold
 labels (a relation never in the gold labels is left out of the average, as in the scorer; with
 none the score is 0). The scorer prints percentages; these functions return fractions in [0, 1].
+
+Shapes: `B` examples in a batch, `L` directed labels (``num_labels``), `R` relations with the
+direction dropped (``num_relations``).
 """
 from typing import Dict, List, Optional, Sequence
 
@@ -32,19 +35,28 @@ def official_scores_from_confusion(confusion: torch.Tensor, relation_of_label: S
     """
     The scorer's macro P/R/F1 from a confusion matrix over directed labels.
 
-    confusion : ``[num_labels, num_labels]`` counts, gold label in rows, predicted label in columns.
-    relation_of_label : for every label, the index of its relation (direction dropped) in
-        ``[0, num_relations)``, or -1 for ``Other``.
+    # Parameters
 
-    Returns ``{"macro_precision", "macro_recall", "macro_f1"}`` (fractions).
+    confusion : `torch.Tensor`
+        `[L, L]` counts, gold label in rows, predicted label in columns.
+    relation_of_label : `Sequence[int]`
+        `[L]` for every label, the index of its relation (direction dropped) in ``[0, R)``, or
+        -1 for ``Other``.
+    num_relations : `int`
+        Number of relations `R`.
+
+    # Returns
+
+    `Dict[str, float]`
+        ``{"macro_precision", "macro_recall", "macro_f1"}`` (fractions).
     """
     confusion = confusion.double()
     relation_of_label = torch.as_tensor(relation_of_label, dtype=torch.long)
     is_relation = relation_of_label >= 0
-    # label -> relation one-hot [num_labels, num_relations]; Other rows stay zero
+    # label -> relation one-hot [L, R]; Other rows stay zero
     to_relation = torch.zeros(len(relation_of_label), num_relations, dtype=torch.double)
     to_relation[is_relation.nonzero().squeeze(1), relation_of_label[is_relation]] = 1.0
-    correct = (confusion.diagonal() @ to_relation)  # [num_relations]
+    correct = (confusion.diagonal() @ to_relation)  # [R]
     predicted = confusion.sum(dim=0) @ to_relation
     gold = confusion.sum(dim=1) @ to_relation
     precision = torch.where(predicted > 0, correct / predicted.clamp(min=1), torch.zeros_like(correct))
@@ -69,9 +81,20 @@ def _relation_indices(labels: Sequence[str]) -> List[int]:
 
 def semeval2010_official_score(gold_labels: Sequence[str], predicted_labels: Sequence[str]) -> Dict[str, float]:
     """
-    The official score on label strings (aligned example by example):
-    ``{"macro_precision", "macro_recall", "macro_f1"}`` as fractions. Raises ``ValueError`` for
-    a label that is not one of the task's 19.
+    The official score on label strings. Raises ``ValueError`` for a label that is not one of
+    the task's 19.
+
+    # Parameters
+
+    gold_labels : `Sequence[str]`
+        The gold label of each example.
+    predicted_labels : `Sequence[str]`
+        The predicted label of each example, aligned with ``gold_labels``.
+
+    # Returns
+
+    `Dict[str, float]`
+        ``{"macro_precision", "macro_recall", "macro_f1"}`` as fractions.
     """
     if len(gold_labels) != len(predicted_labels):
         raise ValueError(f"{len(gold_labels)} gold labels but {len(predicted_labels)} predictions")
@@ -94,8 +117,10 @@ class SemEval2010MacroF1(Metric):
 
     # Parameters
 
-    vocab : the model's vocabulary (given by allennlp when the metric is built inside a model).
-    label_namespace : where the labels are (default ``labels``).
+    vocab : `Vocabulary`
+        The model's vocabulary (given by allennlp when the metric is built inside a model).
+    label_namespace : `str`, optional (default = `"labels"`)
+        Where the labels are.
     """
 
     supports_distributed = True
@@ -114,9 +139,16 @@ class SemEval2010MacroF1(Metric):
     def __call__(self, predictions: torch.Tensor, gold_labels: torch.Tensor,  # type: ignore[override]
                  mask: Optional[torch.BoolTensor] = None) -> None:
         """
-        predictions : logits or probabilities ``[B, num_labels]`` (argmax taken), or label ids ``[B]``.
-        gold_labels : label ids ``[B]``.
-        mask : optional ``[B]``; examples where it is False are ignored.
+        Adds a batch to the confusion matrix.
+
+        # Parameters
+
+        predictions : `torch.Tensor`
+            Logits or probabilities `[B, L]` (argmax taken), or label ids `[B]`.
+        gold_labels : `torch.Tensor`
+            `[B]` label ids.
+        mask : `torch.BoolTensor`, optional (default = `None`)
+            `[B]`; examples where it is False are ignored.
         """
         predictions, gold_labels, mask = self.detach_tensors(predictions, gold_labels, mask)
         if predictions.dim() == gold_labels.dim() + 1:

@@ -13,6 +13,8 @@ So a system that always predicts ``no_relation`` gets P = 1.0, R = 0.0, F1 = 0.0
 ``run_tacred.py`` returns P = R = F1 = 0 whenever nothing is correct; only the precision of an
 empty guess set differs, and F1 is the same in every case.) Values are fractions in [0, 1],
 as the scorer returns them. Accuracy (over all examples, ``no_relation`` included) is added.
+
+Shapes: `B` examples in a batch, `...` any further dimensions, `L` labels.
 """
 from typing import Dict, Optional, Sequence
 
@@ -26,7 +28,23 @@ from spanbert_lib.relation.tacred_schema import NO_RELATION
 
 
 def micro_scores(num_correct: int, num_guessed: int, num_gold: int) -> Dict[str, float]:
-    """``{"precision", "recall", "f1"}`` from the three counts, with the scorer's zero cases."""
+    """
+    Micro scores from the three counts, with the scorer's zero cases.
+
+    # Parameters
+
+    num_correct : `int`
+        Correct relation predictions.
+    num_guessed : `int`
+        Predictions that are not ``no_relation``.
+    num_gold : `int`
+        Gold labels that are not ``no_relation``.
+
+    # Returns
+
+    `Dict[str, float]`
+        ``{"precision", "recall", "f1"}``.
+    """
     precision = num_correct / num_guessed if num_guessed > 0 else 1.0
     recall = num_correct / num_gold if num_gold > 0 else 0.0
     f1 = 2.0 * precision * recall / (precision + recall) if precision + recall > 0.0 else 0.0
@@ -36,8 +54,21 @@ def micro_scores(num_correct: int, num_guessed: int, num_gold: int) -> Dict[str,
 def tacred_score(gold_labels: Sequence[str], predicted_labels: Sequence[str],
                  no_relation: str = NO_RELATION) -> Dict[str, float]:
     """
-    The official scorer on label strings: ``{"precision", "recall", "f1", "accuracy"}``.
-    The two lists are aligned example by example.
+    The official scorer on label strings.
+
+    # Parameters
+
+    gold_labels : `Sequence[str]`
+        The gold label of each example.
+    predicted_labels : `Sequence[str]`
+        The predicted label of each example, aligned with ``gold_labels``.
+    no_relation : `str`, optional (default = `NO_RELATION`)
+        The negative label.
+
+    # Returns
+
+    `Dict[str, float]`
+        ``{"precision", "recall", "f1", "accuracy"}``.
     """
     if len(gold_labels) != len(predicted_labels):
         raise ValueError(f"{len(gold_labels)} gold labels but {len(predicted_labels)} predictions")
@@ -56,8 +87,19 @@ class TacredF1(Metric):
     The official TACRED micro P/R/F1 (module docstring) plus accuracy, accumulated over batches.
 
     Give the index of ``no_relation`` directly (``negative_label_index``) or through a
-    ``vocabulary`` and label name (``negative_label`` in ``label_namespace``).
+    ``vocabulary`` and label name (``negative_label`` in ``label_namespace``), not both.
     ``get_metric`` returns ``{"precision", "recall", "f1", "accuracy"}`` as fractions.
+
+    # Parameters
+
+    negative_label_index : `int`, optional (default = `None`)
+        Index of ``no_relation``.
+    vocabulary : `Vocabulary`, optional (default = `None`)
+        Where to look ``negative_label`` up when no index is given.
+    negative_label : `str`, optional (default = `NO_RELATION`)
+        The negative label's name.
+    label_namespace : `str`, optional (default = `"labels"`)
+        The vocabulary namespace of the labels.
     """
 
     supports_distributed = True
@@ -83,10 +125,17 @@ class TacredF1(Metric):
     def __call__(self, predictions: torch.Tensor, gold_labels: torch.Tensor,  # type: ignore[override]
                  mask: Optional[torch.BoolTensor] = None) -> None:
         """
-        predictions : logits/probabilities ``(batch_size, ..., num_labels)`` (argmax taken), or
-            label ids of the same shape as ``gold_labels``.
-        gold_labels : label ids ``(batch_size, ...)``.
-        mask : optional ``(batch_size, ...)``; examples where it is False are ignored.
+        Adds a batch to the counts.
+
+        # Parameters
+
+        predictions : `torch.Tensor`
+            Logits/probabilities `[B, ..., L]` (argmax taken), or label ids of the same shape as
+            ``gold_labels``.
+        gold_labels : `torch.Tensor`
+            `[B, ...]` label ids.
+        mask : `torch.BoolTensor`, optional (default = `None`)
+            `[B, ...]`; examples where it is False are ignored.
         """
         predictions, gold_labels, mask = self.detach_tensors(predictions, gold_labels, mask)
         if predictions.dim() == gold_labels.dim() + 1:

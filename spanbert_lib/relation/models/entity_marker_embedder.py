@@ -26,7 +26,17 @@ class EntityMarkerAwareEmbedder(PretrainedTransformerEmbedder):
     * ``"mean"``: the mean of all pretrained rows (every marker starts at the same point).
 
     When the model is loaded from an archive the trained rows overwrite this initialisation.
-    The other arguments are those of ``pretrained_transformer``.
+
+    # Parameters
+
+    model_name : `str`
+        The Hugging Face model to load.
+    tokenizer_kwargs : `Dict[str, Any]`, optional (default = `None`)
+        Tokenizer arguments; the entity markers are added to its additional special tokens.
+    marker_initialisation : `str`, optional (default = `"description"`)
+        How the marker rows start: ``"description"`` or ``"mean"`` (see above).
+    **kwargs
+        The other arguments of ``pretrained_transformer``.
     """
 
     def __init__(self, model_name: str, *, tokenizer_kwargs: Optional[Dict[str, Any]] = None,
