@@ -10,6 +10,23 @@ class AdamW(torch.optim.AdamW):
     it is exactly ``torch.optim.AdamW``. With ``correct_bias=False`` the moments are used
     without bias correction, as in the original BERT optimizer: the update is
     ``lr * m / (sqrt(v) + eps)`` followed by decoupled weight decay ``p -= lr * wd * p``.
+
+    # Parameters
+
+    params : `Iterable`
+        Parameters or parameter groups, as ``torch.optim.AdamW`` takes them.
+    lr : `float`, optional (default = `1e-3`)
+        Learning rate.
+    betas : `Tuple[float, float]`, optional (default = `(0.9, 0.999)`)
+        Decay rates of the first and second moments.
+    eps : `float`, optional (default = `1e-6`)
+        Added to ``sqrt(v)`` (transformers' default, not torch's 1e-8).
+    weight_decay : `float`, optional (default = `0.0`)
+        Decoupled weight decay.
+    correct_bias : `bool`, optional (default = `True`)
+        False: no bias correction of the moments (BERT's optimizer).
+    no_deprecation_warning : `bool`, optional (default = `False`)
+        Accepted for compatibility with ``transformers.AdamW``; unused.
     """
 
     def __init__(self, params: Iterable, lr: float = 1e-3, betas: Tuple[float, float] = (0.9, 0.999),

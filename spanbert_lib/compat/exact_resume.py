@@ -47,7 +47,22 @@ STATE_VERSION = 1
 
 
 class ResumePoint:
-    """Where in the replay of a resumed run to reinstate a checkpoint's states."""
+    """
+    Where in the replay of a resumed run to reinstate a checkpoint's states.
+
+    # Parameters
+
+    epoch : `int`
+        The checkpoint's epoch.
+    batches : `int`
+        Batches of that epoch the checkpoint had trained on.
+    epoch_start_states : `Optional[Dict[str, Any]]`
+        The random states recorded when that epoch started, if any.
+    on_reached : `Callable[[], None]`
+        Called once, when the replay reaches the point.
+    on_epoch_fully_replayed : `Callable[[], None]`
+        Called when the replay has gone through the whole epoch.
+    """
 
     def __init__(self, epoch: int, batches: int, epoch_start_states: Optional[Dict[str, Any]],
                  on_reached: Callable[[], None], on_epoch_fully_replayed: Callable[[], None]) -> None:
@@ -67,6 +82,11 @@ class ResumableDataLoader:
     Wraps the trainer's data loader. Records the global random states as each epoch starts
     (before the inner loader is iterated) and, on a resumed run, reinstates states at a
     :class:`ResumePoint`. Everything else is the inner loader's.
+
+    # Parameters
+
+    inner : `DataLoader`
+        The trainer's data loader.
     """
 
     def __init__(self, inner) -> None:
@@ -113,6 +133,11 @@ class ExactResumeCallback(TrainerCallback):
     Saves in each checkpoint what an exact resume needs beyond allennlp's own state, and
     reinstates it when the trainer resumes from that checkpoint. Added to every
     ``GradientDescentTrainer`` by the ``add_exact_resume_callback`` shim; nothing to configure.
+
+    # Parameters
+
+    serialization_dir : `str`
+        The trainer's serialization directory.
     """
 
     def __init__(self, serialization_dir: str) -> None:

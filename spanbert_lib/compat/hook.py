@@ -44,6 +44,18 @@ class CallbackFinder(importlib.abc.MetaPathFinder):
 
     def register(self, module_name: str, before: Optional[ModuleCallback] = None,
                  after: Optional[ModuleCallback] = None) -> None:
+        """
+        Adds callbacks to run around the execution of a module.
+
+        # Parameters
+
+        module_name : `str`
+            The module's full name.
+        before : `ModuleCallback`, optional (default = `None`)
+            Runs just before the module's code executes.
+        after : `ModuleCallback`, optional (default = `None`)
+            Runs once the module has executed.
+        """
         befores, afters = self.callbacks.setdefault(module_name, ([], []))
         if before is not None:
             befores.append(before)

@@ -99,8 +99,32 @@ def decode_nested(spans: ArrayLike, labels: ArrayLike, scores: ArrayLike, outsid
 def decode_batch(spans: ArrayLike, labels: ArrayLike, scores: ArrayLike, mask: Optional[ArrayLike] = None,
                  nested: bool = False, outside_label: int = 0,
                  label_names: Optional[LabelNames] = None) -> List[List[Tuple[int, int, Label]]]:
-    """:func:`decode_flat` (or :func:`decode_nested`) on each sentence of a batch: ``spans``
-    ``(B, S, 2)``, ``labels``/``scores``/``mask`` ``(B, S)``."""
+    """
+    :func:`decode_flat` (or :func:`decode_nested`) on each sentence of a batch of `B`
+    sentences with `S` candidate spans each.
+
+    # Parameters
+
+    spans : `ArrayLike`
+        `[B, S, 2]` inclusive word offsets.
+    labels : `ArrayLike`
+        `[B, S]` label id of each span.
+    scores : `ArrayLike`
+        `[B, S]` score of each span's label.
+    mask : `ArrayLike`, optional (default = `None`)
+        `[B, S]` real spans.
+    nested : `bool`, optional (default = `False`)
+        Decode with :func:`decode_nested` instead of :func:`decode_flat`.
+    outside_label : `int`, optional (default = `0`)
+        The label id of non-entities.
+    label_names : `LabelNames`, optional (default = `None`)
+        Names to give the entities instead of ids.
+
+    # Returns
+
+    `List[List[Tuple[int, int, Label]]]`
+        The ``(start, end, label)`` entities of each sentence.
+    """
     decode = decode_nested if nested else decode_flat
     spans_np, labels_np, scores_np = _as_numpy(spans), _as_numpy(labels), _as_numpy(scores)
     mask_np = None if mask is None else _as_numpy(mask)

@@ -1,11 +1,20 @@
-"""Masked-language-model heads whose output layer is tied to the input embeddings."""
+"""
+Masked-language-model heads whose output layer is tied to the input embeddings.
+
+Shapes: `...` any leading dimensions, `H` hidden size, `V` vocabulary size.
+"""
 import torch
 
 
 class TiedVocabularyDecoder(torch.nn.Module):
     """
     logits = hidden @ E^T + b, with E the encoder's input embedding matrix (shared, not
-    copied) and a bias of its own. hidden: FloatTensor[..., H] -> FloatTensor[..., V].
+    copied) and a bias of its own: `[..., H]` -> `[..., V]`.
+
+    # Parameters
+
+    embedding : `torch.nn.Embedding`
+        The encoder's input embeddings `[V, H]`.
     """
 
     def __init__(self, embedding: torch.nn.Embedding) -> None:
@@ -19,8 +28,15 @@ class TiedVocabularyDecoder(torch.nn.Module):
 
 class MaskedLanguageModelHead(torch.nn.Module):
     """
-    BERT's MLM head: transform (dense -> GeLU -> LayerNorm) then the tied decoder.
-    hidden: FloatTensor[..., H] -> logits FloatTensor[..., V].
+    BERT's MLM head: transform (dense -> GeLU -> LayerNorm) then the tied decoder, hidden
+    states `[..., H]` -> logits `[..., V]`.
+
+    # Parameters
+
+    embedding : `torch.nn.Embedding`
+        The encoder's input embeddings `[V, H]`, shared with the decoder.
+    layer_norm_eps : `float`, optional (default = `1e-12`)
+        Epsilon of the LayerNorm.
     """
 
     def __init__(self, embedding: torch.nn.Embedding, layer_norm_eps: float = 1e-12) -> None:

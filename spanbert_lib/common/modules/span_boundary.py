@@ -13,6 +13,9 @@ Span-boundary building blocks (SpanBERT, Joshi et al. 2020, section 3.2).
 All are meant to be reused in other models (span classification, coreference, NER); the
 pre-trained head as a span extractor is
 :class:`~spanbert_lib.common.modules.pretrained_span_boundary.PretrainedSpanBoundarySpanExtractor`.
+
+Shapes: `B` batch, `L` sequence length, `H` hidden size (``input_dim``), `T` target positions,
+`S` spans, `W` positions of the widest span of a batch, `...` any leading dimensions.
 """
 from typing import Optional
 
@@ -25,8 +28,19 @@ from spanbert_lib.common.deprecated_names import warn_once
 
 def gather_positions(sequence: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
     """
-    sequence: FloatTensor[B, L, H]; positions: LongTensor[B, T] (indices into L).
-    Returns FloatTensor[B, T, H] with ``out[b, t] = sequence[b, positions[b, t]]``.
+    The vectors of ``sequence`` at the given positions.
+
+    # Parameters
+
+    sequence : `torch.FloatTensor`
+        `[B, L, H]`.
+    positions : `torch.LongTensor`
+        `[B, T]` indices into ``L``.
+
+    # Returns
+
+    `torch.FloatTensor`
+        `[B, T, H]` with ``out[b, t] = sequence[b, positions[b, t]]``.
     """
     index = positions.unsqueeze(-1).expand(*positions.shape, sequence.size(-1))
     return sequence.gather(1, index)
@@ -34,10 +48,21 @@ def gather_positions(sequence: torch.Tensor, positions: torch.Tensor) -> torch.T
 
 def external_boundaries(spans: torch.Tensor, sequence_length: int) -> torch.Tensor:
     """
-    spans: LongTensor[..., 2] inclusive (start, end). Returns LongTensor[..., 2] with the
-    external boundary positions (start - 1, end + 1), clamped into [0, sequence_length - 1]
-    (a span touching the edge of the sequence uses the edge token itself; with
-    ``[CLS] ... [SEP]`` blocks this never happens for spans of ordinary tokens).
+    The external boundary positions of spans.
+
+    # Parameters
+
+    spans : `torch.LongTensor`
+        `[..., 2]` inclusive (start, end).
+    sequence_length : `int`
+        Length `L` of the sequence the spans lie in.
+
+    # Returns
+
+    `torch.LongTensor`
+        `[..., 2]` (start - 1, end + 1), clamped into [0, L - 1] (a span touching the edge of
+        the sequence uses the edge token itself; with ``[CLS] ... [SEP]`` blocks this never
+        happens for spans of ordinary tokens).
     """
     boundaries = torch.stack([spans[..., 0] - 1, spans[..., 1] + 1], dim=-1)
     return boundaries.clamp(0, sequence_length - 1)
@@ -51,8 +76,16 @@ class SpanBoundaryHead(torch.nn.Module, Registrable):
     embedding (``position_embedding_dim``, 200 in the paper). Returns y_i of size
     ``input_dim``; SpanBERT decodes it with the output embeddings tied to the input ones.
 
-    input_dim: size H of the encoder states.
-    max_span_width: positions i - s >= max_span_width share the last position embedding.
+    # Parameters
+
+    input_dim : `int`
+        Size `H` of the encoder states.
+    position_embedding_dim : `int`, optional (default = `200`)
+        Size of the relative position embedding p.
+    max_span_width : `int`, optional (default = `32`)
+        Positions i - s >= max_span_width share the last position embedding.
+    layer_norm_eps : `float`, optional (default = `1e-12`)
+        Epsilon of both LayerNorms.
     """
 
     default_implementation = "span_boundary"
@@ -75,10 +108,23 @@ class SpanBoundaryHead(torch.nn.Module, Registrable):
     def forward(self, sequence: torch.Tensor, span_starts: torch.Tensor, span_ends: torch.Tensor,
                 target_positions: torch.Tensor) -> torch.Tensor:
         """
-        sequence: FloatTensor[B, L, H] encoder states.
-        span_starts, span_ends: LongTensor[B, T], inclusive span of each target.
-        target_positions: LongTensor[B, T], the position i of each target (s <= i <= e).
-        Returns FloatTensor[B, T, H].
+        y_i of each target position.
+
+        # Parameters
+
+        sequence : `torch.FloatTensor`
+            `[B, L, H]` encoder states.
+        span_starts : `torch.LongTensor`
+            `[B, T]` start s of each target's span.
+        span_ends : `torch.LongTensor`
+            `[B, T]` end e of each target's span (inclusive).
+        target_positions : `torch.LongTensor`
+            `[B, T]` the position i of each target (s <= i <= e).
+
+        # Returns
+
+        `torch.FloatTensor`
+            `[B, T, H]`.
         """
         boundaries = external_boundaries(torch.stack([span_starts, span_ends], dim=-1), sequence.size(1))
         left = gather_positions(sequence, boundaries[..., 0])
@@ -88,14 +134,27 @@ class SpanBoundaryHead(torch.nn.Module, Registrable):
 
     def from_boundaries(self, left: torch.Tensor, right: torch.Tensor, relative_positions: torch.Tensor) -> torch.Tensor:
         """
-        left, right: FloatTensor[..., H] boundary vectors x(s-1), x(e+1);
-        relative_positions: LongTensor[...] 0-based offsets i - s. Returns FloatTensor[..., H].
+        y_i from the boundary vectors.
+
+        # Parameters
+
+        left : `torch.FloatTensor`
+            `[..., H]` boundary vectors x(s-1).
+        right : `torch.FloatTensor`
+            `[..., H]` boundary vectors x(e+1).
+        relative_positions : `torch.LongTensor`
+            `[...]` 0-based offsets i - s.
+
+        # Returns
+
+        `torch.FloatTensor`
+            `[..., H]`.
         """
         features = torch.cat([left, right, self.position_embeddings(relative_positions)], dim=-1)
         return self._after_first_linear(self.layer1(features))
 
     def _after_first_linear(self, first: torch.Tensor) -> torch.Tensor:
-        """``LN(GeLU(W2 . LN(GeLU(first))))`` for ``first = W1 . [x(s-1); x(e+1); p]``: FloatTensor[..., H]."""
+        """``LN(GeLU(W2 . LN(GeLU(first))))`` for ``first = W1 . [x(s-1); x(e+1); p]``: `[..., H]`."""
         hidden = self.norm1(self.activation(first))
         return self.norm2(self.activation(self.layer2(hidden)))
 
@@ -106,8 +165,19 @@ class SpanBoundaryHead(torch.nn.Module, Registrable):
         y_i over the span's positions (widths beyond ``max_span_width`` are averaged over the
         first ``max_span_width`` positions).
 
-        sequence: FloatTensor[B, L, H]; spans: LongTensor[B, S, 2] inclusive; span_mask:
-        BoolTensor[B, S] (masked spans give zeros). Returns FloatTensor[B, S, H].
+        # Parameters
+
+        sequence : `torch.FloatTensor`
+            `[B, L, H]` encoder states.
+        spans : `torch.LongTensor`
+            `[B, S, 2]` inclusive (start, end).
+        span_mask : `torch.BoolTensor`, optional (default = `None`)
+            `[B, S]`; masked spans give zeros.
+
+        # Returns
+
+        `torch.FloatTensor`
+            `[B, S, H]`.
         """
         boundaries = external_boundaries(spans, sequence.size(1))
         left = gather_positions(sequence, boundaries[..., 0])          # [B, S, H]
@@ -148,6 +218,13 @@ class SpanBoundarySpanExtractor(SpanExtractor):
 
     Output dim: ``2 * input_dim`` (``4 *`` for ``"both"``). Outside positions are clamped to the
     sequence, see :func:`external_boundaries`.
+
+    # Parameters
+
+    input_dim : `int`
+        Size `H` of the sequence vectors.
+    boundaries : `str`, optional (default = `"inside"`)
+        ``"inside"``, ``"outside"`` or ``"both"``, as above.
     """
 
     def __init__(self, input_dim: int, boundaries: str = "inside") -> None:
@@ -168,8 +245,21 @@ class SpanBoundarySpanExtractor(SpanExtractor):
                 sequence_mask: Optional[torch.Tensor] = None,
                 span_indices_mask: Optional[torch.Tensor] = None) -> torch.Tensor:
         """
-        sequence_tensor: FloatTensor[B, L, H]; span_indices: LongTensor[B, S, 2] inclusive.
-        Returns FloatTensor[B, S, output_dim]; spans masked out by ``span_indices_mask`` are zeros.
+        # Parameters
+
+        sequence_tensor : `torch.FloatTensor`
+            `[B, L, H]`.
+        span_indices : `torch.LongTensor`
+            `[B, S, 2]` inclusive (start, end).
+        sequence_mask : `torch.BoolTensor`, optional (default = `None`)
+            `[B, L]`, unused (allennlp's ``SpanExtractor`` signature).
+        span_indices_mask : `torch.BoolTensor`, optional (default = `None`)
+            `[B, S]`; masked spans give zeros.
+
+        # Returns
+
+        `torch.FloatTensor`
+            `[B, S, get_output_dim()]`.
         """
         span_indices = span_indices.clamp(0, sequence_tensor.size(1) - 1)
         outside = external_boundaries(span_indices, sequence_tensor.size(1))
@@ -191,6 +281,11 @@ class ExternalBoundarySpanExtractor(SpanBoundarySpanExtractor):
     Deprecated alias of ``{"type": "span_boundary", "boundaries": "outside"}``: a span (s, e) as
     its external boundary tokens ``[x(s-1); x(e+1)]``. Output dim: 2 * input_dim. Kept so that
     existing configs keep working; the first construction logs a deprecation warning.
+
+    # Parameters
+
+    input_dim : `int`
+        Size `H` of the sequence vectors.
     """
 
     def __init__(self, input_dim: int) -> None:

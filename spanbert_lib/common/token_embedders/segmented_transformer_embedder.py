@@ -1,6 +1,9 @@
 """
 The ``segmented_transformer`` token embedder: encodes the segments made by the
 ``segmented_wordpiece`` indexer independently and returns one vector per document wordpiece.
+
+Shapes: `B` documents, `S` segments, `L` segment length, `P` wordpieces of a document (the
+indexer's flattened layout), `H` hidden size.
 """
 from typing import Any, Dict, Optional
 
@@ -66,8 +69,20 @@ class SegmentedTransformerEmbedder(TokenEmbedder):
     def encode_segments(self, input_ids: torch.LongTensor,
                         segment_mask: torch.BoolTensor) -> torch.Tensor:
         """
-        ``(B, S, L)`` ids and mask -> ``(B, S, L, H)`` states; rows whose mask is all False
-        (padding segments) are not encoded and get zeros.
+        Encodes each segment on its own; rows whose mask is all False (padding segments) are not
+        encoded and get zeros.
+
+        # Parameters
+
+        input_ids : `torch.LongTensor`
+            `[B, S, L]` wordpiece ids.
+        segment_mask : `torch.BoolTensor`
+            `[B, S, L]` real positions.
+
+        # Returns
+
+        `torch.Tensor`
+            `[B, S, L, H]` states.
         """
         batch_size, num_segments, length = input_ids.shape
         flat_ids = input_ids.reshape(-1, length)
@@ -89,14 +104,21 @@ class SegmentedTransformerEmbedder(TokenEmbedder):
         """
         # Parameters
 
-        input_ids, segment_mask : `(B, S, L)`
-        piece_positions : `(B, P)` flat index of each piece in the `(S * L)` layout
-        mask : `(B, P)` real pieces
-        (the indexer's word/sentence/segment maps are accepted and ignored)
+        input_ids : `torch.LongTensor`
+            `[B, S, L]` wordpiece ids per segment.
+        segment_mask : `torch.BoolTensor`
+            `[B, S, L]` real positions per segment.
+        piece_positions : `torch.LongTensor`
+            `[B, P]` flat index of each piece in the `[S * L]` layout.
+        mask : `torch.BoolTensor`
+            `[B, P]` real pieces.
+        **unused : `torch.Tensor`
+            The indexer's word/sentence/segment maps, accepted and ignored.
 
         # Returns
 
-        `(B, P, H)` wordpiece states, zero at padding pieces.
+        `torch.Tensor`
+            `[B, P, H]` wordpiece states, zero at padding pieces.
         """
         batch_size, num_segments, length = input_ids.shape
         states = self.encode_segments(input_ids, segment_mask)

@@ -61,17 +61,17 @@ class SegmentedWordpieceIndexer(TokenIndexer):
     at most ``max_segment_len``). Pieces are indexed in the FLATTENED layout: the document's
     wordpieces in order, without ``[CLS]``/``[SEP]``/padding.
 
-    - ``input_ids`` ``(B, S, L)`` long: ``[CLS] pieces [SEP] [PAD]...`` per segment;
-    - ``segment_mask`` ``(B, S, L)`` bool: True on ``[CLS]``, pieces and ``[SEP]``;
-    - ``piece_positions`` ``(B, P)`` long: where each piece sits in ``input_ids.view(B, S*L)``
+    - ``input_ids`` `[B, S, L]` long: ``[CLS] pieces [SEP] [PAD]...`` per segment;
+    - ``segment_mask`` `[B, S, L]` bool: True on ``[CLS]``, pieces and ``[SEP]``;
+    - ``piece_positions`` `[B, P]` long: where each piece sits in ``input_ids.view(B, S*L)``
       (0 at padding);
-    - ``mask`` ``(B, P)`` bool: real pieces (what ``util.get_text_field_mask`` returns - the
+    - ``mask`` `[B, P]` bool: real pieces (what ``util.get_text_field_mask`` returns - the
       embedder's output is per piece);
-    - ``piece_word_ids`` / ``piece_sentence_ids`` / ``piece_segment_ids`` ``(B, P)`` long:
+    - ``piece_word_ids`` / ``piece_sentence_ids`` / ``piece_segment_ids`` `[B, P]` long:
       word, sentence (``0, 1, ...`` in document order) and segment of each piece, -1 at padding;
-    - ``word_starts`` / ``word_ends`` ``(B, W)`` long: first / last piece of each word
+    - ``word_starts`` / ``word_ends`` `[B, W]` long: first / last piece of each word
       (inclusive, flattened layout; 0 at padding);
-    - ``word_mask`` ``(B, W)`` bool: real words.
+    - ``word_mask`` `[B, W]` bool: real words.
 
     # Parameters
 

@@ -1,4 +1,8 @@
-"""SpanBERT's span masking (Joshi et al. 2020, section 3.1)."""
+"""
+SpanBERT's span masking (Joshi et al. 2020, section 3.1).
+
+Shapes: `B` sequences in a batch, `K` span lengths ``min_span_length .. max_span_length``.
+"""
 import logging
 import math
 from typing import Optional
@@ -17,10 +21,24 @@ _ROUNDS_PER_DRAW = 16
 
 def truncated_geometric_pmf(p: float, max_length: int, min_length: int = 1) -> torch.Tensor:
     """
-    DoubleTensor[max_length - min_length + 1]: P(length = min_length + k) proportional to
-    p (1-p)^k, renormalised over [min_length, max_length]. This is the paper's "Geo(p) clipped
-    at l_max" (and the original implementation): mean 3.8 words for p = 0.2, l_max = 10 (piling
-    the cut-off mass on l_max instead would give 4.46).
+    The span length distribution: P(length = min_length + k) proportional to p (1-p)^k,
+    renormalised over [min_length, max_length]. This is the paper's "Geo(p) clipped at l_max"
+    (and the original implementation): mean 3.8 words for p = 0.2, l_max = 10 (piling the
+    cut-off mass on l_max instead would give 4.46).
+
+    # Parameters
+
+    p : `float`
+        The geometric parameter, in (0, 1].
+    max_length : `int`
+        Longest span, in words.
+    min_length : `int`, optional (default = `1`)
+        Shortest span, in words.
+
+    # Returns
+
+    `torch.Tensor`
+        `[max_length - min_length + 1]` float64 probabilities.
     """
     if not 0.0 < p <= 1.0:
         raise ValueError(f"geometric p must be in (0, 1], got {p}")
@@ -53,6 +71,20 @@ class GeometricSpanMasker(Masker):
 
     Vectorised over the batch: each round places or tries one candidate span in every
     unfinished sequence (about 20-40 rounds for 512-token blocks).
+
+    # Parameters
+
+    geometric_p : `float`, optional (default = `0.2`)
+        The p of the span length distribution.
+    max_span_length : `int`, optional (default = `10`)
+        Longest span, in words.
+    min_span_length : `int`, optional (default = `1`)
+        Shortest span, in words.
+    max_start_attempts : `int`, optional (default = `10`)
+        Failed starts after which a span's length is redrawn.
+    **kwargs
+        The :class:`Masker` arguments (``masking_budget``, ``mask_probability``,
+        ``random_probability``).
     """
 
     def __init__(
@@ -74,7 +106,19 @@ class GeometricSpanMasker(Masker):
         self._length_cdf = self.length_pmf.cumsum(0).numpy()
 
     def sample_lengths(self, uniforms: np.ndarray) -> np.ndarray:
-        """Span lengths in words (int64, same shape) from uniforms in [0, 1), by inverse CDF."""
+        """
+        Span lengths by inverse CDF.
+
+        # Parameters
+
+        uniforms : `np.ndarray`
+            Draws in [0, 1), any shape.
+
+        # Returns
+
+        `np.ndarray`
+            int64 span lengths in words, same shape.
+        """
         index = np.searchsorted(self._length_cdf, uniforms, side="right")
         return np.minimum(index, self._length_cdf.shape[0] - 1) + self.min_span_length
 

@@ -1,4 +1,8 @@
-"""The :class:`Masker` interface shared by SpanBERT's masking scheme and its ablations."""
+"""
+The :class:`Masker` interface shared by SpanBERT's masking scheme and its ablations.
+
+Shapes: `B` blocks in a batch, `L` block length, `S` chosen spans over the batch.
+"""
 from dataclasses import dataclass
 from typing import Optional
 
@@ -13,8 +17,18 @@ from spanbert_lib.pretraining.masking.replacement import apply_span_replacement
 @dataclass
 class SpanSelection:
     """
-    The spans a scheme chose, flat over the batch (S spans), int64[S] each: batch index, first
-    and last (inclusive) token position, number of whole words covered.
+    The spans a scheme chose, flat over the batch.
+
+    # Parameters
+
+    batch : `np.ndarray`
+        `[S]` int64, the block of each span.
+    first : `np.ndarray`
+        `[S]` int64, its first token position.
+    last : `np.ndarray`
+        `[S]` int64, its last token position (inclusive).
+    num_words : `np.ndarray`
+        `[S]` int64, the number of whole words it covers.
     """
 
     batch: np.ndarray
@@ -34,10 +48,15 @@ class Masker(Registrable):
     and it stays single-threaded. Random numbers all come from the given ``torch.Generator``;
     the outputs are tensors on ``input_ids``' device.
 
-    masking_budget: fraction of the maskable tokens (``word_ids >= 0``) of each sequence to
-        mask, in expectation.
-    mask_probability / random_probability: chance that a span is replaced by [MASK] tokens /
-        by random tokens; it is kept unchanged otherwise.
+    # Parameters
+
+    masking_budget : `float`, optional (default = `0.15`)
+        Fraction of the maskable tokens (``word_ids >= 0``) of each sequence to mask, in
+        expectation.
+    mask_probability : `float`, optional (default = `0.8`)
+        Chance that a span is replaced by [MASK] tokens.
+    random_probability : `float`, optional (default = `0.1`)
+        Chance that a span is replaced by random tokens; it is kept unchanged otherwise.
     """
 
     default_implementation = "geometric_span"
@@ -72,12 +91,29 @@ class Masker(Registrable):
         generator: Optional[torch.Generator] = None,
     ) -> MaskingOutput:
         """
-        input_ids: LongTensor[B, L], wordpiece ids of ``[CLS] ... [SEP]`` blocks plus padding.
-        word_ids: LongTensor[B, L], index of the whole word each piece belongs to (pieces of one
-            word share it), -1 at special tokens and padding; only positions >= 0 are masked.
-        phrase_ids: LongTensor[B, L], id of the entity / noun chunk of each piece, -1 outside
-            any phrase; only for schemes with ``requires_phrase_ids``.
-        generator: source of all randomness (same seed, same masks).
+        Masks a batch of blocks.
+
+        # Parameters
+
+        input_ids : `torch.LongTensor`
+            `[B, L]` wordpiece ids of ``[CLS] ... [SEP]`` blocks plus padding.
+        word_ids : `torch.LongTensor`
+            `[B, L]` index of the whole word each piece belongs to (pieces of one word share
+            it), -1 at special tokens and padding; only positions >= 0 are masked.
+        mask_token_id : `int`
+            Id of the [MASK] token.
+        vocab_size : `int`
+            Random replacements are drawn from ``[0, vocab_size)``.
+        phrase_ids : `torch.LongTensor`, optional (default = `None`)
+            `[B, L]` id of the entity / noun chunk of each piece, -1 outside any phrase; only
+            for schemes with ``requires_phrase_ids``.
+        generator : `torch.Generator`, optional (default = `None`)
+            Source of all randomness (same seed, same masks).
+
+        # Returns
+
+        `MaskingOutput`
+            The corrupted blocks, labels and spans.
         """
         self._check_inputs(input_ids, word_ids, phrase_ids, mask_token_id, vocab_size)
         word_ids_array = _to_numpy(word_ids)
@@ -107,8 +143,23 @@ class Masker(Registrable):
         generator: Optional[torch.Generator],
     ) -> SpanSelection:
         """
-        Chooses non-overlapping spans of maskable positions. word_ids (and phrase_ids):
-        int64[B, L]; budget: float64[B], tokens to mask per sequence.
+        Chooses non-overlapping spans of maskable positions.
+
+        # Parameters
+
+        word_ids : `np.ndarray`
+            `[B, L]` int64, as :meth:`mask` takes them.
+        budget : `np.ndarray`
+            `[B]` float64, tokens to mask per sequence.
+        phrase_ids : `Optional[np.ndarray]`
+            `[B, L]` int64, as :meth:`mask` takes them, or None.
+        generator : `Optional[torch.Generator]`
+            Source of all randomness.
+
+        # Returns
+
+        `SpanSelection`
+            The chosen spans.
         """
         raise NotImplementedError
 

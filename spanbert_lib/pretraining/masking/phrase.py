@@ -22,6 +22,14 @@ class PhraseMasker(Masker):
     entities) and ``noun_phrase`` (from noun chunks); the two differ only in the ids given, and
     ``entity_fraction`` is the noun chunks' share for the latter. Phrases must cover whole
     words.
+
+    # Parameters
+
+    entity_fraction : `float`, optional (default = `0.5`)
+        Share of the budget spent on phrases, in [0, 1].
+    **kwargs
+        The :class:`Masker` arguments (``masking_budget``, ``mask_probability``,
+        ``random_probability``).
     """
 
     requires_phrase_ids = True

@@ -33,9 +33,35 @@ def apply_span_replacement(
     ``random_probability``: every token becomes its own uniform id in [0, vocab_size); else
     unchanged) and returns the outputs as tensors on ``device``.
 
-    input_ids: int64[B, L].
-    span_batch, span_first, span_last, span_num_words: int64[S], the spans (any order,
-        non-overlapping; token positions inclusive).
+    # Parameters
+
+    input_ids : `np.ndarray`
+        `[B, L]` int64 wordpiece ids (`B` blocks of length `L`).
+    span_batch : `np.ndarray`
+        `[S]` int64, the block of each of the `S` spans (any order, non-overlapping).
+    span_first : `np.ndarray`
+        `[S]` int64, first token position of each span.
+    span_last : `np.ndarray`
+        `[S]` int64, last token position of each span (inclusive).
+    span_num_words : `np.ndarray`
+        `[S]` int64, whole words each span covers.
+    mask_token_id : `int`
+        Id of the [MASK] token.
+    vocab_size : `int`
+        Random replacements are drawn from ``[0, vocab_size)``.
+    mask_probability : `float`
+        Chance that a span becomes [MASK] tokens.
+    random_probability : `float`
+        Chance that a span becomes random tokens.
+    generator : `torch.Generator`, optional (default = `None`)
+        Source of all randomness.
+    device : `torch.device`, optional (default = `None`)
+        Where the output tensors go.
+
+    # Returns
+
+    `MaskingOutput`
+        The corrupted blocks, labels and spans (sorted by block, then first token).
     """
     shape = input_ids.shape
     order = np.argsort(span_batch * (shape[1] + 1) + span_first, kind="stable")
@@ -45,7 +71,7 @@ def apply_span_replacement(
     replacement[decision < mask_probability + random_probability] = REPLACE_RANDOM
     replacement[decision < mask_probability] = REPLACE_MASK
 
-    # Every masked token as (its span, its flat position batch * L + position).
+    # Every masked token as (its span, its flat position block * L + position).
     span_sizes = last - first + 1
     span_of_token = np.repeat(np.arange(order.shape[0]), span_sizes)
     offset_in_span = np.arange(span_of_token.shape[0]) - np.repeat(np.cumsum(span_sizes) - span_sizes, span_sizes)

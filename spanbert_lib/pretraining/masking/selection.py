@@ -20,10 +20,21 @@ def select_up_to_budget(
     there either way, so the expected number of selected tokens is exactly ``budget`` (when the
     row has enough units) and the overshoot is less than one unit.
 
-    unit_tokens: int64[B, U], tokens per unit.
-    available: bool[B, U], units that may be chosen.
-    budget: float64[B], tokens to select per row.
-    Returns bool[B, U], the selected units.
+    # Parameters
+
+    unit_tokens : `np.ndarray`
+        `[B, U]` int64, tokens per unit (`B` rows, `U` units per row).
+    available : `np.ndarray`
+        `[B, U]` bool, units that may be chosen.
+    budget : `np.ndarray`
+        `[B]` float64, tokens to select per row.
+    generator : `torch.Generator`, optional (default = `None`)
+        Source of the random order.
+
+    # Returns
+
+    `np.ndarray`
+        `[B, U]` bool, the selected units.
     """
     batch_size, num_units = unit_tokens.shape
     if num_units == 0:

@@ -31,7 +31,16 @@ class MaskingStatistics:
         self.length_counts = torch.zeros(0, dtype=torch.long)
 
     def update(self, output: MaskingOutput, word_ids: torch.Tensor) -> None:
-        """output: a masked batch; word_ids: LongTensor[B, L], the ``word_ids`` given to the masker."""
+        """
+        Adds one masked batch.
+
+        # Parameters
+
+        output : `MaskingOutput`
+            A masked batch.
+        word_ids : `torch.Tensor`
+            `[B, L]` long, the ``word_ids`` given to the masker (`B` blocks of length `L`).
+        """
         word_ids = word_ids.detach().cpu()
         masked = output.masked_positions.cpu()
         spans = output.spans.cpu()
@@ -59,12 +68,18 @@ class MaskingStatistics:
 
     def get_statistics(self) -> Dict[str, Any]:
         """
-        masked_fraction: masked / maskable tokens; mean_span_length_words; span_length_histogram:
-        {words: spans}; replacement: {"mask", "random", "keep"} fractions of spans;
-        spans_start_at_word_start / spans_end_at_word_end: fractions of spans; num_tokens:
-        maskable tokens seen; also num_sequences, num_spans, num_masked_tokens,
-        masked_special_tokens (masked positions with word_ids < 0, should be 0) and
-        mean_span_length_tokens.
+        The statistics of the batches added so far.
+
+        # Returns
+
+        `Dict[str, Any]`
+            ``masked_fraction``: masked / maskable tokens; ``mean_span_length_words``;
+            ``span_length_histogram``: {words: spans}; ``replacement``: {"mask", "random",
+            "keep"} fractions of spans; ``spans_start_at_word_start`` /
+            ``spans_end_at_word_end``: fractions of spans; ``num_tokens``: maskable tokens seen;
+            also ``num_sequences``, ``num_spans``, ``num_masked_tokens``,
+            ``masked_special_tokens`` (masked positions with word_ids < 0, should be 0) and
+            ``mean_span_length_tokens``.
         """
         spans = max(self.num_spans, 1)
         return {
@@ -98,9 +113,18 @@ def plot_span_length_histogram(
 ) -> None:
     """
     Writes a PNG bar chart of the fraction of spans of each length in words (as the paper's
-    Figure 2). ``histogram``: {length: count} (string keys, as after a JSON round trip, are
-    accepted); ``reference_pmf``: {length: probability} drawn as markers, e.g. the sampling
-    distribution.
+    Figure 2).
+
+    # Parameters
+
+    histogram : `Mapping[Union[int, str], int]`
+        {length: count} (string keys, as after a JSON round trip, are accepted).
+    path : `Union[str, os.PathLike]`
+        The PNG file to write.
+    reference_pmf : `Mapping[int, float]`, optional (default = `None`)
+        {length: probability} drawn as markers, e.g. the sampling distribution.
+    title : `str`, optional (default = `None`)
+        The chart's title.
     """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure

@@ -1,6 +1,8 @@
 """
 Maskable units of packed blocks: whole words (from ``word_ids``) and phrases (from
 ``phrase_ids``), located as runs of equal non-negative labels, all sequences at once (numpy).
+
+Shapes: `B` sequences, `L` sequence length, `U` the largest number of runs in a row.
 """
 from dataclasses import dataclass
 
@@ -10,13 +12,20 @@ import numpy as np
 @dataclass
 class Runs:
     """
-    Maximal runs of equal non-negative labels in each row of a [B, L] array, left-aligned and
-    padded to U = the largest number of runs in a row.
+    Maximal runs of equal non-negative labels in each row of a `[B, L]` array, left-aligned and
+    padded to `U` slots.
 
-    starts, ends: int64[B, U], first / last (inclusive) token position of the k-th run of each
-        row; 0 / -1 in padding slots (so ``num_tokens`` is 0 there).
-    valid: bool[B, U], False in padding slots.
-    counts: int64[B], number of runs per row.
+    # Parameters
+
+    starts : `np.ndarray`
+        `[B, U]` int64, first token position of the k-th run of each row; 0 in padding slots.
+    ends : `np.ndarray`
+        `[B, U]` int64, last (inclusive) token position of the k-th run of each row; -1 in
+        padding slots (so ``num_tokens`` is 0 there).
+    valid : `np.ndarray`
+        `[B, U]` bool, False in padding slots.
+    counts : `np.ndarray`
+        `[B]` int64, number of runs per row.
     """
 
     starts: np.ndarray
@@ -26,12 +35,24 @@ class Runs:
 
     @property
     def num_tokens(self) -> np.ndarray:
-        """int64[B, U]: tokens per run, 0 in padding slots."""
+        """`[B, U]` int64: tokens per run, 0 in padding slots."""
         return self.ends - self.starts + 1
 
 
 def run_boundaries(labels: np.ndarray):
-    """bool[B, L] pairs (is_start, is_end) of the runs of equal labels >= 0 in ``labels`` [B, L]."""
+    """
+    Where the runs of equal labels >= 0 start and end.
+
+    # Parameters
+
+    labels : `np.ndarray`
+        `[B, L]` int64.
+
+    # Returns
+
+    `Tuple[np.ndarray, np.ndarray]`
+        ``(is_start, is_end)``, both `[B, L]` bool.
+    """
     inside = labels >= 0
     changes = labels[:, 1:] != labels[:, :-1]
     is_start = inside.copy()
@@ -43,8 +64,18 @@ def run_boundaries(labels: np.ndarray):
 
 def find_runs(labels: np.ndarray) -> Runs:
     """
-    labels: int64[B, L]; a run is a maximal stretch of consecutive positions sharing one label
-    >= 0 (negative labels belong to no run).
+    The runs of each row: maximal stretches of consecutive positions sharing one label >= 0
+    (negative labels belong to no run).
+
+    # Parameters
+
+    labels : `np.ndarray`
+        `[B, L]` int64.
+
+    # Returns
+
+    `Runs`
+        The runs, `U` slots per row.
     """
     batch_size = labels.shape[0]
     is_start, is_end = run_boundaries(labels)
@@ -61,17 +92,57 @@ def find_runs(labels: np.ndarray) -> Runs:
 
 
 def word_runs(word_ids: np.ndarray) -> Runs:
-    """The whole words of each sequence: runs of ``word_ids`` (int64[B, L], -1 = not maskable)."""
+    """
+    The whole words of each sequence.
+
+    # Parameters
+
+    word_ids : `np.ndarray`
+        `[B, L]` int64 word index of each piece, -1 = not maskable.
+
+    # Returns
+
+    `Runs`
+        One run per whole word.
+    """
     return find_runs(np.maximum(word_ids, -1))
 
 
 def word_start_mask(word_ids: np.ndarray) -> np.ndarray:
-    """bool[B, L]: True at the first piece of each whole word."""
+    """
+    Where the whole words start.
+
+    # Parameters
+
+    word_ids : `np.ndarray`
+        `[B, L]` int64 word index of each piece, -1 = not maskable.
+
+    # Returns
+
+    `np.ndarray`
+        `[B, L]` bool: True at the first piece of each whole word.
+    """
     return run_boundaries(np.maximum(word_ids, -1))[0]
 
 
 def coverage(runs: Runs, selected: np.ndarray, length: int) -> np.ndarray:
-    """bool[B, L]: positions inside the ``selected`` (bool[B, U]) runs, which must not overlap."""
+    """
+    The positions the selected runs cover.
+
+    # Parameters
+
+    runs : `Runs`
+        The runs of each row.
+    selected : `np.ndarray`
+        `[B, U]` bool, the chosen runs, which must not overlap.
+    length : `int`
+        `L`.
+
+    # Returns
+
+    `np.ndarray`
+        `[B, L]` bool: positions inside the selected runs.
+    """
     batch_size = runs.starts.shape[0]
     delta = np.zeros((batch_size, length + 1), dtype=np.int64)
     rows = np.nonzero(selected)[0]

@@ -2,16 +2,18 @@
 The ``entity_aware_transformer`` encoder: a pretrained BERT-family model that reads entities as
 tokens beside the words (LUKE, Yamada et al. 2020).
 
+Shapes: `B` batch, `L` wordpieces, `E` entities per example, `H` hidden size.
+
 Inputs (``forward``), all batch-first:
 
-- ``token_ids`` LongTensor[B, L], ``mask`` BoolTensor[B, L], ``type_ids`` LongTensor[B, L] (optional):
+- ``token_ids`` `[B, L]` long, ``mask`` `[B, L]` bool, ``type_ids`` `[B, L]` long (optional):
   the wordpieces as for the plain HF model (``[CLS] ... [SEP]``); the encoder does not tokenise.
-- ``entity_ids`` LongTensor[B, E]: ids of ``entity_vocabulary`` (``ENTITY_MASK`` = 2 etc., real
+- ``entity_ids`` `[B, E]` long: ids of ``entity_vocabulary`` (``ENTITY_MASK`` = 2 etc., real
   entities from 6).
-- ``entity_spans`` LongTensor[B, E, 2]: the mention of each entity as INCLUSIVE positions into
+- ``entity_spans`` `[B, E, 2]` long: the mention of each entity as INCLUSIVE positions into
   ``token_ids`` (so the first wordpiece after ``[CLS]`` is 1); an entity's position embedding is
   the mean of the word position embeddings over its span.
-- ``entity_mask`` BoolTensor[B, E]: real entities (default: ``entity_ids != ENTITY_PAD``); padded
+- ``entity_mask`` `[B, E]` bool: real entities (default: ``entity_ids != ENTITY_PAD``); padded
   entities may hold anything and change no output.
 
 Outputs: ``(word_states [B, L, H], entity_states [B, E, H])``; ``entity_states`` is None when no
@@ -134,6 +136,22 @@ class EntityAwareTransformer(EntityAwareEncoder):
         """
         An encoder around an existing HF model (shared, not copied; its pooler is kept but unused),
         e.g. the pre-training model's encoder, so that ``export-encoder`` still exports it whole.
+
+        # Parameters
+
+        transformer : `transformers.PreTrainedModel`
+            The HF model to wrap.
+        entity_vocab_size : `int`, optional (default = `NUM_SPECIAL_ENTITIES`)
+            As the constructor's.
+        entity_embedding_dim : `int`, optional (default = `256`)
+            As the constructor's.
+        entity_aware_attention : `bool`, optional (default = `True`)
+            As the constructor's.
+
+        # Returns
+
+        `EntityAwareTransformer`
+            The new encoder.
         """
         encoder = cls.__new__(cls)
         EntityAwareEncoder.__init__(encoder)
@@ -192,10 +210,27 @@ class EntityAwareTransformer(EntityAwareEncoder):
         entity_mask: Optional[torch.Tensor] = None,
     ) -> Tuple[torch.Tensor, Optional[torch.Tensor]]:
         """
-        token_ids LongTensor[B, L], mask BoolTensor[B, L] (None: all real), type_ids LongTensor[B, L]
-        (None: zeros), entity_ids LongTensor[B, E], entity_spans LongTensor[B, E, 2] (inclusive),
-        entity_mask BoolTensor[B, E] -> (word_states FloatTensor[B, L, H], entity_states
-        FloatTensor[B, E, H] or None).
+        Contextualises the words and entities together (module docstring).
+
+        # Parameters
+
+        token_ids : `torch.LongTensor`
+            `[B, L]` wordpiece ids.
+        mask : `torch.BoolTensor`, optional (default = `None`)
+            `[B, L]` real wordpieces; None: all real.
+        type_ids : `torch.LongTensor`, optional (default = `None`)
+            `[B, L]` token type ids; None: zeros.
+        entity_ids : `torch.LongTensor`, optional (default = `None`)
+            `[B, E]` entity ids; None: no entities.
+        entity_spans : `torch.LongTensor`, optional (default = `None`)
+            `[B, E, 2]` inclusive wordpiece positions of each entity's mention.
+        entity_mask : `torch.BoolTensor`, optional (default = `None`)
+            `[B, E]` real entities; None: ``entity_ids != ENTITY_PAD``.
+
+        # Returns
+
+        `Tuple[torch.FloatTensor, Optional[torch.FloatTensor]]`
+            ``(word_states [B, L, H], entity_states [B, E, H] or None)``.
         """
         batch_size, num_words = token_ids.shape
         word_mask = token_ids.new_ones((batch_size, num_words), dtype=torch.bool) if mask is None else mask.bool()

@@ -44,6 +44,7 @@ class EntityAwareSelfAttention(torch.nn.Module):
     self_attention : `torch.nn.Module`
         The HF layer's ``attention.self`` (BERT/RoBERTa style); gives the sizes and the query to copy.
     entity_aware : `bool`, optional (default = `True`)
+        The three extra queries; False: the plain attention of the layer (LUKE's ablation).
     """
 
     def __init__(self, self_attention: torch.nn.Module, entity_aware: bool = True) -> None:
@@ -77,9 +78,24 @@ class EntityAwareSelfAttention(torch.nn.Module):
     def forward(self, self_attention: torch.nn.Module, hidden: torch.Tensor, num_words: int,
                 key_mask: Optional[torch.Tensor]) -> torch.Tensor:
         """
-        self_attention: the HF layer's ``attention.self``; hidden FloatTensor[B, L + E, H] (words
-        first); num_words = L; key_mask BoolTensor[B, L + E] (True: real token) or None
-        -> context FloatTensor[B, L + E, nh * d] (before the layer's output projection).
+        The attention of one layer over ``[words; entities]``.
+
+        # Parameters
+
+        self_attention : `torch.nn.Module`
+            The HF layer's ``attention.self``.
+        hidden : `torch.FloatTensor`
+            `[B, L + E, H]` the layer's input, words first.
+        num_words : `int`
+            ``L``.
+        key_mask : `Optional[torch.BoolTensor]`
+            `[B, L + E]` (True: real token), or None.
+
+        # Returns
+
+        `torch.FloatTensor`
+            `[B, L + E, nh * d]` context, before the layer's output projection (``nh`` heads of
+            size ``d``).
         """
         batch_size, length, _ = hidden.shape
         keys = self._heads(self_attention.key(hidden))                                        # [B, nh, N, d]

@@ -40,8 +40,12 @@ class EntityEmbeddings(torch.nn.Module):
         ``D_e``.
     position_offset : `int`, optional (default = `0`)
         Position id of wordpiece position 0 (RoBERTa: ``padding_idx + 1``).
-    layer_norm_eps, dropout : `float`
-        As the encoder's embeddings (``layer_norm_eps``, ``hidden_dropout_prob``).
+    layer_norm_eps : `float`, optional (default = `1e-12`)
+        As the encoder's embeddings (``layer_norm_eps``).
+    dropout : `float`, optional (default = `0.1`)
+        As the encoder's embeddings (``hidden_dropout_prob``).
+    initializer_range : `float`, optional (default = `0.02`)
+        Standard deviation of the initial entity embedding and projection weights.
     """
 
     def __init__(
@@ -79,9 +83,21 @@ class EntityEmbeddings(torch.nn.Module):
     def span_position_embeddings(self, entity_spans: torch.Tensor, entity_mask: torch.Tensor,
                                  num_positions: int) -> torch.Tensor:
         """
-        entity_spans LongTensor[B, E, 2] (inclusive), entity_mask BoolTensor[B, E], ``num_positions``
-        = L, the word sequence length -> FloatTensor[B, E, H]: the mean word position embedding
-        over each span (zeros at padded entities).
+        The mean word position embedding over each entity's span.
+
+        # Parameters
+
+        entity_spans : `torch.LongTensor`
+            `[B, E, 2]` inclusive wordpiece positions.
+        entity_mask : `torch.BoolTensor`
+            `[B, E]` real entities.
+        num_positions : `int`
+            ``L``, the word sequence length.
+
+        # Returns
+
+        `torch.FloatTensor`
+            `[B, E, H]`, zeros at padded entities.
         """
         first = self.position_offset
         if first + num_positions > self.position_embeddings.num_embeddings:
@@ -115,9 +131,23 @@ class EntityEmbeddings(torch.nn.Module):
     def forward(self, entity_ids: torch.Tensor, entity_spans: torch.Tensor, entity_mask: torch.Tensor,
                 num_positions: int) -> torch.Tensor:
         """
-        entity_ids LongTensor[B, E], entity_spans LongTensor[B, E, 2] (inclusive wordpiece positions
-        into the encoder's [B, L] input), entity_mask BoolTensor[B, E], ``num_positions`` = L
-        -> FloatTensor[B, E, H]. Padded entities (mask False) may hold any id/span.
+        The input embeddings of the entities. Padded entities (mask False) may hold any id/span.
+
+        # Parameters
+
+        entity_ids : `torch.LongTensor`
+            `[B, E]` entity ids.
+        entity_spans : `torch.LongTensor`
+            `[B, E, 2]` inclusive wordpiece positions into the encoder's `[B, L]` input.
+        entity_mask : `torch.BoolTensor`
+            `[B, E]` real entities.
+        num_positions : `int`
+            ``L``.
+
+        # Returns
+
+        `torch.FloatTensor`
+            `[B, E, H]`.
         """
         entity_mask = entity_mask.bool()
         self.check_inputs(entity_ids, entity_spans, entity_mask, num_positions)

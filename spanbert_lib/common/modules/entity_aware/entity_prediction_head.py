@@ -9,6 +9,9 @@ from the encoder's entity states:
 ``B`` is the entity embedding matrix ``[V_e, D_e]`` of the encoder's ``EntityEmbeddings``
 (shared, not copied: the decoder is tied to the input embeddings); ``bias`` is the head's own.
 ``masked_entity_loss`` is the mean cross-entropy over the masked entities only.
+
+Shapes: `B` batch, `E` entities per example, `H` hidden size, `V_e` entity vocabulary size,
+`N` masked entities of a batch.
 """
 import torch
 
@@ -17,9 +20,21 @@ from spanbert_lib.common.modules.entity_aware.entity_embeddings import EntityEmb
 
 def masked_entity_loss(logits: torch.Tensor, labels: torch.Tensor, label_mask: torch.Tensor) -> torch.Tensor:
     """
-    logits FloatTensor[B, E, V_e], labels LongTensor[B, E] (the original ids), label_mask
-    BoolTensor[B, E] (True: a masked entity to predict) -> scalar: mean cross-entropy over the
-    masked entities; 0 (still attached to the graph) when there are none.
+    The mean cross-entropy over the masked entities.
+
+    # Parameters
+
+    logits : `torch.FloatTensor`
+        `[B, E, V_e]`.
+    labels : `torch.LongTensor`
+        `[B, E]` the original ids.
+    label_mask : `torch.BoolTensor`
+        `[B, E]`; True: a masked entity to predict.
+
+    # Returns
+
+    `torch.Tensor`
+        Scalar loss; 0 (still attached to the graph) when no entity is masked.
     """
     selected = label_mask.bool()
     if not bool(selected.any()):
@@ -29,14 +44,15 @@ def masked_entity_loss(logits: torch.Tensor, labels: torch.Tensor, label_mask: t
 
 class EntityPredictionHead(torch.nn.Module):
     """
+    ``forward(entity_states [B, E, H]) -> logits [B, E, V_e]``; ``loss(entity_states, labels,
+    label_mask)`` -> ``(logits, scalar loss)``.
+
     # Parameters
 
     entity_embeddings : `EntityEmbeddings`
         The encoder's entity embeddings; the decoder uses its ``entity_embeddings.weight`` (``B``).
     layer_norm_eps : `float`, optional (default = `1e-12`)
-
-    ``forward(entity_states [B, E, H]) -> logits [B, E, V_e]``; ``loss(entity_states, labels,
-    label_mask)`` -> ``(logits, scalar loss)``.
+        Epsilon of the LayerNorm.
     """
 
     def __init__(self, entity_embeddings: EntityEmbeddings, layer_norm_eps: float = 1e-12) -> None:
@@ -54,7 +70,23 @@ class EntityPredictionHead(torch.nn.Module):
         return torch.nn.functional.linear(transformed, self.entity_embeddings.weight, self.bias)
 
     def loss(self, entity_states: torch.Tensor, labels: torch.Tensor, label_mask: torch.Tensor):
-        """Logits of the masked entities only are computed: ``(logits [N, V_e], loss)``, N = masked entities."""
+        """
+        Logits and loss of the masked entities only.
+
+        # Parameters
+
+        entity_states : `torch.Tensor`
+            `[B, E, H]` the encoder's entity states.
+        labels : `torch.Tensor`
+            `[B, E]` the original ids.
+        label_mask : `torch.Tensor`
+            `[B, E]`; True: a masked entity to predict.
+
+        # Returns
+
+        `Tuple[torch.Tensor, torch.Tensor]`
+            ``(logits [N, V_e], scalar loss)``.
+        """
         selected = label_mask.bool()
         logits = self(entity_states[selected])                                  # [N, V_e]
         if logits.size(0) == 0:

@@ -42,6 +42,11 @@ class EntityVocabulary:
 
     ``len(vocabulary)`` counts the specials too, so it is the ``entity_vocab_size`` of the encoder.
     ``index(name)`` gives ``ENTITY_UNK`` for an unknown name.
+
+    # Parameters
+
+    entities : `Iterable[str]`, optional (default = `()`)
+        The real entities, in id order.
     """
 
     def __init__(self, entities: Iterable[str] = ()) -> None:
@@ -51,7 +56,19 @@ class EntityVocabulary:
             self.add(name)
 
     def add(self, name: str) -> int:
-        """Adds a real entity (at the next id) and returns its id; the id it has if already present."""
+        """
+        Adds a real entity at the next id.
+
+        # Parameters
+
+        name : `str`
+            Non-empty, without surrounding spaces or newlines.
+
+        # Returns
+
+        `int`
+            Its id (the id it has if already present).
+        """
         if not name or name != name.strip() or "\n" in name:
             raise ValueError(f"entity names must be non-empty, without surrounding spaces or newlines: {name!r}")
         if name not in self._ids:
@@ -62,9 +79,20 @@ class EntityVocabulary:
     @classmethod
     def from_file(cls, path: Union[str, os.PathLike]) -> "EntityVocabulary":
         """
-        One real entity name per line (UTF-8), ids in file order from ``NUM_SPECIAL_ENTITIES``.
-        Empty lines and lines naming a special entity (e.g. a file written with the specials
-        first) are skipped; a repeated name is an error that names the file and both lines.
+        Reads a vocabulary written by :meth:`to_file`. Empty lines and lines naming a special
+        entity (e.g. a file written with the specials first) are skipped; a repeated name is an
+        error that names the file and both lines.
+
+        # Parameters
+
+        path : `Union[str, os.PathLike]`
+            One real entity name per line (UTF-8), ids in file order from
+            ``NUM_SPECIAL_ENTITIES``.
+
+        # Returns
+
+        `EntityVocabulary`
+            The vocabulary.
         """
         vocabulary = cls()
         seen: Dict[str, int] = {}
@@ -79,7 +107,14 @@ class EntityVocabulary:
         return vocabulary
 
     def to_file(self, path: Union[str, os.PathLike]) -> None:
-        """Writes the real entities, one a line (``from_file`` reads it back with the same ids)."""
+        """
+        Writes the real entities, one a line (``from_file`` reads it back with the same ids).
+
+        # Parameters
+
+        path : `Union[str, os.PathLike]`
+            The file to write.
+        """
         with open(path, "w", encoding="utf-8") as handle:
             for name in self._names[NUM_SPECIAL_ENTITIES:]:
                 handle.write(name + "\n")

@@ -3,6 +3,8 @@ Features of a few given mentions per example (entity typing: one; relation class
 computed either LUKE's way - one special entity per mention, its final entity state - or the plain
 way - span-boundary features of the mention's word states - so one model config switches between
 an entity-aware and a plain SpanBERT-style encoder with ``use_entities``.
+
+Shapes: `B` batch, `L` wordpieces, `M` mentions per example.
 """
 from typing import Optional, Sequence, Tuple
 
@@ -39,6 +41,17 @@ class MentionFeatures(torch.nn.Module):
 
     ``forward(encoder, tokens, mentions [B, M, 2] inclusive wordpiece spans) -> [B, M, get_output_dim()]``.
     The encoder is passed in (it stays a direct submodule of the model, named ``encoder``).
+
+    # Parameters
+
+    hidden_size : `int`
+        Size of the encoder's states.
+    entity_ids : `Sequence[int]`
+        The entity id of each of the ``M`` mentions (used with ``use_entities``).
+    use_entities : `bool`, optional (default = `True`)
+        Entity states as features; False: ``span_extractor`` over the word states.
+    span_extractor : `Lazy[SpanExtractor]`, optional (default = `None`)
+        The extractor without entities (default ``span_boundary`` inside).
     """
 
     def __init__(self, hidden_size: int, entity_ids: Sequence[int], use_entities: bool = True,
