@@ -4,7 +4,7 @@ allennlp-models' ``coref`` model (Lee et al. 2017/2018, word-level spans over
 ``training_configs/coref/litbank_minilm.jsonnet``, then scored with the same CoNLL-2012 scorer
 semantics on the same dev documents - the baseline next to which the README reports our F1.
 
-    .venv/bin/python scripts/coref_litbank_baseline.py -s runs/litbank_allennlp_models [--epochs 6]
+    .venv/bin/python scripts/coref_litbank_baseline.py -s runs/litbank_allennlp_models [--epochs 6] [--seed 1]
     .venv/bin/python scripts/coref_litbank_baseline.py -s runs/x --score-only   # re-score a trained run
                                                       # (model.tar.gz, else best.th of a stopped run)
     .venv/bin/python scripts/coref_litbank_baseline.py --ours runs/litbank_minilm/model.tar.gz  # ours, same way
@@ -56,9 +56,10 @@ def register_adapter_reader() -> None:
         """Our reader's documents and training windows, made into allennlp-models' instances."""
 
         def __init__(self, model_name: str, max_segment_len: int, max_span_width: int,
-                     max_training_segments: Optional[int] = None) -> None:
+                     max_training_segments: Optional[int] = None, window_seed: Optional[int] = 13) -> None:
             super().__init__({"segments": SegmentedWordpieceIndexer(model_name, max_segment_len=max_segment_len)},
-                             max_span_width=max_span_width, max_training_segments=max_training_segments)
+                             max_span_width=max_span_width, max_training_segments=max_training_segments,
+                             window_seed=window_seed)
             self._mismatched = {"tokens": PretrainedTransformerMismatchedIndexer(model_name,
                                                                                 max_length=max_segment_len)}
 
@@ -67,14 +68,22 @@ def register_adapter_reader() -> None:
                                        [list(c) for c in clusters] if clusters is not None else None)
 
 
-def training_params(epochs: int) -> Dict[str, Any]:
+def seed_params(seed: Optional[int]) -> Dict[str, Any]:
+    """allennlp's three seeds set to ``seed``; ``{}`` (allennlp's defaults) when it is None."""
+    return {} if seed is None else {"random_seed": seed, "numpy_seed": seed, "pytorch_seed": seed}
+
+
+def training_params(epochs: int, seed: Optional[int] = None) -> Dict[str, Any]:
+    """The training configuration; ``seed`` also seeds the reader's training windows (as
+    ``dataset_reader.window_seed`` does for ``spanbert_coref``)."""
     hidden = 384
     span_dim = 3 * hidden + 20
     reader = {"type": READER_NAME, "model_name": ENCODER, "max_segment_len": SEGMENT_LEN,
               "max_span_width": MAX_SPAN_WIDTH}
     encoder_group = "^_text_field_embedder\\."
-    return {
-        "dataset_reader": dict(reader, max_training_segments=WINDOW_SEGMENTS),
+    windows = {"max_training_segments": WINDOW_SEGMENTS} | ({} if seed is None else {"window_seed": seed})
+    return seed_params(seed) | {
+        "dataset_reader": dict(reader, **windows),
         "validation_dataset_reader": reader,
         "train_data_path": f"{LITBANK}#files=:70",
         "validation_data_path": f"{LITBANK}#files=70:80",
@@ -186,8 +195,11 @@ def main(argv=None) -> int:
                         "unless --score-only)")
     parser.add_argument("--epochs", type=int, default=6)
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--seed", type=int, help="allennlp's seeds and the window seed (default: allennlp's "
+                        "defaults and window seed 13)")
     parser.add_argument("--score-only", action="store_true")
     parser.add_argument("--ours", type=Path, help="also score this spanbert_coref model.tar.gz the same way")
+    parser.add_argument("--ours-json", type=Path, help="write --ours's scores to this file")
     args = parser.parse_args(argv)
 
     import torch
@@ -206,13 +218,16 @@ def main(argv=None) -> int:
             from allennlp.common import Params
 
             start = time.perf_counter()
-            train_model(Params(training_params(args.epochs)), str(args.serialization_dir), force=True)
+            train_model(Params(training_params(args.epochs, args.seed)), str(args.serialization_dir), force=True)
             print(f"training wall time: {time.perf_counter() - start:.0f} s")
         scores = dev_scores(args.serialization_dir)
         print("allennlp-models coref", json.dumps(scores, indent=2))
         (args.serialization_dir / "dev_scores_spanbert_lib_scorer.json").write_text(json.dumps(scores, indent=2))
     if args.ours:
-        print("spanbert_coref", args.ours, json.dumps(our_dev_scores(args.ours), indent=2))
+        ours = our_dev_scores(args.ours)
+        print("spanbert_coref", args.ours, json.dumps(ours, indent=2))
+        if args.ours_json:
+            args.ours_json.write_text(json.dumps(ours, indent=2))
     return 0
 
 
