@@ -61,6 +61,7 @@ def main() -> None:
     from transformers import BertConfig, BertForMaskedLM
 
     import spanbert_lib.plugin  # noqa: F401
+    from spanbert_lib.common.transformers_encoder import TransformerSpec
     from spanbert_lib.pretraining.masking import Masker
     from spanbert_lib.pretraining.models import SpanBertPretrainingModel
 
@@ -72,7 +73,7 @@ def main() -> None:
 
     def ours(sbo_weight: float):
         torch.manual_seed(0)
-        model = SpanBertPretrainingModel(Vocabulary(), tokenizer_dir, transformer_config=dims, sbo_weight=sbo_weight)
+        model = SpanBertPretrainingModel(Vocabulary(), TransformerSpec(tokenizer_dir, config=dims), sbo_weight=sbo_weight)
         optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
 
         def step():

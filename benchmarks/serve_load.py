@@ -57,7 +57,7 @@ def train_small_archives(directory: Path) -> Dict[str, Path]:
     encoder = str(MINILM if (MINILM / "config.json").exists() else REPO_ROOT / "fixtures" / "tiny_bert")
     runs = {
         "qa": ("qa/squad11_tiny.jsonnet", {
-            "dataset_reader.model_name": encoder, "model.transformer_model_name": encoder,
+            "dataset_reader.model_name": encoder, "model.transformer.model_name": encoder,
             "dataset_reader.max_seq_length": 384, "dataset_reader.doc_stride": 128,
             "dataset_reader.max_query_length": 64, "trainer.num_epochs": 1}),
         "coref": ("coref/spanbert_coref_tiny.jsonnet", {
@@ -65,7 +65,7 @@ def train_small_archives(directory: Path) -> Dict[str, Path]:
             "dataset_reader.token_indexers.tokens.max_segment_len": 128,
             "validation_dataset_reader.token_indexers.tokens.model_name": encoder,
             "validation_dataset_reader.token_indexers.tokens.max_segment_len": 128,
-            "model.text_field_embedder.token_embedders.tokens.model_name": encoder,
+            "model.transformer.token_embedders.tokens.model_name": encoder,
             "trainer.num_epochs": 1}),
     }
     archives = {}

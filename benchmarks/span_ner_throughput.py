@@ -149,7 +149,7 @@ def build_ours(encoder_name: str, use_entities: bool, max_entities_per_pass: int
     vocab.add_tokens_to_namespace(list(LABELS), "labels")
     torch.manual_seed(0)
     model = Model.from_params(vocab=vocab, params=Params({
-        "type": "spanbert_span_ner", "encoder": {"type": "entity_aware_transformer", "model_name": encoder_name},
+        "type": "spanbert_span_ner", "transformer": {"type": "entity_aware_transformer", "model_name": encoder_name},
         "use_entities": use_entities, "max_entities_per_pass": max_entities_per_pass}))
     return model.eval()
 

@@ -150,7 +150,7 @@ def train_ours(budget: Budget, train_file: Path, eval_file: Path, out: Path) -> 
         "dataset_reader.question_first": True,
         "train_data_path": str(train_file),
         "validation_data_path": None,
-        "model.transformer_model_name": budget.encoder,
+        "model.transformer.model_name": budget.encoder,
         "model.max_answer_length": MAX_ANSWER_LENGTH,
         "model.n_best_size": N_BEST,
         "data_loader": {"batch_size": budget.batch_size, "shuffle": True},

@@ -68,10 +68,9 @@ def masking_statistics(config: str, text_path: str, batch_size: int = 32, seed: 
     else:
         reader_params = params
         masker_params = params.pop("masker", None)
-    tokenizer_name = reader_params.get("tokenizer")
     reader = DatasetReader.from_params(reader_params)
     masker = Masker.from_params(masker_params) if masker_params is not None else Masker.by_name("geometric_span")()
-    tokenizer = AutoTokenizer.from_pretrained(tokenizer_name)
+    tokenizer = AutoTokenizer.from_pretrained(reader.model_name)
     vocab_size = len(tokenizer)  # len() of a fast tokenizer is not free: once, not per batch
 
     generator = torch.Generator().manual_seed(seed)

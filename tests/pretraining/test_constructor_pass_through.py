@@ -31,11 +31,11 @@ def test_maskers_take_the_shared_arguments_from_a_config(config, own):
     ("spanbert_nsp_corpus", {"seed": 7, "random_document_pool_size": 9}, 5),
 ])
 def test_corpus_readers_take_the_shared_arguments_from_a_config(reader_type, own, minimum):
-    reader = DatasetReader.from_params(Params({"type": reader_type, "tokenizer": str(TINY_BERT_DIR),
+    reader = DatasetReader.from_params(Params({"type": reader_type, "model_name": str(TINY_BERT_DIR),
                                                "max_sequence_length": 64, "min_document_words": 2,
                                                "documents_per_batch": 3, **own}))
     assert (reader.max_sequence_length, reader.min_document_words, reader.documents_per_batch) == (64, 2, 3)
     assert all(getattr(reader, name) == value for name, value in own.items())
     with pytest.raises(ConfigurationError, match=f"max_sequence_length must be >= {minimum}"):
-        DatasetReader.from_params(Params({"type": reader_type, "tokenizer": str(TINY_BERT_DIR),
+        DatasetReader.from_params(Params({"type": reader_type, "model_name": str(TINY_BERT_DIR),
                                           "max_sequence_length": minimum - 1}))

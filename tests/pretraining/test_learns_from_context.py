@@ -9,6 +9,7 @@ baseline within a few hundred steps; a model that sees only word frequencies can
 import torch
 from allennlp.data import Vocabulary
 
+from spanbert_lib.common.transformers_encoder import TransformerSpec
 from spanbert_lib.pretraining.masking import IGNORE_INDEX
 from spanbert_lib.pretraining.masking.geometric_span import GeometricSpanMasker
 from spanbert_lib.pretraining.models import SpanBertPretrainingModel
@@ -66,10 +67,10 @@ def heldout_accuracies(model: SpanBertPretrainingModel, input_ids, word_ids):
 def test_fills_masked_spans_from_context():
     torch.manual_seed(0)
     model = SpanBertPretrainingModel(
-        Vocabulary(), TINY_BERT,
-        transformer_config={"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
-                            "intermediate_size": 128, "max_position_embeddings": BLOCK_WORDS + 2,
-                            "hidden_dropout_prob": 0.0, "attention_probs_dropout_prob": 0.0},
+        Vocabulary(),
+        TransformerSpec(TINY_BERT, config={"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+                                           "intermediate_size": 128, "max_position_embeddings": BLOCK_WORDS + 2,
+                                           "hidden_dropout_prob": 0.0, "attention_probs_dropout_prob": 0.0}),
         masker=GeometricSpanMasker(masking_budget=0.15), sbo_position_embedding_dim=16,
     )
     words = _word_ids_of_vocabulary(model.tokenizer)

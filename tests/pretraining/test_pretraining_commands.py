@@ -82,7 +82,7 @@ def test_masking_statistics_of_the_default_scheme(tmp_path):
 
 def test_masking_statistics_from_reader_params_with_masker(tmp_path):
     reader_params = tmp_path / "reader.json"
-    reader_params.write_text(json.dumps({"type": "spanbert_pretraining_corpus", "tokenizer": "fixtures/tiny_bert",
+    reader_params.write_text(json.dumps({"type": "spanbert_pretraining_corpus", "model_name": "fixtures/tiny_bert",
                                          "max_sequence_length": 128, "masker": {"type": "subword"}}))
     statistics = masking_statistics(str(reader_params), str(CORPUS), seed=0)
     assert set(statistics["span_length_histogram"]) == {1}  # subword masking: one-token units
@@ -94,7 +94,7 @@ def test_masking_statistics_block_fill_rate_of_a_book(tmp_path, separator, fill_
     book = tmp_path / "book.txt"
     book.write_text("\n\n".join([paragraph] * 40) + "\n", encoding="utf-8")
     reader_params = tmp_path / "reader.json"
-    reader_params.write_text(json.dumps({"type": "spanbert_pretraining_corpus", "tokenizer": "fixtures/tiny_bert",
+    reader_params.write_text(json.dumps({"type": "spanbert_pretraining_corpus", "model_name": "fixtures/tiny_bert",
                                          "max_sequence_length": 128, "document_separator": separator}))
     statistics = masking_statistics(str(reader_params), str(book), seed=0)
     # one 720-piece document in blocks of up to 126 + 2, or 40 blocks of 18 + 2

@@ -9,6 +9,7 @@ from allennlp.common.testing import ModelTestCase
 from allennlp.data import Batch, DatasetReader, Vocabulary
 from allennlp.models import Model
 
+from spanbert_lib.common.transformers_encoder import TransformerSpec
 from spanbert_lib.pretraining.models import SpanBertPretrainingModel
 from tests.conftest import REPO_ROOT
 
@@ -43,7 +44,7 @@ class TestSpanBertPretraining(ModelTestCase):
 
     def test_bi_sequence_nsp_baseline(self, tmp_path):
         config = overridden_config(tmp_path, {
-            "dataset_reader": {"type": "spanbert_nsp_corpus", "tokenizer": "fixtures/tiny_bert",
+            "dataset_reader": {"type": "spanbert_nsp_corpus", "model_name": "fixtures/tiny_bert",
                                "max_sequence_length": 64, "sentence_splitter": "line"},
             "model.nsp_weight": 1.0,
         })
@@ -110,8 +111,8 @@ class TestSpanBertPretraining(ModelTestCase):
         assert 0.0 <= metrics["sbo_accuracy"] <= 1.0 and metrics["mlm_perplexity"] > 1.0
 
     def test_nsp_without_labels_is_a_clear_error(self, tmp_path):
-        model = SpanBertPretrainingModel(Vocabulary(), "fixtures/tiny_bert", transformer_config={
-            "hidden_size": 16, "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 32}, nsp_weight=1.0)
+        model = SpanBertPretrainingModel(Vocabulary(), TransformerSpec("fixtures/tiny_bert", config={
+            "hidden_size": 16, "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 32}), nsp_weight=1.0)
         tensors = Batch(self.instances[:2]).as_tensor_dict()
         with pytest.raises(ValueError, match="spanbert_nsp_corpus"):
             model(**tensors)
@@ -122,10 +123,10 @@ class TestSpanBertPretraining(ModelTestCase):
 
 
 def test_pretrained_encoder_is_loaded(tiny_bert_dir):
-    """transformer_config absent -> the weights of the HF directory are used as they are."""
+    """transformer.config absent -> the weights of the HF directory are used as they are."""
     from transformers import AutoModel
 
     model = Model.from_params(vocab=Vocabulary(), params=Params({
-        "type": "spanbert_pretraining", "transformer_model": str(tiny_bert_dir)}))
+        "type": "spanbert_pretraining", "transformer": {"model_name": str(tiny_bert_dir)}}))
     reference = AutoModel.from_pretrained(str(tiny_bert_dir))
     assert torch.equal(model.encoder.embeddings.word_embeddings.weight, reference.embeddings.word_embeddings.weight)

@@ -33,7 +33,7 @@ def test_large_config_follows_the_paper():
 def test_cpu_config_trains_with_the_tiny_encoder(tmp_path):
     overrides = json.dumps({
         "dataset_reader.model_name": TINY_BERT,
-        "model.text_field_embedder.token_embedders.tokens.model_name": TINY_BERT,
+        "model.transformer.token_embedders.tokens.model_name": TINY_BERT,
         "train_data_path": FIXTURE, "validation_data_path": FIXTURE, "test_data_path": FIXTURE,
         "trainer.num_epochs": 1,
     })

@@ -70,7 +70,7 @@ def build_tiny_archives(directory: Path) -> Dict[str, Path]:
             "trainer.num_epochs": 10, "trainer.optimizer.lr": 0.02}),
         "relation": ("relation/tiny_relation_classifier.jsonnet", {"trainer.num_epochs": 1}),
         "semeval": (REPO_ROOT / "training_configs" / "relation" / "semeval2010_minilm_cpu.jsonnet", {
-            "dataset_reader.model_name": tiny_bert, "model.text_field_embedder.token_embedders.tokens.model_name": tiny_bert,
+            "dataset_reader.model_name": tiny_bert, "model.transformer.token_embedders.tokens.model_name": tiny_bert,
             "train_data_path": semeval_data, "validation_data_path": semeval_data,
             "trainer.learning_rate_scheduler.warmup_steps": 1}),
         "typing": ("entity_typing/entity_typing_tiny.jsonnet", {"trainer.num_epochs": 1}),

@@ -36,7 +36,7 @@ local steps_per_epoch = std.ceil(num_train_examples / batch_size);
   },
   model: {
     type: "spanbert_entity_typing",
-    encoder: { type: "entity_aware_transformer", model_name: encoder, entity_aware_attention: true },
+    transformer: { type: "entity_aware_transformer", model_name: encoder, entity_aware_attention: true },
     use_entities: true,
     dropout: 0.1,
     threshold: 0.0,

@@ -39,7 +39,7 @@ local steps_per_epoch = std.ceil(num_train_sentences / batch_size / accumulation
   evaluate_on_test: true,
   model: {
     type: "spanbert_span_ner",
-    encoder: { type: "entity_aware_transformer", model_name: encoder, entity_aware_attention: true },
+    transformer: { type: "entity_aware_transformer", model_name: encoder, entity_aware_attention: true },
     use_entities: true,
     max_entities_per_pass: 128,
     dropout: 0.1,

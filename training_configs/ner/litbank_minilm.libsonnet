@@ -43,7 +43,7 @@ local negative_spans = 24;
     validation_data_path: data + "#files=70:80",
     model: {
       type: "spanbert_span_ner",
-      encoder: {
+      transformer: {
         type: "entity_aware_transformer",
         model_name: encoder,
         entity_aware_attention: entity_aware_attention,

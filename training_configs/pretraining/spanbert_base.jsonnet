@@ -9,7 +9,7 @@
 // Override on the command line (paths are examples):
 //   allennlp train training_configs/pretraining/spanbert_base.jsonnet -s runs/spanbert_base \
 //     -o '{"train_data_path": "/data/corpus/train", "validation_data_path": "/data/corpus/dev",
-//          "dataset_reader.tokenizer": "/data/vocab-cased", "model.transformer_model": "/data/vocab-cased"}'
+//          "dataset_reader.model_name": "/data/vocab-cased", "model.transformer.model_name": "/data/vocab-cased"}'
 // Build the vocabulary with: allennlp build-wordpiece-vocab /data/corpus/train /data/vocab-cased --vocab-size 28996
 // Multi-GPU: add "distributed": {"cuda_devices": [0, 1, 2, 3, 4, 5, 6, 7]} and divide
 // num_gradient_accumulation_steps by the number of GPUs.
@@ -20,7 +20,7 @@ local accumulation = 8;  // 32 x 8 = 256 sequences per update on one device
 {
   dataset_reader: {
     type: "spanbert_pretraining_corpus",
-    tokenizer: tokenizer,
+    model_name: tokenizer,
     max_sequence_length: 512,
     document_separator: "blank_line",
   },
@@ -28,10 +28,12 @@ local accumulation = 8;  // 32 x 8 = 256 sequences per update on one device
   validation_data_path: "../shared/data/corpus/gutenberg",
   model: {
     type: "spanbert_pretraining",
-    transformer_model: tokenizer,
-    transformer_config: dims + {
-      max_position_embeddings: 512, hidden_act: "gelu",
-      hidden_dropout_prob: 0.1, attention_probs_dropout_prob: 0.1,
+    transformer: {
+      model_name: tokenizer,
+      config: dims + {
+        max_position_embeddings: 512, hidden_act: "gelu",
+        hidden_dropout_prob: 0.1, attention_probs_dropout_prob: 0.1,
+      },
     },
     masker: {
       type: "geometric_span", geometric_p: 0.2, max_span_length: 10, masking_budget: 0.15,

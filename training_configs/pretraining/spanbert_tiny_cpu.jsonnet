@@ -2,8 +2,8 @@
 // cores: the main job (scripts/main.sh) trains it on fixtures/corpus minus a held-out file, with a
 // WordPiece vocabulary trained on that text, overriding the paths and the tokenizer:
 //   allennlp train training_configs/pretraining/spanbert_tiny_cpu.jsonnet -s OUT -o '{
-//     "dataset_reader.tokenizer": "VOCAB_DIR", "validation_dataset_reader.tokenizer": "VOCAB_DIR",
-//     "model.transformer_model": "VOCAB_DIR", "train_data_path": "A.txt,B.txt", "validation_data_path": "HELDOUT.txt"}'
+//     "dataset_reader.model_name": "VOCAB_DIR", "validation_dataset_reader.model_name": "VOCAB_DIR",
+//     "model.transformer.model_name": "VOCAB_DIR", "train_data_path": "A.txt,B.txt", "validation_data_path": "HELDOUT.txt"}'
 // Training runs for a fixed number of optimizer steps whatever the corpus size:
 // `num_epochs` x `batches_per_epoch` (the data loader recycles a small corpus and stops early in a
 // large one); every "epoch" ends with a validation pass over at most 256 held-out blocks.
@@ -13,7 +13,7 @@ local tokenizer = "fixtures/tiny_bert";
 local max_length = 64;
 local reader = {
   type: "spanbert_pretraining_corpus",
-  tokenizer: tokenizer,
+  model_name: tokenizer,
   max_sequence_length: max_length,
   document_separator: "blank_line",
 };
@@ -24,15 +24,17 @@ local reader = {
   validation_data_path: "fixtures/corpus/encyclopedia_tarrowby.txt",
   model: {
     type: "spanbert_pretraining",
-    transformer_model: tokenizer,
-    // Built from scratch with these dimensions; the vocabulary size comes from the tokenizer.
-    // Relative position embeddings in attention: with absolute ones the 2-layer model needs far
-    // more steps to learn to look at a [MASK]'s neighbours (at-[MASK] accuracy stayed below the
-    // unigram baseline after 1,200 steps); no dropout: the model underfits within the budget.
-    transformer_config: {
-      hidden_size: 128, num_hidden_layers: 2, num_attention_heads: 4, intermediate_size: 512,
-      max_position_embeddings: max_length, position_embedding_type: "relative_key_query",
-      hidden_dropout_prob: 0.0, attention_probs_dropout_prob: 0.0,
+    transformer: {
+      model_name: tokenizer,
+      // Built from scratch with these dimensions; the vocabulary size comes from the tokenizer.
+      // Relative position embeddings in attention: with absolute ones the 2-layer model needs far
+      // more steps to learn to look at a [MASK]'s neighbours (at-[MASK] accuracy stayed below the
+      // unigram baseline after 1,200 steps); no dropout: the model underfits within the budget.
+      config: {
+        hidden_size: 128, num_hidden_layers: 2, num_attention_heads: 4, intermediate_size: 512,
+        max_position_embeddings: max_length, position_embedding_type: "relative_key_query",
+        hidden_dropout_prob: 0.0, attention_probs_dropout_prob: 0.0,
+      },
     },
     masker: { type: "geometric_span", geometric_p: 0.2, max_span_length: 10, masking_budget: 0.15 },
     mlm_weight: 1.0,

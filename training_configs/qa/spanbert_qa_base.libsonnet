@@ -14,7 +14,7 @@
 // local directory and point BOTH the reader (tokenizer) and the model at it, e.g.
 //   allennlp train training_configs/qa/squad11_spanbert_large.jsonnet -s runs/squad11 \
 //     -o '{"dataset_reader.model_name": "/models/spanbert-large-cased",
-//          "model.transformer_model_name": "/models/spanbert-large-cased",
+//          "model.transformer.model_name": "/models/spanbert-large-cased",
 //          "train_data_path": "/data/squad/train-v1.1.json", "validation_data_path": "/data/squad/dev-v1.1.json"}'
 // The released SpanBERT folders have no tokenizer_config.json, so the tokenizer is told it is cased
 // (tokenizer_kwargs.do_lower_case false); drop that for an uncased encoder.
@@ -37,7 +37,7 @@
     validation_data_path: validation_path,
     model: {
       type: "spanbert_qa",
-      transformer_model_name: encoder,
+      transformer: { model_name: encoder },
       max_answer_length: 30,
       n_best_size: 20,
       null_score_threshold: null_score_threshold,

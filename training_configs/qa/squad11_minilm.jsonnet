@@ -29,8 +29,7 @@ local updates = 252 * num_epochs;  // batches per epoch with the setting above
   validation_data_path: data + "#articles=18:",
   model: {
     type: "spanbert_qa",
-    transformer_model_name: encoder,
-    transformer_kwargs: { attn_implementation: "eager" },
+    transformer: { model_name: encoder, from_pretrained_kwargs: { attn_implementation: "eager" } },
     max_answer_length: 30,
     n_best_size: 20,
   },

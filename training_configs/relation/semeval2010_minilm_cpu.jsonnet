@@ -36,7 +36,7 @@ local labels = ["Other"] + [
   vocabulary: { type: "from_instances", tokens_to_add: { labels: labels } },
   model: {
     type: "spanbert_relation_classifier",
-    text_field_embedder: {
+    transformer: {
       token_embedders: { tokens: { type: "entity_marker_aware", model_name: transformer } },
     },
     pooling: "entity_start",

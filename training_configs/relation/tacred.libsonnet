@@ -28,7 +28,7 @@ local relations = import "tacred_relations.libsonnet";
     vocabulary: { type: "from_instances", tokens_to_add: { labels: relations } },
     model: {
       type: "spanbert_relation_classifier",
-      text_field_embedder: {
+      transformer: {
         token_embedders: {
           tokens: { type: "entity_marker_aware", model_name: transformer, tokenizer_kwargs: tokenizer_kwargs },
         },

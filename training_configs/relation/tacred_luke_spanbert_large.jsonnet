@@ -37,7 +37,7 @@ local steps_per_epoch = std.ceil(num_train_examples / batch_size);
   vocabulary: { type: "from_instances", tokens_to_add: { labels: relations } },
   model: {
     type: "spanbert_entity_pair_relation_classifier",
-    encoder: { type: "entity_aware_transformer", model_name: encoder, entity_aware_attention: true },
+    transformer: { type: "entity_aware_transformer", model_name: encoder, entity_aware_attention: true },
     use_entities: true,
     dropout: 0.1,
   },

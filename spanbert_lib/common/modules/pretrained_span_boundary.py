@@ -69,8 +69,8 @@ def load_span_boundary_head(archive: Union[str, os.PathLike]) -> SpanBoundaryHea
         :data:`SBO_HEAD_CONFIG`); a pre-training ``model.tar.gz``; a pre-training serialization
         directory (``config.json`` + ``best.th``). From an archive the weights are the
         ``sbo_head.*`` entries of the model's state dict, the position embedding size and maximum
-        span width their shapes, and the LayerNorm epsilon the encoder's (``transformer_config``
-        of the archived config, else the config of its ``transformer_model`` directory).
+        span width their shapes, and the LayerNorm epsilon the encoder's (``transformer.config``
+        of the archived config, else the config of its ``transformer.model_name`` directory).
 
     Raises :class:`UserInputError` naming ``archive`` when it is missing, unreadable, or holds no
     SBO head (a model pre-trained with ``sbo_weight: 0``).
@@ -152,18 +152,19 @@ def _encoder_layer_norm_eps(model_config: Dict[str, Any], archive: Path) -> floa
     """The LayerNorm epsilon of the archived model's encoder, which the pre-training model gives its SBO head."""
     import transformers
 
-    encoder_config = model_config.get("transformer_config")
+    spec = model_config.get("transformer") or {}  # configs before the rename: transformer_model / _config
+    encoder_config = spec.get("config", model_config.get("transformer_config"))
     if encoder_config is not None:
         settings = dict(encoder_config)
         config = transformers.AutoConfig.for_model(settings.pop("model_type", "bert"), **settings)
     else:
-        transformer_model = model_config.get("transformer_model")
+        model_name = spec.get("model_name", model_config.get("transformer_model"))
         try:
-            config = transformers.AutoConfig.from_pretrained(transformer_model)
+            config = transformers.AutoConfig.from_pretrained(model_name)
         except (OSError, ValueError, TypeError) as error:
             raise UserInputError(
-                f"cannot read the encoder configuration of the archived model (transformer_model "
-                f"{transformer_model!r}: {error}); run `allennlp export-encoder` on the archive and use its "
+                f"cannot read the encoder configuration of the archived model (transformer.model_name "
+                f"{model_name!r}: {error}); run `allennlp export-encoder` on the archive and use its "
                 f"output directory instead", path=archive) from error
     return getattr(config, "layer_norm_eps", 1e-12)
 

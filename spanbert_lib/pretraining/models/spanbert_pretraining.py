@@ -18,7 +18,11 @@ from spanbert_lib.common.modules.entity_aware import (
     EntityPredictionHead,
     EntityVocabulary,
 )
-from spanbert_lib.common.transformers_encoder import load_encoder_and_tokenizer
+from spanbert_lib.common.transformers_encoder import (
+    TransformerSpec,
+    load_encoder_and_tokenizer,
+    transformer_spec_argument,
+)
 from spanbert_lib.pretraining.masking import IGNORE_INDEX, Masker
 
 logger = logging.getLogger(__name__)
@@ -30,11 +34,6 @@ class _TokenPredictionMetrics:
     def __init__(self) -> None:
         self.accuracy = CategoricalAccuracy()
         self.mean_loss = Average()
-
-    @property
-    def transformer(self) -> transformers.PreTrainedModel:
-        """The Hugging Face encoder (written by ``allennlp export-encoder``)."""
-        return self.encoder
 
     def __call__(self, logits: torch.Tensor, targets: torch.Tensor, loss: torch.Tensor) -> None:
         self.accuracy(logits.detach(), targets)
@@ -54,33 +53,55 @@ class SpanBertPretrainingModel(Model):
     loss is ``mlm_weight * MLM + sbo_weight * SBO (+ nsp_weight * NSP)``. Both token heads
     decode through the encoder's input embedding matrix (tied output embeddings).
 
-    transformer_model: directory (or hub name) with the tokenizer files, and the pretrained
-        weights unless ``transformer_config`` is given.
-    transformer_config: build a freshly initialised encoder with this configuration (e.g.
-        ``{"hidden_size": 768, "num_hidden_layers": 12, ...}``; ``model_type`` defaults to bert).
-    sbo_weight: 0 disables the span boundary objective (the paper's "span masking only").
-    nsp_weight: > 0 adds BERT's next sentence prediction (the bi-sequence baseline); the reader
-        must then provide ``segment_ids`` and ``next_sentence_label`` (``spanbert_nsp_corpus``).
-    masking_seed: seed of the masking generator (offset by the distributed rank); evaluation
-        uses a generator re-seeded with it for every batch, so validation masks are fixed.
-    entity_mlm_weight: > 0 adds LUKE's masked entity prediction (Yamada et al. 2020): the
-        encoder reads the reader's named entities as entity tokens beside the words (an
-        ``EntityAwareTransformer`` around the same HF encoder), ``entity_masking_probability`` of
-        the entities with a vocabulary id are replaced by ``[MASK]`` and predicted by an
-        ``EntityPredictionHead`` tied to the entity embeddings; the loss adds
-        ``entity_mlm_weight * entity MLM``. Needs ``entity_vocabulary`` (the same file as the
-        reader's). ``export-encoder`` exports the word encoder; the entity weights stay in the archive.
-
     Inputs (from ``spanbert_pretraining_corpus``): ``input_ids`` LongTensor[B, L], ``word_ids``
     LongTensor[B, L] (-1 at specials/padding), optional ``phrase_ids`` LongTensor[B, L], optional
     ``entity_ids`` LongTensor[B, E] and ``entity_spans`` LongTensor[B, E, 2] (inclusive positions).
+
+    # Parameters
+
+    vocab : `Vocabulary`
+        Unused (the encoder brings its own wordpiece vocabulary).
+    transformer : `TransformerSpec`
+        Which encoder: ``model_name`` is the directory (or hub name) with the tokenizer files, and
+        the pretrained weights unless ``config`` is given; ``config`` builds a freshly initialised
+        encoder with this configuration (e.g. ``{"hidden_size": 768, "num_hidden_layers": 12,
+        ...}``; ``model_type`` defaults to bert). ``transformer_model`` / ``transformer_config``
+        are its deprecated former names.
+    masker : `Masker`, optional (default = `geometric_span`)
+        Draws the masked spans of every batch.
+    mlm_weight : `float`, optional (default = `1.0`)
+        Weight of the masked-LM loss.
+    sbo_weight : `float`, optional (default = `1.0`)
+        Weight of the span boundary objective; 0 disables it (the paper's "span masking only").
+    nsp_weight : `float`, optional (default = `0.0`)
+        > 0 adds BERT's next sentence prediction (the bi-sequence baseline); the reader must then
+        provide ``segment_ids`` and ``next_sentence_label`` (``spanbert_nsp_corpus``).
+    sbo_position_embedding_dim : `int`, optional (default = `200`)
+        Size of the SBO head's relative position embeddings.
+    sbo_max_span_width : `int`, optional (default = `32`)
+        Longest span (in wordpieces) the SBO head has a position embedding for.
+    masking_seed : `int`, optional (default = `13`)
+        Seed of the masking generator (offset by the distributed rank); evaluation uses a
+        generator re-seeded with it for every batch, so validation masks are fixed.
+    entity_mlm_weight : `float`, optional (default = `0.0`)
+        > 0 adds LUKE's masked entity prediction (Yamada et al. 2020): the encoder reads the
+        reader's named entities as entity tokens beside the words (an ``EntityAwareTransformer``
+        around the same HF encoder), ``entity_masking_probability`` of the entities with a
+        vocabulary id are replaced by ``[MASK]`` and predicted by an ``EntityPredictionHead`` tied
+        to the entity embeddings; the loss adds ``entity_mlm_weight * entity MLM``.
+        ``export-encoder`` exports the word encoder; the entity weights stay in the archive.
+    entity_vocabulary : `str`, optional (default = `None`)
+        The entity names file (the same as the reader's); needed when ``entity_mlm_weight > 0``.
+    entity_masking_probability : `float`, optional (default = `0.15`)
+    entity_embedding_dim : `int`, optional (default = `256`)
+    entity_aware_attention : `bool`, optional (default = `True`)
+        Settings of the entity-aware encoder used for ``entity_mlm_weight > 0``.
     """
 
     def __init__(
         self,
         vocab: Vocabulary,
-        transformer_model: str,
-        transformer_config: Optional[Dict[str, Any]] = None,
+        transformer: Optional[TransformerSpec] = None,
         masker: Optional[Masker] = None,
         mlm_weight: float = 1.0,
         sbo_weight: float = 1.0,
@@ -93,11 +114,15 @@ class SpanBertPretrainingModel(Model):
         entity_masking_probability: float = 0.15,
         entity_embedding_dim: int = 256,
         entity_aware_attention: bool = True,
+        transformer_model: Optional[str] = None,
+        transformer_config: Optional[Dict[str, Any]] = None,
         **kwargs,
     ) -> None:
         super().__init__(vocab, **kwargs)
-        self.encoder, tokenizer = load_encoder_and_tokenizer(transformer_model, transformer_config)
-        self.transformer_model = transformer_model
+        spec = transformer_spec_argument("spanbert_pretraining", transformer, {
+            "transformer_model": ("model_name", transformer_model), "transformer_config": ("config", transformer_config)})
+        self.encoder, tokenizer = load_encoder_and_tokenizer(spec.model_name, spec.config,
+                                                             **spec.from_pretrained_kwargs)
         self._tokenizer = tokenizer
         self.masker = masker or Masker.by_name(Masker.default_implementation)()
         self.mask_token_id = tokenizer.mask_token_id
@@ -138,6 +163,11 @@ class SpanBertPretrainingModel(Model):
         self._mlm_metrics = _TokenPredictionMetrics()
         self._sbo_metrics = _TokenPredictionMetrics()
         self._nsp_accuracy = CategoricalAccuracy()
+
+    @property
+    def transformer(self) -> transformers.PreTrainedModel:
+        """The Hugging Face encoder (written by ``allennlp export-encoder``)."""
+        return self.encoder
 
     @property
     def tokenizer(self):

@@ -17,6 +17,7 @@ from allennlp.nn import InitializerApplicator
 from allennlp.nn.util import min_value_of_dtype
 from allennlp.training.metrics import CategoricalAccuracy
 
+from spanbert_lib.common.transformers_encoder import TransformerSpec, transformer_spec_argument
 from spanbert_lib.qa.metrics import SquadV1Metrics, SquadV2Metrics
 from spanbert_lib.qa.models.packed_encoder import packed_bert_hidden, supports_packed_inference
 from spanbert_lib.qa.models.span_decoding import (
@@ -35,45 +36,66 @@ class SpanBertQuestionAnswering(Model):
     Inputs are the fields of the ``spanbert_squad`` / ``mrqa`` readers (one instance per question,
     all its windows).
 
-    transformer_model_name : Hugging Face model directory (or hub name). Loaded with
-        ``AutoModelForQuestionAnswering``: the encoder is its base model and the span layer its
-        ``qa_outputs`` linear layer (hidden -> 2), so a plain encoder checkpoint (SpanBERT, BERT)
-        gets a freshly initialised layer (normal(0, initializer_range), zero bias, as BERT) and a
-        ``...ForQuestionAnswering`` checkpoint keeps its trained one.
-    max_answer_length : longest answer in wordpieces (30).
-    n_best_size : answers listed per question (20), deduplicated by character span.
-    null_score_threshold : None (SQuAD 1.1, MRQA): always answer; evaluated with v1.1 rules
-        (``squad_metrics``: ``exact_match``, ``f1``). A number (SQuAD 2.0): answer "" when
-        ``null_score - best_span_score > null_score_threshold``; evaluated with v2.0 rules
+    # Parameters
+
+    vocab : `Vocabulary`
+        Unused (the encoder brings its own wordpiece vocabulary).
+    transformer : `TransformerSpec`
+        Which encoder, e.g. ``{"model_name": DIRECTORY}``; its ``from_pretrained_kwargs`` go to
+        ``from_pretrained`` (``transformer_model_name`` and ``transformer_kwargs`` are its
+        deprecated former names). Loaded with ``AutoModelForQuestionAnswering``: the encoder is
+        its base model and the span layer its ``qa_outputs`` linear layer (`H` -> 2), so a plain
+        encoder checkpoint (SpanBERT, BERT) gets a freshly initialised layer (normal(0,
+        initializer_range), zero bias, as BERT) and a ``...ForQuestionAnswering`` checkpoint keeps
+        its trained one.
+    max_answer_length : `int`, optional (default = `30`)
+        Longest answer in wordpieces.
+    n_best_size : `int`, optional (default = `20`)
+        Answers listed per question, deduplicated by character span.
+    null_score_threshold : `float`, optional (default = `None`)
+        None (SQuAD 1.1, MRQA): always answer; evaluated with v1.1 rules (``squad_metrics``:
+        ``exact_match``, ``f1``). A number (SQuAD 2.0): answer "" when ``null_score -
+        best_span_score > null_score_threshold``; evaluated with v2.0 rules
         (``squad_v2_metrics``) where the "no-answer probability" is that difference, so
         ``best_f1_thresh`` is the threshold to use.
-    only_max_context_starts : a span may start only at a token in its max-context window (BERT).
-    answers_on_word_boundaries : an answer must start at the first wordpiece of a word and end at
-        the last one (the readers' ``context_word_boundaries``): "went to Zürich", never "nt to
-        Zürich" from a start on the continuation piece ``##n``. False: any passage wordpiece, as
-        BERT's ``run_squad.py``. Decoding only; the loss is unchanged.
-    packed_inference : outside training, encode the real wordpieces of all windows without padding
-        (``packed_encoder.py``; BERT-architecture encoders only, others ignore it). Same arithmetic;
-        logits at padding positions are then 0.
-    transformer_kwargs : passed to ``from_pretrained``.
+    only_max_context_starts : `bool`, optional (default = `True`)
+        A span may start only at a token in its max-context window (BERT).
+    answers_on_word_boundaries : `bool`, optional (default = `True`)
+        An answer must start at the first wordpiece of a word and end at the last one (the
+        readers' ``context_word_boundaries``): "went to Zürich", never "nt to Zürich" from a start
+        on the continuation piece ``##n``. False: any passage wordpiece, as BERT's
+        ``run_squad.py``. Decoding only; the loss is unchanged.
+    packed_inference : `bool`, optional (default = `True`)
+        Outside training, encode the real wordpieces of all windows without padding
+        (``packed_encoder.py``; BERT-architecture encoders only, others ignore it). Same
+        arithmetic; logits at padding positions are then 0.
+    initializer : `InitializerApplicator`, optional (default = `None`)
+        Applied after loading.
     """
 
     default_predictor = "spanbert_qa"
 
-    def __init__(self, vocab: Vocabulary, transformer_model_name: str, max_answer_length: int = 30,
+    def __init__(self, vocab: Vocabulary, transformer: Optional[TransformerSpec] = None, max_answer_length: int = 30,
                  n_best_size: int = 20, null_score_threshold: Optional[float] = None,
                  only_max_context_starts: bool = True, answers_on_word_boundaries: bool = True,
                  packed_inference: bool = True,
-                 transformer_kwargs: Optional[Dict[str, Any]] = None,
-                 initializer: Optional[InitializerApplicator] = None, **kwargs) -> None:
+                 initializer: Optional[InitializerApplicator] = None,
+                 transformer_model_name: Optional[str] = None,
+                 transformer_kwargs: Optional[Dict[str, Any]] = None, **kwargs) -> None:
         super().__init__(vocab, **kwargs)
         if max_answer_length < 1 or n_best_size < 1:
             raise ConfigurationError("max_answer_length and n_best_size must be positive")
-        qa_model = transformers.AutoModelForQuestionAnswering.from_pretrained(transformer_model_name,
-                                                                              **(transformer_kwargs or {}))
+        spec = transformer_spec_argument("spanbert_qa", transformer, {
+            "transformer_model_name": ("model_name", transformer_model_name),
+            "transformer_kwargs": ("from_pretrained_kwargs", transformer_kwargs)})
+        if spec.config is not None:
+            raise ConfigurationError("spanbert_qa: transformer.config is not supported (the QA model loads "
+                                     "pretrained weights); give model_name only")
+        qa_model = transformers.AutoModelForQuestionAnswering.from_pretrained(spec.model_name,
+                                                                              **spec.from_pretrained_kwargs)
         head = getattr(qa_model, "qa_outputs", None)
         if not isinstance(head, torch.nn.Linear) or head.out_features != 2:
-            raise ConfigurationError(f"{transformer_model_name}: {type(qa_model).__name__} has no linear "
+            raise ConfigurationError(f"{spec.model_name}: {type(qa_model).__name__} has no linear "
                                      "'qa_outputs' start/end layer")
         self._encoder = qa_model.base_model
         self._span_logits = head

@@ -31,11 +31,11 @@ from allennlp.modules.span_extractors import SpanExtractor
 from allennlp.nn import InitializerApplicator
 from allennlp.nn import util
 
+from spanbert_lib.common.deprecated_names import register_deprecated_alias, renamed_argument
 from spanbert_lib.common.modules.entity_aware import ENTITY_HEAD, ENTITY_TAIL, EntityAwareEncoder, MentionFeatures
 from spanbert_lib.relation.metrics.tacred_f1 import TacredF1
 from spanbert_lib.relation.models.relation_classifier import add_relation_labels, relation_outputs
 from spanbert_lib.relation.tacred_schema import NO_RELATION
-from spanbert_lib.common.deprecated_names import register_deprecated_alias
 
 
 @Model.register("spanbert_entity_pair_relation_classifier")
@@ -46,8 +46,9 @@ class EntityPairRelationClassifier(Model):
     # Parameters
 
     vocab : relation labels in ``label_namespace``, ``negative_label`` among them.
-    encoder : `EntityAwareEncoder`
+    transformer : `EntityAwareEncoder`
         E.g. ``{"type": "entity_aware_transformer", "model_name": ...}`` (the default type).
+        ``encoder`` is its deprecated former name.
     use_entities : `bool`, optional (default = `True`)
         Classify the head/tail entity states; False: span features of the two mentions.
     span_extractor : `SpanExtractor`, optional
@@ -62,16 +63,18 @@ class EntityPairRelationClassifier(Model):
     def __init__(
         self,
         vocab: Vocabulary,
-        encoder: EntityAwareEncoder,
+        transformer: Optional[EntityAwareEncoder] = None,
         use_entities: bool = True,
         span_extractor: Optional[Lazy[SpanExtractor]] = None,
         dropout: float = 0.1,
         label_namespace: str = "labels",
         negative_label: str = NO_RELATION,
         initializer: InitializerApplicator = InitializerApplicator(),
+        encoder: Optional[EntityAwareEncoder] = None,
         **kwargs,
     ) -> None:
         super().__init__(vocab, **kwargs)
+        encoder = renamed_argument("spanbert_entity_pair_relation_classifier", "transformer", transformer, "encoder", encoder)
         num_labels = vocab.get_vocab_size(label_namespace)
         if num_labels < 2:
             raise ConfigurationError(f"entity_pair_relation_classifier: {num_labels} label(s) in vocabulary "

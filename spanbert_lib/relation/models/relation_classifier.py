@@ -12,10 +12,11 @@ from allennlp.nn import InitializerApplicator
 from allennlp.nn.util import batched_index_select
 from allennlp.training.metrics import Metric
 
+from spanbert_lib.common.deprecated_names import renamed_argument
+from spanbert_lib.common.transformers_encoder import find_transformer
 from spanbert_lib.relation.metrics.tacred_f1 import TacredF1
 from spanbert_lib.relation.models.entity_marker_embedder import EntityMarkerAwareEmbedder
 from spanbert_lib.relation.tacred_schema import NO_RELATION
-from spanbert_lib.common.transformers_encoder import find_transformer
 
 POOLINGS = ("cls", "entity_start")
 
@@ -40,50 +41,66 @@ def add_relation_labels(vocab: Vocabulary, output_dict: Dict[str, Any], label_na
 @Model.register("spanbert_relation_classifier")
 class SpanBertRelationClassifier(Model):
     """
-    Relation classification over one sentence with a marked subject and object.
+    Relation classification over one sentence with a marked subject and object (from the
+    ``spanbert_tacred`` or ``spanbert_semeval2010_task8`` reader). Dropout, then one linear layer;
+    cross-entropy over all labels, ``negative_label`` being an ordinary class.
 
-    The sentence (from the ``tacred`` reader) is encoded by ``text_field_embedder``, which must
-    contain an ``entity_marker_aware`` token embedder (so the marker tokens have embedding rows).
-    ``pooling="cls"`` (the paper) classifies the final ``[CLS]`` vector; ``"entity_start"``
-    classifies the concatenated vectors at the first wordpiece of the subject and object spans
-    (the ``[SUBJ-*]`` / ``[OBJ-*]`` markers in the marker schemes). Dropout, then one linear layer;
-    cross-entropy over all labels, ``no_relation`` being an ordinary class.
+    # Parameters
 
-    Metrics: TACRED micro precision / recall / F1 ignoring ``negative_label`` and accuracy
-    (:class:`~spanbert_lib.relation.metrics.tacred_f1.TacredF1`), plus the ``metrics`` given
-    (name -> ``Metric`` called with ``(logits, label)``, e.g. ``{"semeval": {"type":
-    "semeval2010_macro_f1"}}``): a metric returning a number is reported under its name, one
-    returning a dict under the dict's keys (``macro_f1``, ...).
+    vocab : `Vocabulary`
+        Holds the labels in ``label_namespace``.
+    transformer : `TextFieldEmbedder`
+        Encodes the sentence to `[B, P, H]` (batch, wordpieces, hidden); must contain an
+        ``entity_marker_aware`` token embedder, so that the marker tokens have embedding rows.
+        ``text_field_embedder`` is its deprecated former name.
+    pooling : `str`, optional (default = `"cls"`)
+        ``"cls"`` (the paper) classifies the final ``[CLS]`` vector; ``"entity_start"`` the
+        concatenated vectors at the first wordpiece of the subject and object spans (the
+        ``[SUBJ-*]`` / ``[OBJ-*]`` markers in the marker schemes).
+    dropout : `float`, optional (default = `0.1`)
+    label_namespace : `str`, optional (default = `"labels"`)
+    negative_label : `str`, optional (default = `"no_relation"`)
+        The label TACRED's micro P / R / F1 ignore (SemEval: ``"Other"``).
+    initializer : `InitializerApplicator`, optional
+    metrics : `Dict[str, Metric]`, optional (default = `None`)
+        Besides TACRED micro precision / recall / F1 and accuracy
+        (:class:`~spanbert_lib.relation.metrics.tacred_f1.TacredF1`): name -> ``Metric`` called
+        with ``(logits, label)``, e.g. ``{"semeval": {"type": "semeval2010_macro_f1"}}``; a
+        metric returning a number is reported under its name, one returning a dict under the
+        dict's keys (``macro_f1``, ...).
     """
 
     def __init__(
         self,
         vocab: Vocabulary,
-        text_field_embedder: TextFieldEmbedder,
+        transformer: Optional[TextFieldEmbedder] = None,
         pooling: str = "cls",
         dropout: float = 0.1,
         label_namespace: str = "labels",
         negative_label: str = NO_RELATION,
         initializer: InitializerApplicator = InitializerApplicator(),
         metrics: Optional[Dict[str, Metric]] = None,
+        text_field_embedder: Optional[TextFieldEmbedder] = None,
         **kwargs,
     ) -> None:
         super().__init__(vocab, **kwargs)
+        embedder = renamed_argument("spanbert_relation_classifier", "transformer", transformer,
+                                    "text_field_embedder", text_field_embedder)
         if pooling not in POOLINGS:
             raise ConfigurationError(f"spanbert_relation_classifier: unknown pooling {pooling!r}; "
                                      f"choose one of {', '.join(POOLINGS)}")
-        if not any(isinstance(module, EntityMarkerAwareEmbedder) for module in text_field_embedder.modules()):
-            raise ConfigurationError("spanbert_relation_classifier: text_field_embedder needs an "
+        if not any(isinstance(module, EntityMarkerAwareEmbedder) for module in embedder.modules()):
+            raise ConfigurationError("spanbert_relation_classifier: transformer needs an "
                                      "'entity_marker_aware' token embedder so that the entity marker tokens "
                                      "have embeddings")
-        self._text_field_embedder = text_field_embedder
+        self._text_field_embedder = embedder
         self._pooling = pooling
         self._label_namespace = label_namespace
         num_labels = vocab.get_vocab_size(label_namespace)
         if num_labels < 2:
             raise ConfigurationError(f"spanbert_relation_classifier: {num_labels} label(s) in vocabulary "
                                      f"namespace {label_namespace!r}; at least 2 are needed")
-        input_dim = text_field_embedder.get_output_dim() * (2 if pooling == "entity_start" else 1)
+        input_dim = embedder.get_output_dim() * (2 if pooling == "entity_start" else 1)
         self._dropout = torch.nn.Dropout(dropout)
         self._classifier = torch.nn.Linear(input_dim, num_labels)
         self._tacred = TacredF1(vocabulary=vocab, negative_label=negative_label, label_namespace=label_namespace)
@@ -110,7 +127,7 @@ class SpanBertRelationClassifier(Model):
 
         Returns ``logits`` and ``probs`` ``(batch_size, num_labels)`` and, with labels, the mean ``loss``.
         """
-        encoded = self._text_field_embedder(tokens)  # (batch_size, num_pieces, hidden)
+        encoded = self._text_field_embedder(tokens)  # [B, P, H] (batch, wordpieces, hidden)
         if self._pooling == "cls":
             pooled = encoded[:, 0]
         else:

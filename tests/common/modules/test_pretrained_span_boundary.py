@@ -29,7 +29,7 @@ from tests.conftest import REPO_ROOT
 
 PRETRAINING_CONFIG = REPO_ROOT / "fixtures" / "configs" / "pretraining" / "spanbert_tiny.jsonnet"
 SPAN_NER_CONFIG = REPO_ROOT / "fixtures" / "configs" / "ner" / "span_ner_pretrained_sbo_tiny.jsonnet"
-HIDDEN = 16  # transformer_config.hidden_size of the pre-training fixture
+HIDDEN = 16  # transformer.config.hidden_size of the pre-training fixture
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +37,7 @@ def pretraining_run(tmp_path_factory):
     """A tiny pre-training serialization directory (with model.tar.gz) and its export-encoder directory."""
     serialization_dir = tmp_path_factory.mktemp("pretraining")
     # Non-default sizes, so that the loader must take them from the archive.
-    overrides = json.dumps({"model.sbo_max_span_width": 6, "model.transformer_config.layer_norm_eps": 1e-5})
+    overrides = json.dumps({"model.sbo_max_span_width": 6, "model.transformer.config.layer_norm_eps": 1e-5})
     train_model_from_file(str(PRETRAINING_CONFIG), str(serialization_dir), overrides=overrides)
     exported = export_encoder(str(serialization_dir / "model.tar.gz"), str(serialization_dir / "exported"))
     return serialization_dir, exported
@@ -165,12 +165,12 @@ class TestSpanNerWithPretrainedSpanBoundary(ModelTestCase):
         self.exported = str(pretraining_run[1])
 
     def overrides(self, **changes) -> str:
-        return json.dumps({"model.encoder.model_name": self.exported, "model.span_extractor.archive": self.exported,
+        return json.dumps({"model.transformer.model_name": self.exported, "model.span_extractor.archive": self.exported,
                            **changes})
 
     def entity_parameters(self) -> set:
         """The encoder's entity-only parameters: no gradient in a model that uses no entities."""
-        encoder_params = Params.from_file(str(SPAN_NER_CONFIG), self.overrides())["model"]["encoder"]
+        encoder_params = Params.from_file(str(SPAN_NER_CONFIG), self.overrides())["model"]["transformer"]
         encoder = EntityAwareEncoder.from_params(encoder_params)
         return {f"encoder.{name}" for name, _ in encoder.named_parameters()
                 if name.startswith(("entity_embeddings.", "self_attentions."))}

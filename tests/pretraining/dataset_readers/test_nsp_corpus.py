@@ -128,6 +128,6 @@ def test_fixture_corpus_pairs(corpus_tokenizer_dir):
 
 def test_constructed_from_params(hand_tokenizer_dir):
     reader = DatasetReader.from_params(
-        Params({"type": "spanbert_nsp_corpus", "tokenizer": hand_tokenizer_dir, "seed": 3})
+        Params({"type": "spanbert_nsp_corpus", "model_name": hand_tokenizer_dir, "seed": 3})
     )
     assert isinstance(reader, NspCorpusReader) and reader.seed == 3

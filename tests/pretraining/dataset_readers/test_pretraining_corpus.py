@@ -158,7 +158,7 @@ def test_text_to_instance_and_document_to_instances(hand_tokenizer_dir):
 
 def test_constructed_from_params(hand_tokenizer_dir):
     reader = DatasetReader.from_params(
-        Params({"type": "spanbert_pretraining_corpus", "tokenizer": hand_tokenizer_dir, "max_sequence_length": 16})
+        Params({"type": "spanbert_pretraining_corpus", "model_name": hand_tokenizer_dir, "max_sequence_length": 16})
     )
     assert isinstance(reader, PretrainingCorpusReader) and reader.max_sequence_length == 16
 

@@ -77,7 +77,7 @@ class TestSpanBertRelationClassifier(ModelTestCase):
     def test_configuration_errors(self):
         params = Params.from_file(str(CONFIG))["model"].as_dict()
         fresh = lambda **changes: Params(copy.deepcopy(dict(params, **changes)))  # noqa: E731
-        plain = fresh(text_field_embedder={
+        plain = fresh(transformer={
             "token_embedders": {"tokens": {"type": "pretrained_transformer", "model_name": TINY_BERT}}})
         with pytest.raises(ConfigurationError, match="needs an 'entity_marker_aware' token embedder"):
             Model.from_params(vocab=self.vocab, params=plain)

@@ -49,7 +49,7 @@ def test_minilm_cpu_config_trains_with_the_tiny_encoder(tmp_path):
     tiny = str(REPO_ROOT / "fixtures" / "tiny_bert")
     overrides = json.dumps({
         "dataset_reader.model_name": tiny,
-        "model.text_field_embedder.token_embedders.tokens.model_name": tiny,
+        "model.transformer.token_embedders.tokens.model_name": tiny,
         "train_data_path": DATA + "#ids=1-8", "validation_data_path": DATA + "#ids=9-12",
     })
     model = train_model_from_file(str(config), str(tmp_path), overrides=overrides)

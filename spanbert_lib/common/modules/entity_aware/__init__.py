@@ -26,11 +26,9 @@ from spanbert_lib.common.modules.entity_aware.entity_vocabulary import (  # noqa
 from spanbert_lib.common.modules.entity_aware.entity_embeddings import EntityEmbeddings  # noqa: F401
 from spanbert_lib.common.modules.entity_aware.entity_aware_attention import EntityAwareSelfAttention  # noqa: F401
 from spanbert_lib.common.modules.entity_aware.encoder import EntityAwareEncoder, EntityAwareTransformer  # noqa: F401
-from spanbert_lib.common.modules.entity_aware.mention_features import (  # noqa: F401
-    MentionFeatures,
-    default_span_extractor,
-    wordpiece_inputs,
-)
+from spanbert_lib.common.modules.entity_aware.mention_features import MentionFeatures  # noqa: F401
+# Generic span-model inputs, defined in common/modules/span_inputs.py; still importable from here.
+from spanbert_lib.common.modules.span_inputs import default_span_extractor, wordpiece_inputs  # noqa: F401
 from spanbert_lib.common.modules.entity_aware.entity_prediction_head import (  # noqa: F401
     EntityPredictionHead,
     masked_entity_loss,

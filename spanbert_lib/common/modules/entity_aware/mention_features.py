@@ -6,31 +6,15 @@ an entity-aware and a plain SpanBERT-style encoder with ``use_entities``.
 
 Shapes: `B` batch, `L` wordpieces, `M` mentions per example.
 """
-from typing import Optional, Sequence, Tuple
+from typing import Optional, Sequence
 
 import torch
 from allennlp.common import Lazy
 from allennlp.data import TextFieldTensors
 from allennlp.modules.span_extractors import SpanExtractor
-from allennlp.nn import util
 
 from spanbert_lib.common.modules.entity_aware.encoder import EntityAwareEncoder
-from spanbert_lib.common.modules.span_boundary import SpanBoundarySpanExtractor
-
-
-def wordpiece_inputs(tokens: TextFieldTensors) -> Tuple[torch.Tensor, torch.Tensor, Optional[torch.Tensor]]:
-    """``(token_ids [B, L], mask [B, L], type_ids [B, L] or None)`` of a one-indexer wordpiece TextField."""
-    token_ids = util.get_token_ids_from_text_field_tensors(tokens)
-    mask = util.get_text_field_mask(tokens)
-    type_ids = next(iter(tokens.values())).get("type_ids")
-    return token_ids, mask, type_ids
-
-
-def default_span_extractor(input_dim: int, span_extractor: Optional[Lazy[SpanExtractor]] = None) -> SpanExtractor:
-    """``span_extractor`` built with ``input_dim``, or the library's ``span_boundary`` (inside) extractor."""
-    if span_extractor is None:
-        return SpanBoundarySpanExtractor(input_dim, boundaries="inside")
-    return span_extractor.construct(input_dim=input_dim)
+from spanbert_lib.common.modules.span_inputs import default_span_extractor, wordpiece_inputs
 
 
 class MentionFeatures(torch.nn.Module):
