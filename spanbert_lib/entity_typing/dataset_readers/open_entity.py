@@ -35,6 +35,7 @@ class TypingReadStats:
     """Records whose mention alone exceeds ``max_seq_length`` wordpieces."""
 
     def summary(self) -> str:
+        """The counts in one line, for the log."""
         return (f"{self.instances} instances from {self.records} records; {self.truncated} with context cut to "
                 f"max_seq_length; {self.skipped_too_long} skipped as the mention alone is longer")
 
@@ -65,11 +66,16 @@ class OpenEntityReader(DatasetReader):
 
     # Parameters
 
-    model_name : the Hugging Face tokenizer (a local directory; hub names need network).
-    max_seq_length : wordpieces per instance including special tokens (default 256).
-    tokenizer_kwargs : extra ``AutoTokenizer.from_pretrained`` arguments (also for the indexer).
-    token_indexers : default ``{"tokens": PretrainedTransformerIndexer(model_name, namespace="tags")}``.
-    label_namespace : vocabulary namespace of ``labels`` (default ``labels``).
+    model_name : `str`
+        The Hugging Face tokenizer (a local directory; hub names need network).
+    max_seq_length : `int`, optional (default = `256`)
+        Wordpieces per instance including special tokens.
+    tokenizer_kwargs : `Dict[str, Any]`, optional (default = `None`)
+        Extra ``AutoTokenizer.from_pretrained`` arguments (also for the indexer).
+    token_indexers : `Dict[str, TokenIndexer]`, optional (default = `None`)
+        Default ``{"tokens": PretrainedTransformerIndexer(model_name, namespace="tags")}``.
+    label_namespace : `str`, optional (default = `"labels"`)
+        Vocabulary namespace of ``labels``.
     """
 
     def __init__(
@@ -108,7 +114,26 @@ class OpenEntityReader(DatasetReader):
     def text_to_instance(  # type: ignore[override]
         self, sentence: str, start: int, end: int, labels: Optional[List[str]] = None,
     ) -> Instance:
-        """One mention: ``sentence[start:end]`` (character offsets), optional gold ``labels``."""
+        """
+        One mention, ``sentence[start:end]``.
+
+        # Parameters
+
+        sentence : `str`
+            The sentence.
+        start : `int`
+            First character of the mention.
+        end : `int`
+            One past its last character.
+        labels : `List[str]`, optional (default = `None`)
+            Gold types; without them the instance has no ``labels`` field.
+
+        # Returns
+
+        `Instance`
+            The fields described in the class docstring. Raises
+            :class:`EntityTypingFormatError` when the mention alone does not fit.
+        """
         record: Dict[str, Any] = {"sent": sentence, "start": start, "end": end}
         if labels is not None:
             record["labels"] = labels

@@ -27,18 +27,35 @@ class EntityTypingFormatError(UserInputError):
 
 @dataclass
 class MentionExample:
+    """
+    One mention in its sentence, whichever format it came in.
+
+    # Parameters
+
+    sentence : `str`
+        The sentence.
+    start : `int`
+        First character of the mention in ``sentence``.
+    end : `int`
+        One past its last character.
+    labels : `Optional[List[str]]`
+        Gold types without duplicates; None when the record has none.
+    where : `str`
+        ``file: record N`` (and line for JSON lines), for messages.
+    index : `int`, optional (default = `0`)
+        The record's number in its file.
+    """
+
     sentence: str
     start: int
-    """First character of the mention in ``sentence``."""
     end: int
-    """One past its last character."""
     labels: Optional[List[str]]
     where: str
-    """``file: record N`` (and line for JSON lines), for messages."""
     index: int = 0
 
     @property
     def mention(self) -> str:
+        """The mention's text, ``sentence[start:end]``."""
         return self.sentence[self.start:self.end]
 
 
@@ -55,7 +72,23 @@ def _labels(record: dict, key: str, where: str) -> Optional[List[str]]:
 
 
 def parse_mention_record(record: Any, where: str, index: int = 0) -> MentionExample:
-    """One record in either format (module docstring) -> :class:`MentionExample`; errors name ``where``."""
+    """
+    Checks one record in either format (see the module docstring).
+
+    # Parameters
+
+    record : `Any`
+        The parsed JSON record.
+    where : `str`
+        Its location, named by every error (:class:`EntityTypingFormatError`).
+    index : `int`, optional (default = `0`)
+        The record's number in its file.
+
+    # Returns
+
+    `MentionExample`
+        The sentence, the mention's character offsets and the gold types.
+    """
     if not isinstance(record, dict):
         raise EntityTypingFormatError(f"{where}: expected a JSON object, got {type(record).__name__}")
     if "sent" in record:
@@ -96,7 +129,20 @@ def parse_mention_record(record: Any, where: str, index: int = 0) -> MentionExam
 
 
 def iter_mention_records(path: str) -> Iterator[Tuple[int, Any, str]]:
-    """``(record index, record, where)`` of a JSON-list or JSON-lines file."""
+    """
+    The records of a JSON-list or JSON-lines file.
+
+    # Parameters
+
+    path : `str`
+        The file.
+
+    # Returns
+
+    `Iterator[Tuple[int, Any, str]]`
+        ``(record index, parsed record, where)`` for each record; ``where`` names the file,
+        the record and (for JSON lines) the line.
+    """
     text = read_text(path)  # invalid UTF-8: an error naming the file, line and byte offset
     if text.lstrip().startswith("["):
         try:

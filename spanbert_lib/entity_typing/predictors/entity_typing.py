@@ -21,6 +21,23 @@ class EntityTypingPredictor(Predictor):
     """
 
     def predict(self, sentence: str, start: int, end: int) -> JsonDict:
+        """
+        The types of the mention ``sentence[start:end]``.
+
+        # Parameters
+
+        sentence : `str`
+            The sentence.
+        start : `int`
+            First character of the mention.
+        end : `int`
+            One past its last character.
+
+        # Returns
+
+        `JsonDict`
+            ``mention``, ``types``, ``probabilities`` and ``tokens`` (see the class docstring).
+        """
         return self.predict_json({"sentence": sentence, "start": start, "end": end})
 
     def _json_to_instance(self, json_dict: JsonDict) -> Instance:

@@ -19,14 +19,27 @@ class QADataError(UserInputError):
 @dataclasses.dataclass
 class QAExample:
     """
-    qid, question, context : as in the data file (the context is never modified).
-    answer_texts : every gold answer text, for evaluation (empty for an unanswerable question; None
-        when unknown, at prediction time).
-    answer_candidates : ``(text, claimed character start or None)`` pairs usable as the training label,
-        in order of preference (SQuAD: the ``answers`` list; MRQA: the ``detected_answers``
-        character spans). The first one that can be found in the context is used.
-    is_impossible : SQuAD 2.0 unanswerable question (trained to point at ``[CLS]``).
-    location : where the question is in its file, for messages (``"file.json data[0]..."``).
+    One question about a passage.
+
+    # Parameters
+
+    qid : `str`
+        The question id, as in the data file.
+    question : `str`
+        The question text, as in the data file.
+    context : `str`
+        The passage, as in the data file (never modified).
+    answer_texts : `Optional[List[str]]`
+        Every gold answer text, for evaluation (empty for an unanswerable question; None when
+        unknown, at prediction time).
+    answer_candidates : `List[Tuple[str, Optional[int]]]`
+        ``(text, claimed character start or None)`` pairs usable as the training label, in order
+        of preference (SQuAD: the ``answers`` list; MRQA: the ``detected_answers`` character
+        spans). The first one that can be found in the context is used.
+    is_impossible : `bool`
+        SQuAD 2.0 unanswerable question (trained to point at ``[CLS]``).
+    location : `str`
+        Where the question is in its file, for messages (``"file.json data[0]..."``).
     """
 
     qid: str
@@ -58,6 +71,7 @@ class ReadingStats:
     span_text_mismatches: int = 0
 
     def log(self, source: str) -> None:
+        """Logs the counts (and warnings for the ones that signal a data problem) for ``source``."""
         logger.info("%s: %d questions in %d windows (%d questions need more than one window, %d questions "
                     "truncated to max_query_length, %d unanswerable)", source, self.questions, self.windows,
                     self.multi_window_questions, self.truncated_questions, self.unanswerable_questions)
@@ -84,17 +98,31 @@ class ReadingStats:
 def locate_answer(context: str, text: str, claimed_start: Optional[int],
                   prefer_whole_words: bool = False) -> Tuple[Optional[int], str]:
     """
-    Where ``text`` is in ``context``: ``(start, status)`` with status
+    Where ``text`` is in ``context``.
 
-    * ``"exact"``: ``context[claimed_start:claimed_start + len(text)] == text``;
-    * ``"relocated"``: it is not, but ``text`` occurs elsewhere: the occurrence whose start is
-      closest to ``claimed_start`` (the earlier one on a tie; the first one when
-      ``claimed_start`` is None);
-    * ``"not_found"``: ``text`` is empty, only whitespace, or not in ``context`` (start None).
+    # Parameters
 
-    prefer_whole_words : for files whose offsets are only approximate (e.g. "the first occurrence
-        of the text"): occurrences that cut a word ("eight" inside "heavyweight") are used only when
-        there is no other, even when one is at ``claimed_start``.
+    context : `str`
+        The passage.
+    text : `str`
+        The answer text.
+    claimed_start : `Optional[int]`
+        The character start the data file gives, if any.
+    prefer_whole_words : `bool`, optional (default = `False`)
+        For files whose offsets are only approximate (e.g. "the first occurrence of the text"):
+        occurrences that cut a word ("eight" inside "heavyweight") are used only when there is no
+        other, even when one is at ``claimed_start``.
+
+    # Returns
+
+    `Tuple[Optional[int], str]`
+        ``(start, status)`` with status
+
+        * ``"exact"``: ``context[claimed_start:claimed_start + len(text)] == text``;
+        * ``"relocated"``: it is not, but ``text`` occurs elsewhere: the occurrence whose start is
+          closest to ``claimed_start`` (the earlier one on a tie; the first one when
+          ``claimed_start`` is None);
+        * ``"not_found"``: ``text`` is empty, only whitespace, or not in ``context`` (start None).
     """
     if not text.strip():
         return None, "not_found"

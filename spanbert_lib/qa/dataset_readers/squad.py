@@ -24,7 +24,20 @@ _ARTICLE_SELECTOR = re.compile(r"^(?P<path>.*)#articles=(?P<start>-?\d*):(?P<end
 
 
 def split_data_path(file_path: str) -> Tuple[str, slice]:
-    """``("dev.json", slice(0, 18))`` for ``"dev.json#articles=0:18"``; the whole file without a suffix."""
+    """
+    A data path split into the file and its ``#articles=START:END`` selector.
+
+    # Parameters
+
+    file_path : `str`
+        The data path, with or without the selector suffix.
+
+    # Returns
+
+    `Tuple[str, slice]`
+        ``("dev.json", slice(0, 18))`` for ``"dev.json#articles=0:18"``; ``slice(None)`` (the
+        whole file) without a suffix.
+    """
     match = _ARTICLE_SELECTOR.match(str(file_path))
     if match is None:
         if "#articles=" in str(file_path):
@@ -36,8 +49,18 @@ def split_data_path(file_path: str) -> Tuple[str, slice]:
 
 def load_json_file(path: str) -> Any:
     """
-    The parsed JSON of a (possibly compressed, possibly remote) file; :class:`QADataError` naming it
-    (invalid UTF-8: :class:`~spanbert_lib.common.errors.InvalidEncodingError` with line and byte offset).
+    The parsed JSON of a (possibly compressed, possibly remote) file.
+
+    # Parameters
+
+    path : `str`
+        Local path or URL.
+
+    # Returns
+
+    `Any`
+        The parsed JSON. Raises :class:`QADataError` naming the file (invalid UTF-8:
+        :class:`~spanbert_lib.common.errors.InvalidEncodingError` with line and byte offset).
     """
     try:
         with open_compressed(cached_path(path), "rb", encoding=None) as handle:

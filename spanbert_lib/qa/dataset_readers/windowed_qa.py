@@ -5,15 +5,15 @@ question in one forward pass (in training, validation and prediction alike).
 
 Fields of an instance (``W`` windows, ``T`` positions in the longest window, ``N`` passage tokens):
 
-* ``input_ids``, ``token_type_ids`` : ``[W, T]`` int32 (padding: the pad id / 0).
-* ``attention_mask`` : ``[W, T]`` bool.
-* ``context_token_index`` : ``[W, T]`` int32, passage token at each position, -1 elsewhere.
-* ``max_context_mask`` : ``[W, T]`` bool, positions in their max-context window.
-* ``context_offsets`` : ``[N, 2]`` int64, character ``[start, end)`` of each passage token in the
+* ``input_ids``, ``token_type_ids`` : `[W, T]` int32 (padding: the pad id / 0).
+* ``attention_mask`` : `[W, T]` bool.
+* ``context_token_index`` : `[W, T]` int32, passage token at each position, -1 elsewhere.
+* ``max_context_mask`` : `[W, T]` bool, positions in their max-context window.
+* ``context_offsets`` : `[N, 2]` int64, character ``[start, end)`` of each passage token in the
   original passage string (padding -1).
-* ``context_word_boundaries`` : ``[N, 2]`` bool, whether each passage token may start / end an
+* ``context_word_boundaries`` : `[N, 2]` bool, whether each passage token may start / end an
   answer (it begins / ends a word; see :class:`~spanbert_lib.qa.dataset_readers.encoding.TokenizedPassage`).
-* ``answer_span`` (when the gold answer is known) : ``[W, 2]`` int64, inclusive (start, end)
+* ``answer_span`` (when the gold answer is known) : `[W, 2]` int64, inclusive (start, end)
   positions of the answer in each window that contains all of it; 0 ([CLS]) in the other
   windows and for unanswerable questions; -1 (not trained on) for windows without the answer
   when ``skip_impossible_windows_in_training``, and in every window of a question whose answer
@@ -88,10 +88,23 @@ class WindowedQAReader(DatasetReader):
 
     @property
     def window_tokenizer(self) -> QuestionWindowTokenizer:
+        """The tokenizer that lays out the windows of a question."""
         return self._window_tokenizer
 
     def examples(self, file_path: str) -> Iterable[QAExample]:
-        """The questions of a data file, validated (raises :class:`QADataError`)."""
+        """
+        The questions of a data file, validated (raises :class:`QADataError`).
+
+        # Parameters
+
+        file_path : `str`
+            The data file (a subclass may accept a selector suffix, e.g. SQuAD's ``#articles=``).
+
+        # Returns
+
+        `Iterable[QAExample]`
+            One example per question, in file order.
+        """
         raise NotImplementedError
 
     def _read(self, file_path: str) -> Iterable[Instance]:
@@ -110,9 +123,28 @@ class WindowedQAReader(DatasetReader):
                          answer_candidates: Optional[List[Tuple[str, Optional[int]]]] = None,
                          is_impossible: bool = False) -> Instance:
         """
-        One question. Without ``answer_texts`` (prediction) the instance has no ``answer_span``;
-        ``answer_candidates`` are ``(text, character start)`` pairs for the label (default: each
-        answer text at its first occurrence).
+        One question as an instance (fields: see the module docstring).
+
+        # Parameters
+
+        question : `str`
+            The question text.
+        passage : `str`
+            The passage text.
+        question_id : `str`, optional (default = `None`)
+            Id kept in the metadata (empty when None).
+        answer_texts : `List[str]`, optional (default = `None`)
+            Gold answer texts; without them (prediction) the instance has no ``answer_span``.
+        answer_candidates : `List[Tuple[str, Optional[int]]]`, optional (default = `None`)
+            ``(text, character start)`` pairs for the label; default: each answer text at its
+            first occurrence.
+        is_impossible : `bool`, optional (default = `False`)
+            An unanswerable (SQuAD 2.0) question.
+
+        # Returns
+
+        `Instance`
+            All the windows of the question in one instance.
         """
         if not isinstance(passage, str) or not isinstance(question, str):
             raise QADataError(f"question {question_id}: question and passage must be strings")

@@ -2,6 +2,8 @@
 Sliding windows over a tokenised passage and the character <-> wordpiece bookkeeping around
 them. Pure numpy, no tokenizer.
 
+Shapes: `W` windows, `C` window capacity (passage tokens per window), `N` passage tokens.
+
 Stride semantics. ``doc_stride`` is, as in the original BERT ``run_squad.py`` that SpanBERT's
 fine-tuning code follows (and the paper's "document stride of 128"), the STEP between the
 first passage tokens of consecutive windows: windows start at passage tokens 0, s, 2s, ...
@@ -17,8 +19,21 @@ import numpy as np
 def window_starts(num_tokens: int, capacity: int, step: int) -> List[int]:
     """
     First passage token of each window: ``0, step, 2*step, ...`` up to the first window that
-    reaches the end of the passage (a window holds at most ``capacity`` tokens). One window when
-    the passage fits.
+    reaches the end of the passage. One window when the passage fits.
+
+    # Parameters
+
+    num_tokens : `int`
+        Passage tokens `N`.
+    capacity : `int`
+        Passage tokens a window holds at most.
+    step : `int`
+        Passage tokens between the starts of consecutive windows (at most ``capacity`` is used).
+
+    # Returns
+
+    `List[int]`
+        The `W` window starts.
     """
     if capacity <= 0 or step <= 0:
         raise ValueError(f"window capacity ({capacity}) and step ({step}) must be positive")
@@ -30,11 +45,25 @@ def window_starts(num_tokens: int, capacity: int, step: int) -> List[int]:
 
 def max_context_mask(starts: List[int], capacity: int, num_tokens: int) -> np.ndarray:
     """
-    ``[num_windows, capacity]`` bool: whether passage position ``i`` of window ``w`` (passage
-    token ``starts[w] + i``) is in its "max-context" window, the one where
-    ``min(tokens left of it, tokens right of it) + 0.01 * window length`` is largest (the first
-    such window on a tie), as in BERT's ``_check_is_max_context``. Every passage token is
-    max-context in exactly one window; positions past a window's end are False.
+    Which positions of each window hold a passage token in its "max-context" window, the one
+    where ``min(tokens left of it, tokens right of it) + 0.01 * window length`` is largest (the
+    first such window on a tie), as in BERT's ``_check_is_max_context``.
+
+    # Parameters
+
+    starts : `List[int]`
+        The `W` window starts (see :func:`window_starts`).
+    capacity : `int`
+        Passage tokens `C` a window holds at most.
+    num_tokens : `int`
+        Passage tokens `N`.
+
+    # Returns
+
+    `np.ndarray`
+        `[W, C]` bool: whether passage position ``i`` of window ``w`` (passage token
+        ``starts[w] + i``) is max-context there. Every passage token is max-context in exactly
+        one window; positions past a window's end are False.
     """
     starts_array = np.asarray(starts)[:, None]
     lengths = np.minimum(capacity, num_tokens - starts_array)
@@ -52,10 +81,24 @@ def max_context_mask(starts: List[int], capacity: int, num_tokens: int) -> np.nd
 
 def char_span_to_token_span(offsets: np.ndarray, start: int, end: int) -> Optional[Tuple[int, int]]:
     """
-    The inclusive token span ``(first, last)`` of the tokens overlapping characters
-    ``[start, end)``, given ``offsets`` ``[num_tokens, 2]`` (character ``[start, end)`` of each
-    token, non-decreasing as a fast tokenizer returns them). None when no token overlaps
-    (e.g. a span of whitespace). A span starting or ending inside a token takes the whole token.
+    The tokens overlapping the characters ``[start, end)``. A span starting or ending inside a
+    token takes the whole token.
+
+    # Parameters
+
+    offsets : `np.ndarray`
+        `[N, 2]` character ``[start, end)`` of each token, non-decreasing as a fast tokenizer
+        returns them.
+    start : `int`
+        First character of the span.
+    end : `int`
+        One past its last character.
+
+    # Returns
+
+    `Optional[Tuple[int, int]]`
+        The inclusive token span ``(first, last)``; None when no token overlaps (e.g. a span of
+        whitespace).
     """
     first = int(np.searchsorted(offsets[:, 1], start, side="right"))
     last = int(np.searchsorted(offsets[:, 0], end, side="left")) - 1

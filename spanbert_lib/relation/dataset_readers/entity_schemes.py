@@ -20,9 +20,18 @@ ENTITY_SCHEMES = ("entity_mask", "typed_entity_markers", "plain")
 @dataclass(frozen=True)
 class MarkedSentence:
     """
-    The word sequence given to the tokenizer, with the word spans (inclusive) that represent the
-    subject and the object in it: the marker for ``entity_mask``, start marker .. end marker for
-    ``typed_entity_markers``, the entity's words for ``plain``.
+    The word sequence given to the tokenizer, with the words that represent the two entities in
+    it: the marker for ``entity_mask``, start marker .. end marker for ``typed_entity_markers``,
+    the entity's words for ``plain``.
+
+    # Parameters
+
+    words : `List[str]`
+        The words, markers included.
+    subject_span : `Tuple[int, int]`
+        Inclusive word span that represents the subject.
+    object_span : `Tuple[int, int]`
+        Inclusive word span that represents the object.
     """
 
     words: List[str]
@@ -37,7 +46,21 @@ def _check_type(example: TacredExample, role: str, entity_type: str) -> None:
 
 
 def mark_entities(example: TacredExample, scheme: str) -> MarkedSentence:
-    """Applies ``scheme`` (one of :data:`ENTITY_SCHEMES`) to the example's (PTB-unescaped) words."""
+    """
+    Applies an entity scheme to the example's (PTB-unescaped) words.
+
+    # Parameters
+
+    example : `TacredExample`
+        The relation mention.
+    scheme : `str`
+        One of :data:`ENTITY_SCHEMES`.
+
+    # Returns
+
+    `MarkedSentence`
+        The words to tokenise and the spans of the two entities in them.
+    """
     if scheme not in ENTITY_SCHEMES:
         raise ValueError(f"unknown entity scheme {scheme!r}; choose one of {', '.join(ENTITY_SCHEMES)}")
     if scheme != "plain":

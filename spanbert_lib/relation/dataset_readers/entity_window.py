@@ -1,4 +1,8 @@
-"""Truncating a wordpiece sequence around the two entities instead of at its end."""
+"""
+Truncating a wordpiece sequence around the two entities instead of at its end.
+
+Shapes: `P` wordpieces of the sequence.
+"""
 from typing import Tuple
 
 import numpy as np
@@ -6,17 +10,28 @@ import numpy as np
 
 def window_around(word_ids: np.ndarray, keep: Tuple[int, int], budget: int) -> Tuple[int, int]:
     """
-    The wordpieces ``[start, end)`` to keep from a sequence that may be longer than ``budget``.
-
-    word_ids : ``(num_pieces,)`` non-decreasing word index of every wordpiece.
-    keep : ``(first, last)`` wordpiece positions (inclusive) that must stay - the region from
-        the first entity to the second; it must begin and end on word boundaries and hold at
-        most ``budget`` pieces.
+    The wordpieces to keep from a sequence that may be longer than ``budget``.
 
     Context is cut from the far ends: the pieces before and after ``keep`` are trimmed from the
     side that still has more of them until the window fits, so the shorter side is kept whole
     when possible and otherwise both sides keep about half of the spare room. The window is
     then narrowed to whole words (a word cut at a window edge is dropped).
+
+    # Parameters
+
+    word_ids : `np.ndarray`
+        `[P]` non-decreasing word index of every wordpiece.
+    keep : `Tuple[int, int]`
+        ``(first, last)`` wordpiece positions (inclusive) that must stay - the region from the
+        first entity to the second; it must begin and end on word boundaries and hold at most
+        ``budget`` pieces.
+    budget : `int`
+        Wordpieces the window may hold.
+
+    # Returns
+
+    `Tuple[int, int]`
+        The kept wordpieces ``[start, end)``.
     """
     num_pieces = len(word_ids)
     first, last = keep

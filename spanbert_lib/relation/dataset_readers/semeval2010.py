@@ -28,7 +28,20 @@ _TAG = re.compile(r"(</?e[12]>)")
 
 @dataclass
 class SemEvalRecord:
-    """One example of a SemEval-2010 Task 8 file; ``line`` is the 1-based line of its sentence."""
+    """
+    One example of a SemEval-2010 Task 8 file.
+
+    # Parameters
+
+    example_id : `int`
+        The id before the tab.
+    sentence : `str`
+        The sentence with its ``<e1>``/``<e2>`` tags, outer quotes removed.
+    line : `int`
+        The 1-based line of the sentence.
+    relation : `str`, optional (default = `None`)
+        The label line (``Cause-Effect(e2,e1)``, ``Other``, ...); None in the test format.
+    """
 
     example_id: int
     sentence: str
@@ -38,7 +51,18 @@ class SemEvalRecord:
 
 @dataclass(frozen=True)
 class TaggedSentence:
-    """The words of a sentence with ``<e1>``/``<e2>`` tags removed and the inclusive word span of each nominal."""
+    """
+    The words of a sentence with ``<e1>``/``<e2>`` tags removed and the span of each nominal.
+
+    # Parameters
+
+    words : `List[str]`
+        The whitespace-separated words, tags removed.
+    e1_span : `Tuple[int, int]`
+        Inclusive word span of e1.
+    e2_span : `Tuple[int, int]`
+        Inclusive word span of e2.
+    """
 
     words: List[str]
     e1_span: Tuple[int, int]
@@ -51,6 +75,16 @@ def parse_tagged_sentence(sentence: str) -> TaggedSentence:
     (tags are word boundaries) and the word spans of e1 and e2. Raises ``ValueError`` unless each
     of the four tags occurs exactly once, each nominal is opened before it is closed, holds at
     least one word, and the two do not overlap.
+
+    # Parameters
+
+    sentence : `str`
+        The tagged sentence.
+
+    # Returns
+
+    `TaggedSentence`
+        Its words and the spans of the two nominals.
     """
     words: List[str] = []
     opened: Dict[str, int] = {}
@@ -80,8 +114,19 @@ def parse_tagged_sentence(sentence: str) -> TaggedSentence:
 
 def split_id_range(file_path: str) -> Tuple[str, Optional[Tuple[Optional[int], Optional[int]]]]:
     """
-    ``"train.txt#ids=1-5600"`` -> ``("train.txt", (1, 5600))``; either end may be left out
-    (``#ids=5601-``); a path without ``#ids=`` selects every example (``None``).
+    A data path split into the file and its inclusive ``#ids=FIRST-LAST`` range.
+
+    # Parameters
+
+    file_path : `str`
+        The data path, with or without the ``#ids=`` suffix.
+
+    # Returns
+
+    `Tuple[str, Optional[Tuple[Optional[int], Optional[int]]]]`
+        ``"train.txt#ids=1-5600"`` -> ``("train.txt", (1, 5600))``; either end may be left out
+        (``#ids=5601-`` -> ``(5601, None)``); a path without ``#ids=`` selects every example
+        (range ``None``).
     """
     match = _ID_RANGE.match(file_path)
     if match is None:
@@ -102,6 +147,16 @@ def read_semeval_records(path: str) -> Iterator[SemEvalRecord]:
     relation line and a ``Comment:`` line; blank lines are ignored, so the training/key format and
     the test format (sentence lines only) both read. Raises :class:`UserInputError` naming the
     file and line of a malformed line, an unknown label, a second label or a repeated id.
+
+    # Parameters
+
+    path : `str`
+        The file.
+
+    # Returns
+
+    `Iterator[SemEvalRecord]`
+        Its examples in file order.
     """
     record: Optional[SemEvalRecord] = None
     seen_ids: Dict[int, int] = {}
@@ -161,11 +216,17 @@ class SemEval2010Task8Reader(TacredReader):
 
     # Parameters
 
-    model_name : the Hugging Face tokenizer (a local directory).
-    entity_scheme : ``"typed_entity_markers"`` (default), ``"entity_mask"`` or ``"plain"``.
-    max_seq_length : wordpieces per example including ``[CLS]``/``[SEP]`` (default 128; longer
-        sentences are cut around the two nominals).
-    tokenizer_kwargs, token_indexers : as for the ``tacred`` reader.
+    model_name : `str`
+        The Hugging Face tokenizer (a local directory).
+    entity_scheme : `str`, optional (default = `"typed_entity_markers"`)
+        ``"typed_entity_markers"``, ``"entity_mask"`` or ``"plain"``.
+    max_seq_length : `int`, optional (default = `128`)
+        Wordpieces per example including ``[CLS]``/``[SEP]``; longer sentences are cut around
+        the two nominals.
+    tokenizer_kwargs : `Dict[str, Any]`, optional (default = `None`)
+        As for the ``tacred`` reader.
+    token_indexers : `Dict[str, TokenIndexer]`, optional (default = `None`)
+        As for the ``tacred`` reader.
     """
 
     def __init__(self, model_name: str, entity_scheme: str = "typed_entity_markers", **kwargs) -> None:
@@ -187,7 +248,23 @@ class SemEval2010Task8Reader(TacredReader):
     def text_to_instance(  # type: ignore[override]
         self, sentence: str, relation: Optional[str] = None, example_id: Optional[Any] = None,
     ) -> Instance:
-        """One instance from a sentence with ``<e1>..</e1>`` and ``<e2>..</e2>`` tags (and its label, if known)."""
+        """
+        One instance from a tagged sentence.
+
+        # Parameters
+
+        sentence : `str`
+            The sentence with ``<e1>..</e1>`` and ``<e2>..</e2>`` tags.
+        relation : `str`, optional (default = `None`)
+            The gold label, if known.
+        example_id : `Any`, optional (default = `None`)
+            Id kept in the metadata (as a string).
+
+        # Returns
+
+        `Instance`
+            The fields of the ``tacred`` reader's instances.
+        """
         if relation is not None:
             try:
                 split_label(relation)

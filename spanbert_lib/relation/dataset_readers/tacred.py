@@ -51,12 +51,17 @@ class TacredReader(DatasetReader):
 
     # Parameters
 
-    model_name : the Hugging Face tokenizer (a local directory; hub names need network).
-    entity_scheme : ``"entity_mask"`` (default, as in the paper), ``"typed_entity_markers"`` or ``"plain"``.
-    max_seq_length : wordpieces per example including ``[CLS]``/``[SEP]`` (default 128, the paper's).
-    tokenizer_kwargs : extra ``AutoTokenizer.from_pretrained`` arguments (e.g. ``{"do_lower_case": false}``);
+    model_name : `str`
+        The Hugging Face tokenizer (a local directory; hub names need network).
+    entity_scheme : `str`, optional (default = `"entity_mask"`)
+        ``"entity_mask"`` (as in the paper), ``"typed_entity_markers"`` or ``"plain"``.
+    max_seq_length : `int`, optional (default = `128`)
+        Wordpieces per example including ``[CLS]``/``[SEP]`` (128 is the paper's).
+    tokenizer_kwargs : `Dict[str, Any]`, optional (default = `None`)
+        Extra ``AutoTokenizer.from_pretrained`` arguments (e.g. ``{"do_lower_case": false}``);
         the entity markers are always added as special tokens.
-    token_indexers : default ``{"tokens": EntityMarkerAwareIndexer(model_name, tokenizer_kwargs)}``.
+    token_indexers : `Dict[str, TokenIndexer]`, optional (default = `None`)
+        Default ``{"tokens": EntityMarkerAwareIndexer(model_name, tokenizer_kwargs)}``.
     """
 
     def __init__(
@@ -106,7 +111,35 @@ class TacredReader(DatasetReader):
         relation: Optional[str] = None,
         example_id: Optional[str] = None,
     ) -> Instance:
-        """One instance from TACRED-style fields (``tokens`` may contain PTB escapes; spans inclusive)."""
+        """
+        One instance from TACRED-style fields.
+
+        # Parameters
+
+        tokens : `List[str]`
+            The words (PTB escapes allowed).
+        subj_start : `int`
+            First word of the subject.
+        subj_end : `int`
+            Last word of the subject (inclusive).
+        obj_start : `int`
+            First word of the object.
+        obj_end : `int`
+            Last word of the object (inclusive).
+        subj_type : `str`
+            The subject's entity type.
+        obj_type : `str`
+            The object's entity type.
+        relation : `str`, optional (default = `None`)
+            The gold relation; without it the instance has no ``label``.
+        example_id : `str`, optional (default = `None`)
+            Id kept in the metadata.
+
+        # Returns
+
+        `Instance`
+            The fields described in the class docstring.
+        """
         record = {"token": tokens, "subj_start": subj_start, "subj_end": subj_end, "obj_start": obj_start,
                   "obj_end": obj_end, "subj_type": subj_type, "obj_type": obj_type}
         if relation is not None:
@@ -149,7 +182,7 @@ class TacredReader(DatasetReader):
     def _wordpieces(self, example: TacredExample, marked: MarkedSentence
                     ) -> Tuple[np.ndarray, Tuple[int, int], Tuple[int, int], Tuple[int, int]]:
         """
-        Wordpiece ids ``(num_pieces,)`` of the marked words (no special tokens), the inclusive
+        Wordpiece ids `[P]` of the marked words (no special tokens, `P` pieces), the inclusive
         piece spans of subject and object, and the window ``[start, end)`` that fits the budget.
         """
         encoding = self._hf_tokenizer(marked.words, is_split_into_words=True, add_special_tokens=False,

@@ -16,8 +16,33 @@ class TacredFormatError(UserInputError):
 class TacredExample:
     """
     One relation mention. Spans are word indices, both ends inclusive (TACRED's convention).
-    ``words`` are the tokens with PTB escapes mapped back (``-LRB-`` -> ``(``); ``ptb_words``
-    are the tokens as given.
+
+    # Parameters
+
+    example_id : `str`
+        The record's ``id`` (``#position`` when it has none).
+    words : `List[str]`
+        The tokens with PTB escapes mapped back (``-LRB-`` -> ``(``).
+    ptb_words : `List[str]`
+        The tokens as given.
+    subj_start : `int`
+        First word of the subject.
+    subj_end : `int`
+        Last word of the subject.
+    obj_start : `int`
+        First word of the object.
+    obj_end : `int`
+        Last word of the object.
+    subj_type : `str`
+        The subject's entity type (``PERSON``, ...).
+    obj_type : `str`
+        The object's entity type.
+    relation : `Optional[str]`
+        The gold relation; None when unknown (prediction).
+    source : `str`
+        The file the record comes from (or ``"<input>"``).
+    position : `int`
+        The record's index in ``source``.
     """
 
     example_id: str
@@ -52,10 +77,22 @@ def parse_tacred_record(record: Any, source: str, position: int) -> TacredExampl
     """
     Checks one record of a TACRED JSON file and returns it as a :class:`TacredExample`.
 
-    ``source`` names the file (or "<input>"); ``position`` is the record's index in it and
-    stands in for the id when the record has none. Raises :class:`TacredFormatError` for a
-    record that is not an object, lacks a key, has empty or non-string tokens, spans out of
-    range or reversed, or subject and object spans that overlap.
+    Raises :class:`TacredFormatError` for a record that is not an object, lacks a key, has empty
+    or non-string tokens, spans out of range or reversed, or subject and object spans that overlap.
+
+    # Parameters
+
+    record : `Any`
+        The parsed JSON record.
+    source : `str`
+        Names the file (or ``"<input>"``).
+    position : `int`
+        The record's index in the file; stands in for the id when the record has none.
+
+    # Returns
+
+    `TacredExample`
+        The checked example.
     """
     if not isinstance(record, dict):
         raise TacredFormatError(f"record {position} in {source}: expected a JSON object, got {type(record).__name__}")
