@@ -6,6 +6,9 @@ position), and the model's fill-ins of masked spans for reading.
 The model is run through its own ``forward`` (with its configured masker), so the figures are the
 ones its ``mlm_accuracy`` / ``sbo_accuracy`` metrics would report; forward hooks on the two
 prediction heads collect the predictions, and the masks are redrawn beside it from the same seed.
+
+Shapes: `B` blocks in a batch, `L` wordpieces of a block, `N` masked positions (of a block, or of
+all blocks together where said).
 """
 from collections import Counter
 from dataclasses import dataclass, field
@@ -19,9 +22,24 @@ from spanbert_lib.pretraining.masking import IGNORE_INDEX
 
 @dataclass
 class MaskedBlock:
-    """One masked block: its wordpiece ids ``[L]`` (no padding), the masked positions ``[N]``,
-    and at those positions the original ids, the ids the model saw (``[MASK]``, a random
-    wordpiece or the original, kept) and the MLM / SBO predictions ``[N]``."""
+    """
+    One masked block and what the model predicted at its masked positions.
+
+    # Parameters
+
+    input_ids : `torch.Tensor`
+        `[L]` the block's wordpiece ids (no padding).
+    positions : `torch.Tensor`
+        `[N]` the masked positions.
+    targets : `torch.Tensor`
+        `[N]` the original ids at those positions.
+    mlm_predictions : `torch.Tensor`
+        `[N]` the MLM head's predicted ids.
+    sbo_predictions : `torch.Tensor`
+        `[N]` the SBO head's predicted ids.
+    seen_ids : `torch.Tensor`
+        `[N]` the ids the model saw there (``[MASK]``, a random wordpiece or the original, kept).
+    """
 
     input_ids: torch.Tensor
     positions: torch.Tensor
@@ -33,7 +51,16 @@ class MaskedBlock:
 
 @dataclass
 class HeldoutEvaluation:
-    """Predictions of one pass per masking seed over the held-out blocks."""
+    """
+    Predictions of one pass per masking seed over the held-out blocks.
+
+    # Parameters
+
+    mask_token_id : `int`
+        Id of ``[MASK]``, to tell the positions the model saw masked.
+    blocks : `List[MaskedBlock]`, optional (default = `[]`)
+        The masked blocks of every pass.
+    """
 
     mask_token_id: int
     blocks: List[MaskedBlock] = field(default_factory=list)
@@ -44,10 +71,14 @@ class HeldoutEvaluation:
 
     @property
     def num_predictions(self) -> int:
+        """Masked positions over all blocks."""
         return int(self._all("targets").numel())
 
     def _selected(self, replaced_by_mask: Optional[bool]) -> torch.Tensor:
-        """Bool ``[N]``: all target positions, or those the model saw as ``[MASK]`` (True) / not (False)."""
+        """
+        Bool `[N]` over all blocks: all target positions, or those the model saw as ``[MASK]``
+        (True) / not (False).
+        """
         seen = self._all("seen_ids")
         if replaced_by_mask is None:
             return torch.ones_like(seen, dtype=torch.bool)
@@ -55,23 +86,62 @@ class HeldoutEvaluation:
 
     def accuracy(self, head: str, replaced_by_mask: Optional[bool] = None) -> float:
         """
-        Share of target positions where ``head`` (``"mlm"`` or ``"sbo"``) predicts the original
-        wordpiece; ``replaced_by_mask=True`` counts only positions the model saw as ``[MASK]``
-        (not the 10 % of spans kept as they are, whose original a model can copy, nor the 10 %
-        replaced by random wordpieces).
+        Share of target positions where a head predicts the original wordpiece.
+
+        # Parameters
+
+        head : `str`
+            ``"mlm"`` or ``"sbo"``.
+        replaced_by_mask : `bool`, optional (default = `None`)
+            True counts only positions the model saw as ``[MASK]`` (not the 10 % of spans kept
+            as they are, whose original a model can copy, nor the 10 % replaced by random
+            wordpieces); False only the others; None all.
+
+        # Returns
+
+        `float`
+            The accuracy (0.0 when no position is selected).
         """
         selected = self._selected(replaced_by_mask)
         correct = self._all(f"{head}_predictions") == self._all("targets")
         return float(correct[selected].float().mean()) if selected.any() else 0.0
 
     def constant_accuracy(self, token_id: int, replaced_by_mask: Optional[bool] = None) -> float:
-        """Accuracy of predicting ``token_id`` everywhere (the unigram baseline for the most frequent id)."""
+        """
+        Accuracy of predicting one id everywhere (the unigram baseline for the most frequent id).
+
+        # Parameters
+
+        token_id : `int`
+            The id predicted.
+        replaced_by_mask : `bool`, optional (default = `None`)
+            Which positions count, as for :meth:`accuracy`.
+
+        # Returns
+
+        `float`
+            The accuracy (0.0 when no position is selected).
+        """
         selected = self._selected(replaced_by_mask)
         return float((self._all("targets")[selected] == token_id).float().mean()) if selected.any() else 0.0
 
 
 def most_frequent_wordpiece(instances: Iterable[Instance], special_ids: Sequence[int]) -> int:
-    """The most frequent id in the ``input_ids`` of ``instances`` (training text), ``special_ids`` not counted."""
+    """
+    The most frequent wordpiece of some instances (training text).
+
+    # Parameters
+
+    instances : `Iterable[Instance]`
+        Instances with an ``input_ids`` field.
+    special_ids : `Sequence[int]`
+        Ids not counted.
+
+    # Returns
+
+    `int`
+        The most frequent id.
+    """
     counts: Counter = Counter()
     for instance in instances:
         counts.update(instance["input_ids"].tensor.tolist())
@@ -85,9 +155,24 @@ def most_frequent_wordpiece(instances: Iterable[Instance], special_ids: Sequence
 def evaluate_heldout(model, instances: Sequence[Instance], seeds: Sequence[int] = (0,),
                      batch_size: int = 32) -> HeldoutEvaluation:
     """
-    Masks every block of ``instances`` once per seed in ``seeds`` (the model's masker, the
-    model's evaluation masking with ``masking_seed = seed``) and records the MLM and SBO
-    predictions at the masked positions. ``model`` is a ``SpanBertPretrainingModel`` with an SBO head.
+    Masks every block once per seed (the model's masker, the model's evaluation masking with
+    ``masking_seed = seed``) and records the MLM and SBO predictions at the masked positions.
+
+    # Parameters
+
+    model : `SpanBertPretrainingModel`
+        The model, with an SBO head.
+    instances : `Sequence[Instance]`
+        The held-out blocks.
+    seeds : `Sequence[int]`, optional (default = `(0,)`)
+        One pass per masking seed.
+    batch_size : `int`, optional (default = `32`)
+        Blocks per forward pass.
+
+    # Returns
+
+    `HeldoutEvaluation`
+        The masked blocks of every pass.
     """
     if model.sbo_decoder is None:
         raise ValueError("held-out evaluation needs a model with the span boundary objective (sbo_weight > 0)")
@@ -154,8 +239,21 @@ def _masked_blocks(model, tensors: Dict[str, torch.Tensor], seed: int,
 
 def format_fill_ins(block: MaskedBlock, tokenizer, max_words: int = 60) -> str:
     """
-    The block as text, each masked span written ``[original -> MLM prediction]``; long blocks are
-    cut to about ``max_words`` words around the first span.
+    The block as text, each masked span written ``[original -> MLM prediction]``.
+
+    # Parameters
+
+    block : `MaskedBlock`
+        The block.
+    tokenizer : `PreTrainedTokenizer`
+        Turns ids into wordpieces (``convert_ids_to_tokens``).
+    max_words : `int`, optional (default = `60`)
+        Longer blocks are cut to about this many words around the first span.
+
+    # Returns
+
+    `str`
+        The text.
     """
     tokens = tokenizer.convert_ids_to_tokens(block.input_ids.tolist())
     predicted = dict(zip(block.positions.tolist(), tokenizer.convert_ids_to_tokens(block.mlm_predictions.tolist())))

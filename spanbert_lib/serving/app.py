@@ -37,7 +37,14 @@ Entry = Union[ServedModel, TrainingWatch]
 
 
 class ModelRegistry:
-    """The served models by name: loaded ones and ones still training (replaced once loaded)."""
+    """
+    The served models by name: loaded ones and ones still training (replaced once loaded).
+
+    # Parameters
+
+    entries : `Iterable[ServedModel | TrainingWatch]`, optional (default = `()`)
+        The models, by their ``name``.
+    """
 
     def __init__(self, entries: Iterable[Entry] = ()) -> None:
         self._entries: Dict[str, Entry] = {}
@@ -54,10 +61,24 @@ class ModelRegistry:
                     self._entries[name] = loaded
 
     def describe(self):
+        """The ``GET /models`` entries of every model, loaded or training."""
         self.refresh()
         return [entry.describe() for entry in self._entries.values()]
 
     def get(self, name: str) -> Entry:
+        """
+        One model by name.
+
+        # Parameters
+
+        name : `str`
+            The model's name.
+
+        # Returns
+
+        `ServedModel | TrainingWatch`
+            The model, or the watch of its training; :class:`ApiError` 404 for an unknown name.
+        """
         self.refresh()
         if name not in self._entries:
             loaded = ", ".join(self._entries) or "none"
@@ -65,7 +86,19 @@ class ModelRegistry:
         return self._entries[name]
 
     def lock(self, name: str):
-        """The lock that lets one request at a time use the model ``name`` (created on first use)."""
+        """
+        The lock that lets one request at a time use a model (created on first use).
+
+        # Parameters
+
+        name : `str`
+            The model's name.
+
+        # Returns
+
+        `anyio.Lock`
+            Its lock.
+        """
         import anyio
 
         if name not in self._locks:
@@ -77,16 +110,23 @@ def create_app(models: Iterable[Entry] = (), masking: Optional[MaskingPreview] =
                max_request_chars: int = DEFAULT_MAX_REQUEST_CHARS,
                max_concurrent_predictions: int = DEFAULT_MAX_CONCURRENT_PREDICTIONS):
     """
+    The FastAPI application serving the models (routes: see the module docstring).
+
     # Parameters
 
-    models : `Iterable[ServedModel | TrainingWatch]`
+    models : `Iterable[ServedModel | TrainingWatch]`, optional (default = `()`)
         The models, by their ``name``.
-    masking : `MaskingPreview`, optional
+    masking : `MaskingPreview`, optional (default = `None`)
         The masking preview (built with its defaults when not given).
     max_request_chars : `int`, optional (default = `100000`)
         Larger request bodies get 413.
     max_concurrent_predictions : `int`, optional (default = `2`)
         Worker threads running predictions (and masking previews) at once, over all models.
+
+    # Returns
+
+    `FastAPI`
+        The application.
     """
     import anyio
     from fastapi import FastAPI, Request

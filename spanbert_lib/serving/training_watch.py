@@ -30,6 +30,8 @@ _LOG_TAIL_BYTES = 64 * 1024
 
 class TrainingWatch:
     """
+    A model still training: its progress until its archive is written, then the loaded model.
+
     # Parameters
 
     spec : `ModelSpec`
@@ -57,13 +59,21 @@ class TrainingWatch:
     # ---- lifecycle -------------------------------------------------------------------------------
 
     def start(self) -> "TrainingWatch":
-        """Polls in a daemon thread until the model is loaded (or loading failed three times)."""
+        """
+        Polls in a daemon thread until the model is loaded (or loading failed three times).
+
+        # Returns
+
+        `TrainingWatch`
+            This watch.
+        """
         if self._thread is None:
             self._thread = threading.Thread(target=self._run, name=f"watch-{self.name}", daemon=True)
             self._thread.start()
         return self
 
     def stop(self) -> None:
+        """Ends the polling thread after its current look."""
         self._stop.set()
 
     def _run(self) -> None:
@@ -72,7 +82,14 @@ class TrainingWatch:
             self._stop.wait(self.poll_interval)
 
     def poll_once(self) -> bool:
-        """One look at the directory; loads the archive when it is complete. True once loaded."""
+        """
+        One look at the directory; loads the archive when it is complete.
+
+        # Returns
+
+        `bool`
+            True once the model is loaded.
+        """
         if self._loaded is not None:
             return True
         archive = os.path.join(self.directory, "model.tar.gz")
@@ -95,15 +112,23 @@ class TrainingWatch:
         return self._loaded is not None
 
     def loaded_model(self) -> Any:
+        """The model built by ``loader`` once the archive is loaded, else None."""
         return self._loaded
 
     # ---- progress --------------------------------------------------------------------------------
 
     def progress(self) -> Dict[str, Any]:
         """
-        ``epoch`` (1-based, the one running), ``num_epochs``, ``epoch_fraction`` (of the current
-        epoch's training batches), ``phase`` (``training`` / ``validation``), ``loss`` (the running
-        training loss of the bar), ``elapsed_s``, ``eta_s`` (whole run, extrapolated), ``started``.
+        The training's progress, from the files in its directory.
+
+        # Returns
+
+        `Dict[str, Any]`
+            ``epoch`` (1-based, the one running), ``num_epochs``, ``epochs_finished``,
+            ``epoch_fraction`` (of the current epoch's training batches), ``phase`` (``training`` /
+            ``validation``), ``loss`` (the running training loss of the bar), ``elapsed_s``,
+            ``eta_s`` (whole run, extrapolated), ``started``, and ``fraction`` (of the whole run)
+            when it can be told.
         """
         config = _read_json(os.path.join(self.directory, "config.json")) or {}
         num_epochs = (config.get("trainer") or {}).get("num_epochs")
@@ -132,6 +157,7 @@ class TrainingWatch:
         return progress
 
     def status_line(self) -> str:
+        """One line for the page and for 503 answers: waiting, training progress, or the load failure."""
         if self._error is not None and self._failed_loads >= 3:
             return self._error
         progress = self.progress()

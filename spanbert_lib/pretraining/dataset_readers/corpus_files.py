@@ -26,7 +26,20 @@ _GLOB_CHARS = set("*?[")
 
 @dataclass(frozen=True)
 class Document:
-    """One document of a corpus: its text and where it came from (for messages)."""
+    """
+    One document of a corpus: its text and where it came from (for messages).
+
+    # Parameters
+
+    text : `str`
+        The document's text.
+    path : `str`
+        The file it comes from.
+    index_in_file : `int`
+        0-based position of the document within its file.
+    first_line : `int`
+        1-based line number of the document's first line.
+    """
 
     text: str
     path: str
@@ -36,7 +49,19 @@ class Document:
 
 @dataclass
 class CorpusFileStats:
-    """What the document iterator saw; filled in while iterating."""
+    """
+    What the document iterator saw; filled in while iterating.
+
+    # Parameters
+
+    files : `int`, optional (default = `0`)
+        Files opened.
+    documents : `int`, optional (default = `0`)
+        Non-empty documents yielded.
+    empty_documents : `Counter`, optional (default = `Counter()`)
+        File name -> empty / whitespace-only documents skipped in it (an empty or
+        whitespace-only file counts as one such document).
+    """
 
     files: int = 0
     documents: int = 0
@@ -49,9 +74,18 @@ def expand_text_paths(path: Union[str, os.PathLike]) -> List[Path]:
     """
     The files a corpus path stands for: the file itself, every ``*.txt`` file under a directory
     (recursively), the files matching a glob pattern (``**`` allowed), or the union of several
-    such paths separated by commas (``a.txt,b.txt,more/``); sorted, without duplicates.
+    such paths separated by commas (``a.txt,b.txt,more/``).
 
-    Raises ``FileNotFoundError`` naming the part that matches nothing.
+    # Parameters
+
+    path : `Union[str, os.PathLike]`
+        The corpus path.
+
+    # Returns
+
+    `List[Path]`
+        The files, sorted, without duplicates. Raises ``FileNotFoundError`` naming the part that
+        matches nothing.
     """
     path_str = os.fspath(path)
     if Path(path_str).expanduser().is_file():  # a file whose name contains a comma
@@ -104,9 +138,25 @@ def iter_documents(
     Streams the non-empty documents of ``files`` in order; at most one file's current document is
     held in memory. Empty and whitespace-only documents are not yielded but counted in ``stats``.
 
-    With ``"blank_line"`` a document's text is its lines joined with ``"\\n"``; with ``"file"`` it
-    is the whole file (line endings normalised to ``"\\n"``, blank lines kept as paragraph breaks):
-    the choice for a directory of books, where a blank line separates paragraphs, not documents.
+    # Parameters
+
+    files : `Iterable[Union[str, os.PathLike]]`
+        The files, read in this order.
+    document_separator : `str`, optional (default = `"blank_line"`)
+        With ``"blank_line"`` a document's text is its lines joined with ``"\\n"``; with
+        ``"file"`` it is the whole file (line endings normalised to ``"\\n"``, blank lines kept as
+        paragraph breaks): the choice for a directory of books, where a blank line separates
+        paragraphs, not documents.
+    encoding_errors : `str`, optional (default = `"strict"`)
+        ``"strict"``: invalid UTF-8 raises an error naming the file, line and byte offset;
+        ``"replace"``: undecodable bytes become U+FFFD.
+    stats : `CorpusFileStats`, optional (default = `None`)
+        Filled in while iterating (a fresh one, not returned, when None).
+
+    # Returns
+
+    `Iterator[Document]`
+        The non-empty documents, in file order.
     """
     if document_separator not in DOCUMENT_SEPARATORS:
         raise ValueError(

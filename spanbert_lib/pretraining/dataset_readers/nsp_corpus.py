@@ -46,7 +46,7 @@ IS_NEXT, IS_RANDOM = 0, 1  # next_sentence_label values, as in HF BertForPreTrai
 @dataclass
 class _SentencedDocument:
     tokenized: TokenizedDocument
-    sentence_bounds: np.ndarray  # int64 (S + 1,): token position where each sentence starts, then N
+    sentence_bounds: np.ndarray  # int64 [S + 1]: token position where each of the S sentences starts, then N
 
     @property
     def num_sentences(self) -> int:
@@ -57,7 +57,7 @@ def _sentences_reaching(bounds: np.ndarray, first: int, length: int, at_least: i
     """
     End (exclusive sentence index) of the fewest sentences from ``first`` on that hold ``length``
     wordpieces, taking at least ``at_least`` sentences and stopping at the document end.
-    ``bounds``: ``(S + 1,)`` sentence start positions followed by the document length.
+    ``bounds``: `[S + 1]` sentence start positions followed by the document length.
     """
     last = int(np.searchsorted(bounds, bounds[first] + length, side="left"))
     return min(max(last, first + at_least), len(bounds) - 1)
@@ -66,12 +66,13 @@ def _sentences_reaching(bounds: np.ndarray, first: int, length: int, at_least: i
 @DatasetReader.register("spanbert_nsp_corpus")
 class NspCorpusReader(WordpieceCorpusReader):
     """
-    Reads raw text into next-sentence-prediction pairs. Instance fields (``L <= max_sequence_length``):
+    Reads raw text into next-sentence-prediction pairs. Instance fields (`L` = pair length,
+    at most ``max_sequence_length``):
 
-    - ``input_ids``: long ``(L,)`` = ``[CLS] A [SEP] B [SEP]``, padded with the pad id;
-    - ``word_ids``: long ``(L,)``, word index within the pair (B's words continue A's numbering),
+    - ``input_ids``: long `[L]` = ``[CLS] A [SEP] B [SEP]``, padded with the pad id;
+    - ``word_ids``: long `[L]`, word index within the pair (B's words continue A's numbering),
       -1 at the three specials and padding;
-    - ``segment_ids``: long ``(L,)``, 0 for ``[CLS] A [SEP]``, 1 for ``B [SEP]``, padded with 0;
+    - ``segment_ids``: long `[L]`, 0 for ``[CLS] A [SEP]``, 1 for ``B [SEP]``, padded with 0;
     - ``next_sentence_label``: long scalar, 0 = B follows A, 1 = B is random.
 
     Shares ``model_name``, ``max_sequence_length``, ``document_separator``, ``encoding_errors``,
@@ -83,7 +84,10 @@ class NspCorpusReader(WordpieceCorpusReader):
         Seed of the `random.Random` choosing lengths, split points and random documents; each
         shard (worker / rank) derives its own generator from it. Every pass yields the same pairs.
     random_next_probability : `float`, optional (default = `0.5`)
+        Probability that B is taken from a random other document (always, when the chunk has one
+        sentence).
     short_sequence_probability : `float`, optional (default = `0.1`)
+        Probability that a chunk aims at a random length shorter than the maximum.
     sentence_splitter : `str`, optional (default = `"spacy_sentencizer"`)
         `"spacy_sentencizer"` (rule based) or `"line"` (one sentence per line).
     random_document_pool_size : `int`, optional (default = `256`)
@@ -237,7 +241,19 @@ class NspCorpusReader(WordpieceCorpusReader):
         return Instance(fields)
 
     def document_to_instances(self, text: str) -> List[Instance]:
-        """Pairs from ``text`` alone (random B segments then come from the same text)."""
+        """
+        Pairs from one text alone (random B segments then come from the same text).
+
+        # Parameters
+
+        text : `str`
+            The document.
+
+        # Returns
+
+        `List[Instance]`
+            Its pairs, in order; empty when it has no words.
+        """
         saved_rng, saved_pool = self._rng, self._pool
         self._rng, self._pool = random.Random(self.seed), deque(maxlen=1)
         try:
@@ -252,8 +268,21 @@ class NspCorpusReader(WordpieceCorpusReader):
         self, first: str, second: str, is_next: Optional[bool] = None
     ) -> Instance:
         """
-        One pair with A = ``first`` and B = ``second`` (each a single document; too long pairs are
-        truncated as in reading). ``next_sentence_label`` is added only when ``is_next`` is given.
+        One pair; too long pairs are truncated as in reading.
+
+        # Parameters
+
+        first : `str`
+            Segment A (a single document).
+        second : `str`
+            Segment B (a single document).
+        is_next : `bool`, optional (default = `None`)
+            Whether B follows A; ``next_sentence_label`` is added only when it is given.
+
+        # Returns
+
+        `Instance`
+            The pair (fields: see the class docstring).
         """
         a_doc, b_doc = self.tokenize_documents(
             [Document(first, "<first>", 0, 1), Document(second, "<second>", 0, 1)]

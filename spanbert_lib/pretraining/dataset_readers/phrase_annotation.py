@@ -32,8 +32,14 @@ class SpacyPhraseAnnotator:
     """
     Finds named entities (``doc.ents``) or noun chunks (``doc.noun_chunks``) in texts.
 
-    ``annotation``: ``"named_entity"`` or ``"noun_phrase"``; ``spacy_model``: the package name or
-    directory of a spaCy pipeline; ``batch_size``: texts per ``nlp.pipe`` batch.
+    # Parameters
+
+    annotation : `str`
+        ``"named_entity"`` or ``"noun_phrase"``.
+    spacy_model : `str`
+        The package name or directory of a spaCy pipeline.
+    batch_size : `int`, optional (default = `32`)
+        Texts per ``nlp.pipe`` batch.
     """
 
     def __init__(self, annotation: str, spacy_model: str, batch_size: int = 32) -> None:
@@ -57,6 +63,7 @@ class SpacyPhraseAnnotator:
 
     @property
     def nlp(self):
+        """The spaCy pipeline, loaded on first use with the components the annotation does not need disabled."""
         if self._nlp is None:
             import spacy
 
@@ -85,9 +92,19 @@ class SpacyPhraseAnnotator:
 
     def char_spans(self, texts: List[str]) -> List[np.ndarray]:
         """
-        For each text an int64 array ``(P, 2)`` of ``[start, end)`` character offsets of its
-        phrases, sorted by start and non-overlapping. Texts longer than the pipeline's
-        ``max_length`` are annotated in pieces cut at whitespace.
+        The phrases of each text. Texts longer than the pipeline's ``max_length`` are annotated in
+        pieces cut at whitespace.
+
+        # Parameters
+
+        texts : `List[str]`
+            The texts.
+
+        # Returns
+
+        `List[np.ndarray]`
+            For each text, `[P, 2]` int64 ``[start, end)`` character offsets of its `P` phrases,
+            sorted by start and non-overlapping.
         """
         nlp = self.nlp
         pieces: List[Tuple[int, int, str]] = []  # (text index, char offset, piece)
@@ -119,8 +136,17 @@ def word_phrase_ids(word_start_chars: np.ndarray, phrase_spans: np.ndarray) -> n
     Index of the phrase each word belongs to, -1 outside phrases. A word belongs to the phrase whose
     character span contains the word's first character.
 
-    ``word_start_chars``: ``(W,)`` character offset of each word; ``phrase_spans``: ``(P, 2)``
-    sorted, non-overlapping ``[start, end)``. Returns int64 ``(W,)`` with values in ``[-1, P)``.
+    # Parameters
+
+    word_start_chars : `np.ndarray`
+        `[W]` character offset where each of the `W` words starts.
+    phrase_spans : `np.ndarray`
+        `[P, 2]` sorted, non-overlapping ``[start, end)`` character spans of the `P` phrases.
+
+    # Returns
+
+    `np.ndarray`
+        `[W]` int64 phrase indices in ``[-1, P)``.
     """
     if len(phrase_spans) == 0:
         return np.full(len(word_start_chars), -1, dtype=np.int64)

@@ -34,18 +34,18 @@ class PretrainingCorpusReader(WordpieceCorpusReader):
     boundaries and never span two documents; a document's last block is shorter. Documents are
     streamed (never all in memory) and sharded over data-loader workers and distributed ranks.
 
-    Instance fields (``L`` = block length incl. specials):
+    Instance fields (`L` = block length incl. specials, `E` = named entities in the block):
 
-    - ``input_ids``: ``TensorField`` long ``(L,)``, padded with the tokenizer's pad id;
-    - ``word_ids``: ``TensorField`` long ``(L,)``, index of the word each piece belongs to within
+    - ``input_ids``: ``TensorField`` long `[L]`, padded with the tokenizer's pad id;
+    - ``word_ids``: ``TensorField`` long `[L]`, index of the word each piece belongs to within
       the block (``0, 0, 1, 2, 2, ...``), -1 at ``[CLS]``/``[SEP]`` and padding. A word is a unit
       of the tokenizer's pre-tokenizer (BERT: split at whitespace and at every punctuation mark);
-    - ``phrase_ids`` (only with ``phrase_annotation``): ``TensorField`` long ``(L,)``, index of
+    - ``phrase_ids`` (only with ``phrase_annotation``): ``TensorField`` long `[L]`, index of
       the named entity / noun chunk a piece belongs to, numbered ``0, 1, ...`` within the block,
       -1 outside phrases, at specials and padding. A phrase cut by a block boundary counts as a
       separate phrase in each block.
     - ``entity_ids`` / ``entity_spans`` (only with ``entity_vocabulary``, for LUKE's masked entity
-      prediction): ``TensorField`` long ``(E,)`` and ``(E, 2)``, one entry per named entity of the
+      prediction): ``TensorField`` long `[E]` and `[E, 2]`, one entry per named entity of the
       block (spaCy, as for ``phrase_ids``): its id in the entity vocabulary (the entity's surface
       text, whitespace collapsed; ``ENTITY_UNK`` when absent) and its inclusive position span in
       the block; padded with ``ENTITY_PAD`` (0) and ``(0, 0)``.
@@ -149,7 +149,7 @@ class PretrainingCorpusReader(WordpieceCorpusReader):
         self, input_ids: np.ndarray, word_ids: np.ndarray, phrase_ids: Optional[np.ndarray],
         entities: Optional[Tuple[np.ndarray, np.ndarray]] = None,
     ) -> Instance:
-        """Wraps a block's ``(n,)`` arrays in specials: fields of length ``n + 2``."""
+        """Wraps a block's `[n]` arrays in specials: fields of length ``n + 2``."""
         fields = {
             "input_ids": TensorField(
                 torch.from_numpy(np.concatenate(([self.cls_token_id], input_ids, [self.sep_token_id]))),
@@ -168,13 +168,37 @@ class PretrainingCorpusReader(WordpieceCorpusReader):
         return Instance(fields)
 
     def document_to_instances(self, text: str) -> List[Instance]:
-        """All blocks of ``text`` taken as one document (no length filter), in order."""
+        """
+        All blocks of a text taken as one document (no length filter), in order.
+
+        # Parameters
+
+        text : `str`
+            The document.
+
+        # Returns
+
+        `List[Instance]`
+            One instance per block (fields: see the class docstring).
+        """
         tokenized = self.tokenize_documents([Document(text, "<text>", 0, 1)])
         spans = self._annotator.char_spans([text]) if self._annotator else [None]
         return list(self._document_blocks(tokenized[0], spans[0], ReadStats()))
 
     def text_to_instance(self, text: str) -> Instance:  # type: ignore[override]
-        """The first block of ``text`` (what a predictor sees); ``ValueError`` if it has no words."""
+        """
+        The first block of a text (what a predictor sees).
+
+        # Parameters
+
+        text : `str`
+            The document.
+
+        # Returns
+
+        `Instance`
+            Its first block; ``ValueError`` if it has no words.
+        """
         instances = self.document_to_instances(text)
         if not instances:
             raise ValueError(f"Text contains no words to tokenise: {text[:80]!r}")

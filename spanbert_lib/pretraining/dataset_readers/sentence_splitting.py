@@ -16,6 +16,17 @@ _NEWLINE = re.compile("\n")
 
 
 class SentenceSplitter:
+    """
+    Finds sentence starts in texts; the spaCy pipeline is made on first use and not pickled.
+
+    # Parameters
+
+    method : `str`, optional (default = `"spacy_sentencizer"`)
+        One of :data:`SENTENCE_SPLITTERS`.
+    batch_size : `int`, optional (default = `64`)
+        Texts per ``nlp.pipe`` batch.
+    """
+
     def __init__(self, method: str = "spacy_sentencizer", batch_size: int = 64) -> None:
         if method not in SENTENCE_SPLITTERS:
             raise ConfigurationError(f"sentence_splitter must be one of {SENTENCE_SPLITTERS}, got {method!r}")
@@ -29,7 +40,19 @@ class SentenceSplitter:
         return state
 
     def sentence_starts(self, texts: List[str]) -> List[np.ndarray]:
-        """For each text, int64 ``(S,)``: the sorted character offsets where its sentences start."""
+        """
+        Where the sentences of each text start.
+
+        # Parameters
+
+        texts : `List[str]`
+            The texts.
+
+        # Returns
+
+        `List[np.ndarray]`
+            For each text, `[S]` int64: the sorted character offsets where its `S` sentences start.
+        """
         if self.method == "line":
             return [
                 np.array([0] + [match.end() for match in _NEWLINE.finditer(text)], dtype=np.int64)
@@ -52,7 +75,18 @@ def word_sentence_ids(word_start_chars: np.ndarray, sentence_starts: np.ndarray)
     """
     Sentence index of each word: the last sentence starting at or before the word's first character
     (words before the first sentence start belong to sentence 0).
-    ``word_start_chars``: ``(W,)``; ``sentence_starts``: ``(S,)`` sorted. Returns int64 ``(W,)``.
+
+    # Parameters
+
+    word_start_chars : `np.ndarray`
+        `[W]` character offset where each of the `W` words starts.
+    sentence_starts : `np.ndarray`
+        `[S]` sorted character offsets where the `S` sentences start.
+
+    # Returns
+
+    `np.ndarray`
+        `[W]` int64 sentence indices.
     """
     if len(sentence_starts) == 0:
         return np.zeros(len(word_start_chars), dtype=np.int64)

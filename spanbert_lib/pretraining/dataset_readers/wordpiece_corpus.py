@@ -37,12 +37,21 @@ _T = TypeVar("_T")
 @dataclass
 class TokenizedDocument:
     """
-    A document as wordpieces. ``N`` pieces, ``W`` words.
+    A document as wordpieces: `N` pieces, `W` words.
 
-    ``input_ids``: int64 ``(N,)``; ``word_index``: int64 ``(N,)`` dense word index ``0..W-1`` of
-    each piece; ``boundaries``: int64 ``(W + 1,)`` token position where each word starts, then
-    ``N``; ``word_start_chars``: int64 ``(W,)`` character offset of each word's first character
-    in ``document.text`` (only when the reader asked for offsets, else None).
+    # Parameters
+
+    document : `Document`
+        The document tokenised.
+    input_ids : `np.ndarray`
+        `[N]` int64 wordpiece ids.
+    word_index : `np.ndarray`
+        `[N]` int64 dense word index ``0..W-1`` of each piece.
+    boundaries : `np.ndarray`
+        `[W + 1]` int64 token position where each word starts, then `N`.
+    word_start_chars : `np.ndarray`, optional (default = `None`)
+        `[W]` int64 character offset of each word's first character in ``document.text`` (only
+        when the reader asked for offsets, else None).
     """
 
     document: Document
@@ -53,12 +62,32 @@ class TokenizedDocument:
 
     @property
     def num_words(self) -> int:
+        """Words `W` in the document."""
         return len(self.boundaries) - 1
 
 
 @dataclass
 class ReadStats:
-    """Counters of one pass over a corpus by one shard."""
+    """
+    Counters of one pass over a corpus by one shard.
+
+    # Parameters
+
+    files : `CorpusFileStats`, optional (default = `CorpusFileStats()`)
+        What the document iterator saw (files, documents, empty documents).
+    documents : `int`, optional (default = `0`)
+        Documents turned into instances.
+    instances : `int`, optional (default = `0`)
+        Instances yielded.
+    tokens : `int`, optional (default = `0`)
+        Wordpieces in the instances, special tokens included.
+    short_documents : `Counter`, optional (default = `Counter()`)
+        File -> documents below ``min_document_words``.
+    truncated_words : `int`, optional (default = `0`)
+        Words longer than a whole sequence, cut.
+    extra : `Counter`, optional (default = `Counter()`)
+        Reader-specific counters, logged as is.
+    """
 
     files: CorpusFileStats = field(default_factory=CorpusFileStats)
     documents: int = 0  # documents turned into instances
@@ -92,10 +121,21 @@ def _document_batches(documents: Iterable[Document], max_documents: int, max_cha
 
 def whitespace_chunks(text: str, max_characters: int) -> List[int]:
     """
-    Start offsets of consecutive chunks of ``text`` of at most ``max_characters`` characters each,
-    every chunk after the first starting just after a whitespace character, so that no word is
-    cut (a BERT pre-tokenizer splits at whitespace, so the chunks tokenise exactly like the whole).
-    A stretch of ``max_characters`` without whitespace is cut where the limit falls.
+    Splits a text into chunks that tokenise exactly like the whole: every chunk after the first
+    starts just after a whitespace character, so no word is cut (a BERT pre-tokenizer splits at
+    whitespace). A stretch of ``max_characters`` without whitespace is cut where the limit falls.
+
+    # Parameters
+
+    text : `str`
+        The text.
+    max_characters : `int`
+        Characters per chunk at most.
+
+    # Returns
+
+    `List[int]`
+        The start offset of each chunk, in order (``[0]`` for a short text).
     """
     starts = [0]
     while len(text) - starts[-1] > max_characters:
@@ -113,8 +153,32 @@ def _chunk_ranges(text: str, max_characters: int) -> Iterator[Tuple[int, int]]:
 
 class WordpieceCorpusReader(DatasetReader):
     """
-    Base class; see :class:`~spanbert_lib.pretraining.dataset_readers.pretraining_corpus.PretrainingCorpusReader`
-    for the meaning of the shared arguments.
+    Base class of the pre-training corpus readers; subclasses implement ``_batch_instances``.
+    :class:`~spanbert_lib.pretraining.dataset_readers.pretraining_corpus.PretrainingCorpusReader`
+    describes the shared arguments in full.
+
+    # Parameters
+
+    model_name : `str`
+        Directory (or cached Hugging Face name) of the model whose fast tokenizer is used.
+    max_sequence_length : `int`, optional (default = `512`)
+        Maximum instance length including special tokens.
+    document_separator : `str`, optional (default = `"blank_line"`)
+        One of :data:`~spanbert_lib.pretraining.dataset_readers.corpus_files.DOCUMENT_SEPARATORS`.
+    encoding_errors : `str`, optional (default = `"strict"`)
+        ``"strict"`` or ``"replace"`` (invalid UTF-8 becomes U+FFFD).
+    min_document_words : `int`, optional (default = `1`)
+        Documents with fewer words are skipped (and counted).
+    documents_per_batch : `int`, optional (default = `64`)
+        Documents tokenised together.
+    max_chunk_characters : `int`, optional (default = `10_000`)
+        A document is tokenised in chunks of at most this many characters, cut at whitespace.
+    chunks_per_tokenizer_call : `int`, optional (default = `32`)
+        Chunks handed to the tokenizer at once.
+    max_batch_characters : `int`, optional (default = `2_000_000`)
+        Characters per batch of documents at most (a larger document forms a batch alone).
+    tokenizer : `str`, optional (default = `None`)
+        Deprecated former name of ``model_name``.
     """
 
     _needs_char_offsets = False  # subclasses that map character spans to words set this
@@ -191,11 +255,21 @@ class WordpieceCorpusReader(DatasetReader):
 
     def tokenize_documents(self, documents: List[Document]) -> List[TokenizedDocument]:
         """
-        Tokenises ``documents`` without special tokens. Each document is cut at whitespace into
+        Tokenises documents without special tokens. Each document is cut at whitespace into
         chunks of at most ``max_chunk_characters`` and the tokenizer sees at most
         ``chunks_per_tokenizer_call`` chunks at a time, so a huge single-line document is never
         tokenised whole (the tokenizer's per-token objects would take hundreds of bytes per
         character); only the compact id / word arrays of the document are kept.
+
+        # Parameters
+
+        documents : `List[Document]`
+            The documents.
+
+        # Returns
+
+        `List[TokenizedDocument]`
+            One per document, in order.
         """
         chunks = ((index, start, document.text[start:end])
                   for index, document in enumerate(documents)
