@@ -39,6 +39,7 @@ class BuildWordpieceVocab(Subcommand):
 
 
 def build_wordpiece_vocab_from_args(args: argparse.Namespace) -> None:
+    """Runs :func:`build_wordpiece_vocab` with the parsed command-line arguments and reports the size."""
     size = build_wordpiece_vocab(
         args.text_path, args.output_dir, args.vocab_size, args.lowercase, args.min_frequency, args.encoding_errors
     )
@@ -54,7 +55,31 @@ def build_wordpiece_vocab(
     min_frequency: int = 2,
     encoding_errors: str = "strict",
 ) -> int:
-    """Trains and saves the tokenizer; returns the size of the vocabulary written."""
+    """
+    Trains a BERT WordPiece vocabulary on a corpus and saves it as a fast tokenizer directory.
+
+    # Parameters
+
+    text_path : `str`
+        A file, a directory (every ``*.txt`` below it), a glob pattern or a comma list of these;
+        documents are separated by blank lines.
+    output_dir : `str`
+        The directory the tokenizer is written to.
+    vocab_size : `int`, optional (default = `28996`)
+        Maximum vocabulary size including special tokens (SpanBERT's cased BERT vocabulary).
+    lowercase : `bool`, optional (default = `False`)
+        Lowercase and strip accents (an uncased vocabulary).
+    min_frequency : `int`, optional (default = `2`)
+        Minimum pair frequency for a merge.
+    encoding_errors : `str`, optional (default = `"strict"`)
+        ``"strict"`` fails on invalid UTF-8 naming the file and offset; ``"replace"`` substitutes
+        U+FFFD.
+
+    # Returns
+
+    `int`
+        The size of the vocabulary written.
+    """
     from spanbert_lib.common.wordpiece import train_wordpiece_tokenizer
     from spanbert_lib.pretraining.dataset_readers.corpus_files import expand_text_paths, iter_documents
 

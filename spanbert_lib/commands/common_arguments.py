@@ -15,10 +15,20 @@ INCLUDE_PACKAGE_FLAG = "--include-package"
 
 def add_include_package_argument(subparser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """
-    Adds allennlp's ``--include-package PACKAGE`` (repeatable) to ``subparser`` unless it has it.
+    Adds allennlp's ``--include-package PACKAGE`` (repeatable) to a parser unless it has it.
 
     Only for subcommands with ``requires_plugins = False``: for the others allennlp adds the same
     flag after ``add_subparser`` returns, and adding it here too would be a conflict.
+
+    # Parameters
+
+    subparser : `argparse.ArgumentParser`
+        The subcommand's parser; changed in place.
+
+    # Returns
+
+    `argparse.ArgumentParser`
+        ``subparser`` itself.
     """
     if INCLUDE_PACKAGE_FLAG not in subparser._option_string_actions:
         subparser.add_argument(INCLUDE_PACKAGE_FLAG, type=str, action="append", default=[],
@@ -28,10 +38,15 @@ def add_include_package_argument(subparser: argparse.ArgumentParser) -> argparse
 
 def import_included_packages(args: argparse.Namespace) -> None:
     """
-    Imports (with their submodules) the packages named by ``--include-package`` in ``args``.
+    Imports (with their submodules) the packages named by ``--include-package``.
 
     ``allennlp.commands.main`` already does this for ``allennlp SUBCOMMAND``; call it from
     stand-alone entry points (``python -m ...``) that parse their own arguments.
+
+    # Parameters
+
+    args : `argparse.Namespace`
+        The parsed arguments (no ``include_package`` attribute: nothing is imported).
     """
     from allennlp.common.util import import_module_and_submodules
 

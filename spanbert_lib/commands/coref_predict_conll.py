@@ -26,6 +26,19 @@ DEBUG_ENVIRONMENT_VARIABLE = "SPANBERT_LIB_DEBUG"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """
+    Adds the command's arguments (archive, input, output, device, batch size, overrides).
+
+    # Parameters
+
+    parser : `argparse.ArgumentParser`
+        The parser; changed in place.
+
+    # Returns
+
+    `argparse.ArgumentParser`
+        ``parser`` itself.
+    """
     parser.add_argument("archive_file", help="a model.tar.gz of a spanbert_coref model")
     parser.add_argument("input_path", help="CoNLL file, directory of *conll files, glob, comma list "
                                            "(optionally ending in #files=START:END)")
@@ -37,6 +50,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
 
 
 def predict_conll_from_args(args: argparse.Namespace) -> None:
+    """
+    Writes the predicted CoNLL file and prints the CoNLL scores as JSON; a user error is one
+    ``error:`` line and exit status 1.
+
+    # Parameters
+
+    args : `argparse.Namespace`
+        The arguments of :func:`add_arguments`.
+    """
     import spanbert_lib.plugin  # noqa: F401  (registers the components the archive names)
     from spanbert_lib.coref.predictors.conll_predictions import predict_conll_file
 
@@ -65,7 +87,19 @@ class CorefPredictConll(Subcommand):
 
 
 def main(argv=None) -> int:
-    """``python -m spanbert_lib.commands.coref_predict_conll`` (same arguments)."""
+    """
+    ``python -m spanbert_lib.commands.coref_predict_conll`` (same arguments).
+
+    # Parameters
+
+    argv : `List[str]`, optional (default = `None`)
+        The arguments; None: ``sys.argv[1:]``.
+
+    # Returns
+
+    `int`
+        The exit status, 0.
+    """
     parser = add_include_package_argument(
         add_arguments(argparse.ArgumentParser(description=__doc__.split("\n\n")[0])))
     logging.basicConfig(level=logging.INFO)

@@ -118,8 +118,7 @@ def _describe_ids(ids: List[Tuple[str, str]]) -> str:
 def score_conll_files(key_file: str, response_file: str, log: Optional[TextIO] = None,
                       min_columns: int = MIN_COLUMNS, check_words: bool = False):
     """
-    Reads and scores the two files; returns the ``CorefScoreAccumulator`` (``.scores()``,
-    ``.counts``). Notes about missing/extra documents go to ``log`` (default stderr).
+    Reads and scores the two files. Notes about missing/extra documents go to ``log``.
 
     # Parameters
 
@@ -127,16 +126,21 @@ def score_conll_files(key_file: str, response_file: str, log: Optional[TextIO] =
         The gold CoNLL file.
     response_file : `str`
         The system's CoNLL file.
-    log : `TextIO`, optional (default = stderr)
+    log : `TextIO`, optional (default = `None`)
+        None: ``sys.stderr``.
         Where notes about documents missing from either file go.
     min_columns : `int`, optional (default = `2`)
         Fewest columns a token line may have.
     check_words : `bool`, optional (default = `False`)
         Refuse matched documents whose words differ.
 
-    Raises :class:`~spanbert_lib.common.errors.UserInputError` (``ConllFormatError``,
-    ``CorefScoreError``, ``EmptyInputError``, ``InvalidEncodingError``) or
-    ``TooManyRepeatedMentions`` (a ``ValueError``).
+    # Returns
+
+    `CorefScoreAccumulator`
+        The scores (``.scores()``) and counts (``.counts``). Raises
+        :class:`~spanbert_lib.common.errors.UserInputError` (``ConllFormatError``,
+        ``CorefScoreError``, ``EmptyInputError``, ``InvalidEncodingError``) or
+        ``TooManyRepeatedMentions`` (a ``ValueError``).
     """
     from spanbert_lib.coref.metrics.scorer import MAX_REPEATED_MENTIONS, CorefScoreAccumulator
 
@@ -188,7 +192,19 @@ def _rpf_line(recall_num, recall_den, precision_num, precision_den) -> str:
 
 
 def format_report(accumulator) -> str:
-    """Summary lines in the layout of the reference scorer's ``all`` metric (totals only)."""
+    """
+    Summary lines in the layout of the reference scorer's ``all`` metric (totals only).
+
+    # Parameters
+
+    accumulator : `CorefScoreAccumulator`
+        The result of :func:`score_conll_files`.
+
+    # Returns
+
+    `str`
+        The report, lines joined with newlines.
+    """
     rule = "-" * 74
     scores = accumulator.scores()
     lines = []
@@ -220,6 +236,15 @@ def _error_line(error: Exception) -> str:
 
 
 def coref_score_from_args(args: argparse.Namespace) -> None:
+    """
+    Prints the report (or, with ``--json``, the scores as JSON); a user error is one ``error:``
+    line and exit status 1.
+
+    # Parameters
+
+    args : `argparse.Namespace`
+        The parsed ``coref-score`` arguments.
+    """
     from spanbert_lib.coref.metrics.scorer import TooManyRepeatedMentions
 
     try:

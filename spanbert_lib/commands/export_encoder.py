@@ -43,7 +43,24 @@ def _export_from_args(args: argparse.Namespace) -> None:
 
 
 def export_encoder(archive_file: str, output_dir: str, weights_file: str = None) -> Path:
-    """Loads the archive, finds its encoder and writes it with ``save_pretrained``. Returns the output path."""
+    """
+    Loads the archive, finds its encoder and writes it with ``save_pretrained``, with its
+    tokenizer and (pre-training model) its span boundary head.
+
+    # Parameters
+
+    archive_file : `str`
+        A ``model.tar.gz`` or a serialization directory.
+    output_dir : `str`
+        The directory to write to (created if needed).
+    weights_file : `str`, optional (default = `None`)
+        A weights file (e.g. ``best.th``) other than the archive's.
+
+    # Returns
+
+    `Path`
+        The output directory.
+    """
     import spanbert_lib.plugin  # noqa: F401  (registers the models archives may contain)
     from allennlp.common.checks import ConfigurationError
     from allennlp.models.archival import load_archive

@@ -50,7 +50,33 @@ def _masking_stats_from_args(args: argparse.Namespace) -> None:
 def masking_statistics(config: str, text_path: str, batch_size: int = 32, seed: int = 0,
                        max_blocks: Optional[int] = None, plot: Optional[str] = None,
                        overrides: str = "") -> Dict[str, Any]:
-    """Masks every block the reader yields for ``text_path``; returns the statistics dict."""
+    """
+    Masks every block the configured reader yields for a text and collects the statistics.
+
+    # Parameters
+
+    config : `str`
+        A training config (its ``dataset_reader`` and ``model.masker``) or dataset reader
+        parameters, optionally with a ``masker`` key (json/jsonnet file).
+    text_path : `str`
+        Text file, directory or glob to read.
+    batch_size : `int`, optional (default = `32`)
+        Blocks masked at once.
+    seed : `int`, optional (default = `0`)
+        Seed of the masking generator.
+    max_blocks : `int`, optional (default = `None`)
+        Stop after this many blocks.
+    plot : `str`, optional (default = `None`)
+        A PNG file to draw the span length histogram to.
+    overrides : `str`, optional (default = `""`)
+        A JSON structure overriding the config, as for ``allennlp train``.
+
+    # Returns
+
+    `Dict[str, Any]`
+        :class:`MaskingStatistics`' statistics plus ``num_blocks``, ``mean_block_length`` and
+        ``block_fill_rate``.
+    """
     import itertools
 
     import torch
@@ -106,6 +132,19 @@ def _block_fill(num_blocks: int, num_block_tokens: int, max_sequence_length: Opt
 
 
 def format_statistics(statistics: Dict[str, Any]) -> str:
+    """
+    The statistics as a readable report.
+
+    # Parameters
+
+    statistics : `Dict[str, Any]`
+        The result of :func:`masking_statistics`.
+
+    # Returns
+
+    `str`
+        The report, lines joined with newlines, the span length histogram drawn with ``#``.
+    """
     fill_rate = statistics.get("block_fill_rate")
     lines = [
         f"blocks                     {statistics.get('num_blocks', 0)}, mean length {statistics.get('mean_block_length', 0):.1f}"

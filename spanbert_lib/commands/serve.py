@@ -53,7 +53,19 @@ def _serve_from_args(args: argparse.Namespace) -> None:
 
 
 def build_app(args: argparse.Namespace):
-    """The application for parsed ``allennlp serve`` arguments (models loaded, trainings watched)."""
+    """
+    The application for parsed ``allennlp serve`` arguments (models loaded, trainings watched).
+
+    # Parameters
+
+    args : `argparse.Namespace`
+        The parsed ``allennlp serve`` arguments.
+
+    # Returns
+
+    `FastAPI`
+        The application (see :func:`~spanbert_lib.serving.app.create_app`).
+    """
     import os
 
     from spanbert_lib.common.errors import UserInputError

@@ -52,8 +52,27 @@ def evaluate_squad_files(dataset_file: str, prediction_file: str, version: Optio
                          na_prob_file: Optional[str] = None,
                          na_prob_thresh: float = 1.0) -> Tuple[str, Dict[str, float]]:
     """
-    ``(version used, scores)`` for a dataset file and a predictions file; raises
-    :class:`SquadEvaluationError` on unreadable or malformed input, naming the file.
+    The official SQuAD evaluation of a predictions file.
+
+    # Parameters
+
+    dataset_file : `str`
+        The SQuAD-format dataset file.
+    prediction_file : `str`
+        A JSON object mapping question ids to predicted answer texts.
+    version : `str`, optional (default = `None`)
+        ``"1.1"`` or ``"2.0"``; None: from the dataset's ``version`` field or ``is_impossible``
+        flags, else 1.1.
+    na_prob_file : `str`, optional (default = `None`)
+        v2.0: a JSON object mapping question ids to no-answer probabilities.
+    na_prob_thresh : `float`, optional (default = `1.0`)
+        v2.0: ``""`` is predicted where the no-answer probability exceeds this.
+
+    # Returns
+
+    `Tuple[str, Dict[str, float]]`
+        ``(version used, scores)``. Raises :class:`SquadEvaluationError` on unreadable or
+        malformed input, naming the file.
     """
     data, version_field = load_squad_dataset(dataset_file)
     version = version or infer_squad_version(data, version_field)
@@ -72,7 +91,21 @@ def evaluate_squad_files(dataset_file: str, prediction_file: str, version: Optio
 
 
 def format_table(version: str, scores: Dict[str, float]) -> str:
-    """One ``key  value`` line per score, after a ``SQuAD vX evaluation`` header."""
+    """
+    The scores as a table.
+
+    # Parameters
+
+    version : `str`
+        The version used, for the header.
+    scores : `Dict[str, float]`
+        The scores.
+
+    # Returns
+
+    `str`
+        One ``key  value`` line per score, after a ``SQuAD vX evaluation`` header.
+    """
     width = max(len(key) for key in scores)
     lines = [f"SQuAD v{version} evaluation"]
     for key, value in scores.items():

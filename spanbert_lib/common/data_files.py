@@ -23,9 +23,21 @@ _FILE_SLICE = re.compile(r"^(?P<path>.*)#files=(?P<start>-?\d*):(?P<end>-?\d*)$"
 
 def resolve_data_files(file_path: Union[str, os.PathLike], pattern: str = "*") -> List[str]:
     """
-    Returns the sorted files ``file_path`` names (see the module docstring). Raises
-    ``FileNotFoundError`` naming the part that matched nothing, and ``ValueError`` for a slice
-    that selects no file.
+    The files a dataset path names (see the module docstring).
+
+    # Parameters
+
+    file_path : `Union[str, os.PathLike]`
+        The dataset path.
+    pattern : `str`, optional (default = `"*"`)
+        Glob pattern of the files taken from a directory.
+
+    # Returns
+
+    `List[str]`
+        The sorted files, without duplicates, sliced by a ``#files=`` suffix. Raises
+        ``FileNotFoundError`` naming the part that matched nothing, and ``ValueError`` for a
+        slice that selects no file.
     """
     spec = os.fspath(file_path)
     selection = slice(None)

@@ -87,7 +87,19 @@ def register_deprecated_alias(base: Type[Registrable], old_name: str, new_name: 
 
 
 def deprecated_aliases(base: Type[Registrable]) -> Dict[str, str]:
-    """The deprecated names registered under ``base``, each mapped to the name it stands for."""
+    """
+    The deprecated names registered under a base class.
+
+    # Parameters
+
+    base : `Type[Registrable]`
+        The registrable base class (``Model``, ``DatasetReader``, ``Predictor``, ...).
+
+    # Returns
+
+    `Dict[str, str]`
+        Each deprecated name mapped to the name it stands for.
+    """
     registry = Registrable._registry.get(base)
     if isinstance(registry, _RegistryWithDeprecatedAliases):
         return dict(registry.new_names)
@@ -95,7 +107,21 @@ def deprecated_aliases(base: Type[Registrable]) -> Dict[str, str]:
 
 
 def current_name(base: Type[Registrable], name: Optional[str]) -> Optional[str]:
-    """``name``, or the name it stands for if it is a deprecated alias registered under ``base``."""
+    """
+    The current registered name for a name that may be a deprecated alias.
+
+    # Parameters
+
+    base : `Type[Registrable]`
+        The registrable base class the name belongs to.
+    name : `Optional[str]`
+        A registered name, or None.
+
+    # Returns
+
+    `Optional[str]`
+        ``name``, or the name it stands for if it is a deprecated alias registered under ``base``.
+    """
     if name is None:
         return None
     return deprecated_aliases(base).get(name, name)
@@ -109,10 +135,19 @@ def renamed_argument(owner: str, new_name: str, new_value: Any, old_name: str, o
 
     owner : `str`
         The class whose constructor takes the argument (named in the warning and in errors).
-    new_name, new_value : `str`, `Any`
-        The argument's name and the value given under it (None: not given).
-    old_name, old_value : `str`, `Any`
-        Its deprecated former name and the value given under that (None: not given).
+    new_name : `str`
+        The argument's name.
+    new_value : `Any`
+        The value given under it (None: not given).
+    old_name : `str`
+        Its deprecated former name.
+    old_value : `Any`
+        The value given under that (None: not given).
+
+    # Returns
+
+    `Any`
+        The value given, under whichever name.
 
     # Raises
 

@@ -19,11 +19,11 @@ class UserInputError(ValueError):
 
     message : `str`
         What is wrong, as one sentence (no trailing location).
-    path : `str`, optional
+    path : `Union[str, os.PathLike]`, optional (default = `None`)
         The file the problem is in.
-    line : `int`, optional
+    line : `int`, optional (default = `None`)
         1-based line number in ``path``.
-    record : `str`, optional
+    record : `str`, optional (default = `None`)
         A record identifier when lines do not apply (a JSON example id, a document key).
     """
 

@@ -40,6 +40,25 @@ class PerInstanceSerializer(Serializer):
 
     def __call__(self, batch: Dict[str, Any], output_dict: Dict, data_loader: DataLoader,
                  output_postprocess_function: Optional[Callable] = None) -> str:
+        """
+        The JSON lines of one batch.
+
+        # Parameters
+
+        batch : `Dict[str, Any]`
+            The batch the model was given.
+        output_dict : `Dict`
+            The model's output for it.
+        data_loader : `DataLoader`
+            The data loader (unused; part of allennlp's ``Serializer`` interface).
+        output_postprocess_function : `Callable`, optional (default = `None`)
+            Applied to ``output_dict`` first (e.g. ``make_output_human_readable``).
+
+        # Returns
+
+        `str`
+            One JSON object per example, joined with newlines.
+        """
         if output_postprocess_function is not None:
             output_dict = output_postprocess_function(output_dict)
         size = _batch_size(batch)

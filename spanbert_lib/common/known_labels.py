@@ -29,8 +29,21 @@ class UnknownLabelError(UserInputError):
 
 def record_source(path: Optional[str], line: Optional[int] = None, record: Optional[str] = None) -> Dict[str, Any]:
     """
-    Where an instance comes from, as readers put it in ``metadata[RECORD_SOURCE_KEY]``: the
-    file, the 1-based line (when the format has lines per record) and a record id.
+    Where an instance comes from, as readers put it in ``metadata[RECORD_SOURCE_KEY]``.
+
+    # Parameters
+
+    path : `Optional[str]`
+        The file (None for input not read from a file).
+    line : `int`, optional (default = `None`)
+        The 1-based line, when the format has lines per record.
+    record : `str`, optional (default = `None`)
+        A record id.
+
+    # Returns
+
+    `Dict[str, Any]`
+        ``{"path", "line", "record"}``, path and record as strings or None.
     """
     return {"path": None if path is None else str(path), "line": line,
             "record": None if record is None else str(record)}
@@ -58,9 +71,21 @@ def _known_labels_text(known: List[str]) -> str:
 
 def unknown_label_error(instance: Instance, vocab: Vocabulary) -> Optional[UnknownLabelError]:
     """
-    An :class:`UnknownLabelError` for the first label of ``instance`` that ``vocab`` cannot index
-    (not in its namespace, which has no OOV token), naming the record (from the metadata's
-    :data:`RECORD_SOURCE_KEY`, else its ``id``) and the labels the model knows; None if all are known.
+    Finds the first gold label of an instance that a vocabulary cannot index (not in its
+    namespace, which has no OOV token).
+
+    # Parameters
+
+    instance : `Instance`
+        The instance, not yet indexed.
+    vocab : `Vocabulary`
+        The model's vocabulary.
+
+    # Returns
+
+    `Optional[UnknownLabelError]`
+        An error naming the record (from the metadata's :data:`RECORD_SOURCE_KEY`, else its
+        ``id``) and the labels the model knows; None if all labels are known.
     """
     for name, field in instance.fields.items():
         for field_name, label_field in _label_fields(name, field):

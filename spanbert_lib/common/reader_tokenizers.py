@@ -49,10 +49,15 @@ def reader_tokenizer(
         Model directory or hub name with the tokenizer files.
     max_seq_length : `int`
         Wordpieces per instance, special tokens included.
-    tokenizer_kwargs : `Dict[str, Any]`, optional
+    tokenizer_kwargs : `Dict[str, Any]`, optional (default = `None`)
         Passed to ``AutoTokenizer.from_pretrained``.
     needs_unknown_token : `bool`, optional (default = `False`)
         Refuse a tokenizer without an unknown token (readers that map unknown words to it).
+
+    # Returns
+
+    `ReaderTokenizer`
+        The tokenizers and the wordpiece budget beside the special tokens.
 
     # Raises
 

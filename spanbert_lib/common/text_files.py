@@ -16,11 +16,22 @@ ENCODING_ERRORS = ("strict", "replace")
 def decoded_lines(handle: BinaryIO, path: PathLike,
                   encoding_errors: str = "strict") -> Iterator[Tuple[int, str]]:
     """
-    ``(1-based line number, line without its line ending)`` for each line of a UTF-8 byte stream.
+    The lines of a UTF-8 byte stream. A leading BOM is dropped.
 
-    A leading BOM is dropped. With ``encoding_errors="strict"`` an invalid byte raises
-    :class:`InvalidEncodingError` naming ``path``, the line and the absolute byte offset; with
-    ``"replace"`` it becomes U+FFFD.
+    # Parameters
+
+    handle : `BinaryIO`
+        The stream, opened in binary mode.
+    path : `PathLike`
+        Its file, named in errors.
+    encoding_errors : `str`, optional (default = `"strict"`)
+        ``"strict"``: an invalid byte raises :class:`InvalidEncodingError` naming ``path``, the
+        line and the absolute byte offset; ``"replace"``: it becomes U+FFFD.
+
+    # Returns
+
+    `Iterator[Tuple[int, str]]`
+        ``(1-based line number, line without its line ending)`` for each line.
     """
     if encoding_errors not in ENCODING_ERRORS:
         raise ValueError(f"encoding_errors must be one of {ENCODING_ERRORS}, got {encoding_errors!r}")
@@ -37,15 +48,42 @@ def decoded_lines(handle: BinaryIO, path: PathLike,
 
 
 def read_lines(path: PathLike, encoding_errors: str = "strict") -> Iterator[Tuple[int, str]]:
-    """Streams ``(line number, line)`` from the UTF-8 file at ``path`` (see :func:`decoded_lines`)."""
+    """
+    Streams the lines of a UTF-8 file (see :func:`decoded_lines`).
+
+    # Parameters
+
+    path : `PathLike`
+        The file.
+    encoding_errors : `str`, optional (default = `"strict"`)
+        ``"strict"`` or ``"replace"``, as for :func:`decoded_lines`.
+
+    # Returns
+
+    `Iterator[Tuple[int, str]]`
+        ``(1-based line number, line without its line ending)`` for each line.
+    """
     with open(path, "rb") as handle:
         yield from decoded_lines(handle, path, encoding_errors)
 
 
 def read_text(path: PathLike, encoding_errors: str = "strict") -> str:
     """
-    The whole UTF-8 file at ``path`` as one string (for JSON and other whole-file formats); a BOM
-    is dropped, line endings are kept. A decoding error names the file, line and byte offset.
+    A whole UTF-8 file as one string (for JSON and other whole-file formats); a BOM is dropped,
+    line endings are kept.
+
+    # Parameters
+
+    path : `PathLike`
+        The file.
+    encoding_errors : `str`, optional (default = `"strict"`)
+        ``"strict"``: a decoding error (:class:`InvalidEncodingError`) names the file, line and
+        byte offset; ``"replace"``: invalid bytes become U+FFFD.
+
+    # Returns
+
+    `str`
+        The text.
     """
     with open(path, "rb") as handle:
         data = handle.read()

@@ -57,12 +57,34 @@ def train_wordpiece_tokenizer(
     model_max_length: int = 512,
 ):
     """
-    Trains a WordPiece vocabulary on ``texts`` (an iterable of strings, e.g. lines or documents)
-    and saves a fast BERT tokenizer to ``output_dir``. Returns the ``BertTokenizerFast``.
+    Trains a WordPiece vocabulary and saves a fast BERT tokenizer.
 
-    ``vocab_size`` is an upper bound: a small corpus yields fewer entries. The ``tokenizers``
-    trainer breaks frequency ties in no fixed order, so two runs may differ in the last few
-    entries; use :func:`wordpiece_tokenizer_from_vocab` where exact reproducibility matters.
+    The ``tokenizers`` trainer breaks frequency ties in no fixed order, so two runs may differ in
+    the last few entries; use :func:`wordpiece_tokenizer_from_vocab` where exact reproducibility
+    matters.
+
+    # Parameters
+
+    texts : `Iterable[str]`
+        The training text, e.g. lines or documents.
+    output_dir : `Union[str, os.PathLike]`
+        The directory the tokenizer is saved to (created if needed).
+    vocab_size : `int`, optional (default = `28996`)
+        An upper bound on the vocabulary size, special tokens included: a small corpus yields
+        fewer entries.
+    lowercase : `bool`, optional (default = `False`)
+        Lowercase and strip accents (an uncased vocabulary).
+    min_frequency : `int`, optional (default = `2`)
+        Minimum pair frequency for a merge.
+    extra_special_tokens : `List[str]`, optional (default = `None`)
+        Special tokens added after :data:`SPECIAL_TOKENS`.
+    model_max_length : `int`, optional (default = `512`)
+        The tokenizer's ``model_max_length``.
+
+    # Returns
+
+    `BertTokenizerFast`
+        The saved tokenizer.
     """
     special_tokens = SPECIAL_TOKENS + list(extra_special_tokens or [])
     tokenizer = _bert_pipeline(models.WordPiece(unk_token="[UNK]"), lowercase)
@@ -87,6 +109,24 @@ def wordpiece_tokenizer_from_vocab(
     """
     Saves a fast BERT tokenizer whose vocabulary is exactly ``SPECIAL_TOKENS``, then
     ``extra_special_tokens``, then ``vocab`` (duplicates dropped, order kept).
+
+    # Parameters
+
+    vocab : `Sequence[str]`
+        The wordpieces (``##`` marks a continuation).
+    output_dir : `Union[str, os.PathLike]`
+        The directory the tokenizer is saved to (created if needed).
+    lowercase : `bool`, optional (default = `False`)
+        Lowercase and strip accents (an uncased vocabulary).
+    extra_special_tokens : `List[str]`, optional (default = `None`)
+        Special tokens placed after :data:`SPECIAL_TOKENS`.
+    model_max_length : `int`, optional (default = `512`)
+        The tokenizer's ``model_max_length``.
+
+    # Returns
+
+    `BertTokenizerFast`
+        The saved tokenizer.
     """
     entries = list(dict.fromkeys([*SPECIAL_TOKENS, *(extra_special_tokens or []), *vocab]))
     model = models.WordPiece({token: index for index, token in enumerate(entries)}, unk_token="[UNK]")

