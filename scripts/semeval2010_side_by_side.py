@@ -17,6 +17,17 @@ process with one torch thread (``--parallel`` runs the two systems of a seed at 
 
 Writes ``outputs/semeval2010/side_by_side.json`` and prints a table: dev macro-F1 after the last
 epoch (and the best epoch) per seed, mean and standard deviation, wall seconds per run.
+
+Ablations of the baseline, to see where its gap to ours comes from (``--systems hf_baseline`` runs
+only the baseline):
+
+    .venv/bin/python scripts/semeval2010_side_by_side.py --seeds 1 --systems hf_baseline \
+        --hf-marker-init description --hf-head raw_cls --output outputs/semeval2010/hf_description_raw_cls.json
+
+``--hf-marker-init description`` starts the marker rows as ours do (the mean embedding of the
+wordpieces of "subject misc", ...; default ``resize``: Hugging Face's ``resize_token_embeddings``);
+``--hf-head raw_cls`` classifies the raw final [CLS] state as ours with ``pooling: "cls"`` does
+(default ``pooler``: ``BertForSequenceClassification``'s tanh pooler).
 """
 import argparse
 import json
@@ -28,6 +39,8 @@ import sys
 import time
 from pathlib import Path
 from typing import Any, Dict, List
+
+import torch
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
@@ -76,8 +89,17 @@ def _bucketed_batches(lengths: List[int], batch_size: int, rng: random.Random) -
     return batches
 
 
-def train_hf_baseline(config_path: Path, data: str, seed: int) -> Dict[str, Any]:
-    """Fine-tunes ``AutoModelForSequenceClassification`` with the config's reader, encoder and optimiser settings."""
+class _RawClsPooler(torch.nn.Module):
+    """Stands in for BERT's pooler: the final [CLS] state as it is (no dense layer, no tanh)."""
+
+    def forward(self, hidden_states: torch.Tensor) -> torch.Tensor:   # [B, L, H] -> [B, H]
+        return hidden_states[:, 0]
+
+
+def train_hf_baseline(config_path: Path, data: str, seed: int, marker_init: str = "resize",
+                      head: str = "pooler") -> Dict[str, Any]:
+    """Fine-tunes ``AutoModelForSequenceClassification`` with the config's reader, encoder and optimiser
+    settings; ``marker_init`` / ``head`` select the ablations described in the module docstring."""
     import torch
     import transformers
     from allennlp.common import Params
@@ -87,6 +109,7 @@ def train_hf_baseline(config_path: Path, data: str, seed: int) -> Dict[str, Any]
     import spanbert_lib.relation  # noqa: F401  (registers the reader and the metric)
     from spanbert_lib.relation.entity_markers import marker_tokenizer_kwargs
     from spanbert_lib.relation.metrics.semeval2010_f1 import SemEval2010MacroF1
+    from spanbert_lib.relation.models.entity_marker_embedder import initialise_marker_rows
     from spanbert_lib.relation.semeval2010_schema import SEMEVAL2010_LABELS
 
     torch.set_num_threads(1)
@@ -113,6 +136,10 @@ def train_hf_baseline(config_path: Path, data: str, seed: int) -> Dict[str, Any]
     tokenizer = transformers.AutoTokenizer.from_pretrained(encoder, **marker_tokenizer_kwargs())
     model = transformers.AutoModelForSequenceClassification.from_pretrained(encoder, num_labels=len(SEMEVAL2010_LABELS))
     model.resize_token_embeddings(len(tokenizer))
+    if marker_init == "description":
+        initialise_marker_rows(model.get_input_embeddings(), tokenizer, "description")
+    if head == "raw_cls":
+        model.base_model.pooler = _RawClsPooler()
     no_decay = ("bias", "LayerNorm.weight")
     groups = [
         {"params": [p for n, p in model.named_parameters() if not any(k in n for k in no_decay)], "weight_decay": 0.01},
@@ -155,7 +182,7 @@ def train_hf_baseline(config_path: Path, data: str, seed: int) -> Dict[str, Any]
                 logits = model(input_ids=input_ids, attention_mask=attention_mask).logits
                 metric(logits, torch.tensor([dev_labels[i] for i in batch]))
         per_epoch.append(metric.get_metric()[METRIC])
-    return {"system": "hf_baseline", "seed": seed, "dev_macro_f1": per_epoch[-1], "dev_macro_f1_per_epoch": per_epoch,
+    return {"system": "hf_baseline", "marker_init": marker_init, "head": head, "seed": seed, "dev_macro_f1": per_epoch[-1], "dev_macro_f1_per_epoch": per_epoch,
             "best_dev_macro_f1": max(per_epoch), "seconds": time.time() - started}
 
 
@@ -189,13 +216,17 @@ def main() -> None:
     parser.add_argument("--runs-dir", type=Path, default=REPO_ROOT / "runs" / "semeval2010_side_by_side")
     parser.add_argument("--output", type=Path, default=REPO_ROOT / "outputs" / "semeval2010" / "side_by_side.json")
     parser.add_argument("--parallel", action="store_true", help="train the two systems of a seed at the same time")
+    parser.add_argument("--systems", nargs="+", choices=["ours", "hf_baseline"], default=["ours", "hf_baseline"])
+    parser.add_argument("--hf-marker-init", choices=["resize", "description"], default="resize")
+    parser.add_argument("--hf-head", choices=["pooler", "raw_cls"], default="pooler")
     parser.add_argument("--system", choices=["ours", "hf_baseline"], help=argparse.SUPPRESS)  # one run, JSON to stdout
     args = parser.parse_args()
 
     if args.system is not None:
         seed = args.seeds[0]
         result = (train_ours(args.config, args.data, seed, args.runs_dir / f"ours_seed{seed}")
-                  if args.system == "ours" else train_hf_baseline(args.config, args.data, seed))
+                  if args.system == "ours" else
+                  train_hf_baseline(args.config, args.data, seed, args.hf_marker_init, args.hf_head))
         print(json.dumps(result))
         return
 
@@ -207,8 +238,8 @@ def main() -> None:
     runs: List[Dict[str, Any]] = []
     for seed in args.seeds:
         common = ["--seeds", str(seed), "--config", str(args.config), "--data", args.data,
-                  "--runs-dir", str(args.runs_dir)]
-        jobs = [("ours", common + ["--system", "ours"]), ("hf_baseline", common + ["--system", "hf_baseline"])]
+                  "--runs-dir", str(args.runs_dir), "--hf-marker-init", args.hf_marker_init, "--hf-head", args.hf_head]
+        jobs = [(system, common + ["--system", system]) for system in args.systems]
         if args.parallel:
             started = [(name, _start(arguments, env)) for name, arguments in jobs]
             results = [_finish(process, f"{name} seed {seed}") for name, process in started]
@@ -222,14 +253,16 @@ def main() -> None:
 
     summary = {"config": os.path.relpath(args.config, REPO_ROOT),
                "data": args.data, "parallel": args.parallel, "metric": "semeval2010_macro_f1 (official v1.2 score)",
-               "ours": _summary(runs, "ours"), "hf_baseline": _summary(runs, "hf_baseline"), "runs": runs}
+               "hf_marker_init": args.hf_marker_init, "hf_head": args.hf_head,
+               **{system: _summary(runs, system) for system in args.systems}, "runs": runs}
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(json.dumps(summary, indent=2))
     print("\n| system | dev macro-F1 per seed | mean ± std | best-epoch mean | s per run |")
     print("|---|---|---|---|---|")
-    for system, name in (("ours", "spanbert_relation_classifier, entity-start pooling"),
-                         ("hf_baseline", "HF AutoModelForSequenceClassification ([CLS])")):
-        s = summary[system]
+    names = {"ours": "spanbert_relation_classifier, entity-start pooling",
+             "hf_baseline": f"HF AutoModelForSequenceClassification (markers: {args.hf_marker_init}, head: {args.hf_head})"}
+    for system in args.systems:
+        s, name = summary[system], names[system]
         print(f"| {name} | {' / '.join(f'{100 * f:.1f}' for f in s['dev_macro_f1'])} | "
               f"{100 * s['mean']:.1f} ± {100 * s['std']:.1f} | {100 * s['best_epoch_mean']:.1f} | "
               f"{s['seconds_mean']:.0f} |")

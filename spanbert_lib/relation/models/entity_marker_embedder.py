@@ -1,5 +1,5 @@
 """A ``pretrained_transformer`` token embedder whose embedding matrix has rows for the entity markers."""
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional
 
 import torch
 from allennlp.common import cached_transformers
@@ -52,19 +52,37 @@ class EntityMarkerAwareEmbedder(PretrainedTransformerEmbedder):
         if embeddings.num_embeddings < len(tokenizer):
             raise ConfigurationError(f"entity_marker_aware embedder: {model_name} could not be resized to "
                                      f"{len(tokenizer)} token embeddings (has {embeddings.num_embeddings})")
-        markers = entity_marker_tokens()
-        marker_ids = tokenizer.convert_tokens_to_ids(markers)
-        pretrained_rows = torch.ones(embeddings.num_embeddings, dtype=torch.bool)
-        pretrained_rows[marker_ids] = False
-        with torch.no_grad():
-            weight = embeddings.weight
-            mean_row = weight[pretrained_rows].mean(dim=0)
-            for marker, marker_id in zip(markers, marker_ids):
-                if marker_initialisation == "mean":
-                    weight[marker_id] = mean_row
-                    continue
-                piece_ids = tokenizer(marker_description(marker), is_split_into_words=True,
-                                      add_special_tokens=False)["input_ids"]
-                piece_ids = [i for i in piece_ids if i != tokenizer.unk_token_id]
-                weight[marker_id] = weight[piece_ids].mean(dim=0) if piece_ids else mean_row
+        marker_ids = initialise_marker_rows(embeddings, tokenizer, marker_initialisation)
         self.marker_ids = marker_ids
+
+
+def initialise_marker_rows(embeddings: torch.nn.Embedding, tokenizer, how: str = "description") -> List[int]:
+    """
+    Sets the input-embedding rows of the entity markers in place and returns their ids.
+
+    # Parameters
+
+    embeddings : `torch.nn.Embedding`
+        The input embeddings, already resized to ``tokenizer`` (markers included).
+    tokenizer : `transformers.PreTrainedTokenizerBase`
+        A tokenizer built with ``marker_tokenizer_kwargs``.
+    how : `str`, optional (default = `"description"`)
+        ``"description"``: the mean row of the wordpieces of the marker's description
+        ("subject person"); ``"mean"``: the mean of all non-marker rows.
+    """
+    markers = entity_marker_tokens()
+    marker_ids = tokenizer.convert_tokens_to_ids(markers)
+    pretrained_rows = torch.ones(embeddings.num_embeddings, dtype=torch.bool)
+    pretrained_rows[marker_ids] = False
+    with torch.no_grad():
+        weight = embeddings.weight
+        mean_row = weight[pretrained_rows].mean(dim=0)
+        for marker, marker_id in zip(markers, marker_ids):
+            if how == "mean":
+                weight[marker_id] = mean_row
+                continue
+            piece_ids = tokenizer(marker_description(marker), is_split_into_words=True,
+                                  add_special_tokens=False)["input_ids"]
+            piece_ids = [i for i in piece_ids if i != tokenizer.unk_token_id]
+            weight[marker_id] = weight[piece_ids].mean(dim=0) if piece_ids else mean_row
+    return marker_ids
