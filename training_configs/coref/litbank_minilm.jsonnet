@@ -1,11 +1,12 @@
 // spanbert_coref on LitBank (Bamman et al. 2020) with MiniLM-L6-H384 (uncased) on a CPU: a
 // small, runnable stand-in for the SpanBERT coreference recipe (training_configs/coref/
 // spanbert_base.jsonnet) - same model and optimisation scheme, smaller sizes (segments of 256
-// wordpieces, training windows of 2 segments, FFNN 300, 6 epochs). Measured (70/10 split below):
-// 18 CPU-minutes with OMP_NUM_THREADS=1 (39 min wall on a 2-core machine shared with other jobs;
-// about 20 min when alone), dev CoNLL F1 43.2 (MUC 74.3, B3 47.2, CEAFe 8.2) against LitBank's
-// gold WITH singletons, which this model never predicts; 50.4 against the gold clusters of two or
-// more mentions. allennlp-models' `coref` trained the same way: scripts/coref_litbank_baseline.py.
+// wordpieces, training windows of 2 segments, FFNN 300, 6 epochs). Measured (70/10 split below,
+// seeds 1-3, scripts/coref_litbank_side_by_side.py): 14 CPU-minutes with OMP_NUM_THREADS=1 (15-19 min
+// wall, two trainings at a time on a 2-core machine), dev CoNLL F1 42.2 ± 0.2 (MUC 74.0, B3 46.2,
+// CEAFe 6.4) against LitBank's gold WITH singletons, which this model never predicts; 49.1 ± 0.3
+// against the gold clusters of two or more mentions. allennlp-models' `coref` trained the same way
+// (scripts/coref_litbank_baseline.py): 42.2 ± 0.5 / 49.4 ± 0.2 in 39 CPU-minutes.
 //   allennlp train training_configs/coref/litbank_minilm.jsonnet -s runs/litbank_minilm \
 //     --include-package spanbert_lib
 // Split: the 80 documents sorted by file name, the first 70 train and the next 10 dev
