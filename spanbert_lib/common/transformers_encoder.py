@@ -51,7 +51,7 @@ class TransformerSpec(FromParams):
 
 
 def transformer_spec_argument(owner: str, transformer: Optional[Union[TransformerSpec, str]],
-                              deprecated: Dict[str, Any]) -> TransformerSpec:
+                              deprecated: Dict[str, Tuple[str, Any]]) -> TransformerSpec:
     """
     The ``transformer`` argument of a model that builds its Hugging Face model itself, or the spec
     its deprecated former arguments describe (warning once per argument).
@@ -62,7 +62,7 @@ def transformer_spec_argument(owner: str, transformer: Optional[Union[Transforme
         The registered model name, for messages.
     transformer : `Union[TransformerSpec, str]`, optional
         The value given as ``transformer`` (None: not given).
-    deprecated : `Dict[str, Any]`
+    deprecated : `Dict[str, Tuple[str, Any]]`
         Former argument name -> ``(TransformerSpec field, value given)``; the field
         ``"model_name"`` must be among them.
 
