@@ -121,11 +121,21 @@ class SpanBertRelationClassifier(Model):
         metadata: Optional[List[Dict[str, Any]]] = None,
     ) -> Dict[str, torch.Tensor]:
         """
-        tokens : wordpieces ``(batch_size, num_pieces)`` with ``[CLS]`` first.
-        subject_span, object_span : ``(batch_size, 2)`` inclusive wordpiece spans; needed for ``entity_start``.
-        label : ``(batch_size,)`` relation ids.
+        # Parameters
 
-        Returns ``logits`` and ``probs`` ``(batch_size, num_labels)`` and, with labels, the mean ``loss``.
+        tokens : `TextFieldTensors`
+            Wordpieces `[B, P]` with ``[CLS]`` first.
+        subject_span, object_span : `torch.LongTensor`, optional
+            `[B, 2]` inclusive wordpiece spans; needed for ``entity_start`` pooling.
+        label : `torch.LongTensor`, optional
+            `[B]` relation ids.
+        metadata : `List[Dict[str, Any]]`, optional
+            The reader's per-example metadata (unused by the model).
+
+        # Returns
+
+        `Dict[str, torch.Tensor]`
+            ``logits`` and ``probs`` `[B, C]` (`C` labels) and, with labels, the mean ``loss``.
         """
         encoded = self._text_field_embedder(tokens)  # [B, P, H] (batch, wordpieces, hidden)
         if self._pooling == "cls":
@@ -134,8 +144,8 @@ class SpanBertRelationClassifier(Model):
             if subject_span is None or object_span is None:
                 raise ConfigurationError("spanbert_relation_classifier: entity_start pooling needs "
                                          "subject_span and object_span")
-            starts = torch.stack([subject_span[:, 0], object_span[:, 0]], dim=1)  # (batch_size, 2)
-            pooled = batched_index_select(encoded, starts).flatten(1)  # (batch_size, 2 * hidden)
+            starts = torch.stack([subject_span[:, 0], object_span[:, 0]], dim=1)  # [B, 2]
+            pooled = batched_index_select(encoded, starts).flatten(1)  # [B, 2H]
         logits = self._classifier(self._dropout(pooled))
         if label is not None:
             for metric in self._metrics.values():
