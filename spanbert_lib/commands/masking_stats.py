@@ -82,7 +82,6 @@ def masking_statistics(config: str, text_path: str, batch_size: int = 32, seed: 
     import torch
     from allennlp.common import Params
     from allennlp.data import Batch, DatasetReader
-    from transformers import AutoTokenizer
 
     import spanbert_lib.plugin  # noqa: F401
     from spanbert_lib.pretraining.masking import Masker, MaskingStatistics, plot_span_length_histogram
@@ -96,7 +95,7 @@ def masking_statistics(config: str, text_path: str, batch_size: int = 32, seed: 
         masker_params = params.pop("masker", None)
     reader = DatasetReader.from_params(reader_params)
     masker = Masker.from_params(masker_params) if masker_params is not None else Masker.by_name("geometric_span")()
-    tokenizer = AutoTokenizer.from_pretrained(reader.model_name)
+    tokenizer = reader.tokenizer  # the fast tokenizer the reader loaded (and checked)
     vocab_size = len(tokenizer)  # len() of a fast tokenizer is not free: once, not per batch
 
     generator = torch.Generator().manual_seed(seed)

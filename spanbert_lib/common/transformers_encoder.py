@@ -100,14 +100,19 @@ def load_encoder_and_tokenizer(
     if config is None:
         return transformers.AutoModel.from_pretrained(model_name, **from_pretrained_kwargs), tokenizer
     settings = dict(config)
-    model_type = settings.pop("model_type", "bert")
     settings.setdefault("vocab_size", len(tokenizer))
     settings.setdefault("pad_token_id", tokenizer.pad_token_id)
     if settings["vocab_size"] < len(tokenizer):
         raise ValueError(f"config vocab_size {settings['vocab_size']} is smaller than the tokenizer of "
                          f"{model_name} ({len(tokenizer)} entries)")
-    encoder_config = transformers.AutoConfig.for_model(model_type, **settings)
-    return transformers.AutoModel.from_config(encoder_config, **from_pretrained_kwargs), tokenizer
+    return transformers.AutoModel.from_config(config_from_settings(settings), **from_pretrained_kwargs), tokenizer
+
+
+def config_from_settings(settings: Dict[str, Any]) -> transformers.PretrainedConfig:
+    """The Hugging Face configuration a ``TransformerSpec.config`` dict describes (``model_type``
+    defaults to "bert"; everything else goes to the configuration class as it is)."""
+    settings = dict(settings)
+    return transformers.AutoConfig.for_model(settings.pop("model_type", "bert"), **settings)
 
 
 def find_transformer(module: torch.nn.Module) -> Optional[transformers.PreTrainedModel]:

@@ -152,11 +152,12 @@ def _encoder_layer_norm_eps(model_config: Dict[str, Any], archive: Path) -> floa
     """The LayerNorm epsilon of the archived model's encoder, which the pre-training model gives its SBO head."""
     import transformers
 
+    from spanbert_lib.common.transformers_encoder import config_from_settings
+
     spec = model_config.get("transformer") or {}  # configs before the rename: transformer_model / _config
     encoder_config = spec.get("config", model_config.get("transformer_config"))
     if encoder_config is not None:
-        settings = dict(encoder_config)
-        config = transformers.AutoConfig.for_model(settings.pop("model_type", "bert"), **settings)
+        config = config_from_settings(encoder_config)
     else:
         model_name = spec.get("model_name", model_config.get("transformer_model"))
         try:
