@@ -32,6 +32,8 @@ from typing import Any, Dict, List, Optional
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # training_runs, also when loaded by path
+from training_runs import seed_overrides  # noqa: E402
 ENCODER = str(REPO_ROOT / "pretrained" / "all-MiniLM-L6-v2")
 LITBANK = os.environ.get("SPANBERT_LIB_EXTERNAL_DATA", str(REPO_ROOT.parent / "shared" / "data")) + "/coref/litbank"
 SEGMENT_LEN, WINDOW_SEGMENTS, MAX_SPAN_WIDTH = 256, 2, 30
@@ -68,11 +70,6 @@ def register_adapter_reader() -> None:
                                        [list(c) for c in clusters] if clusters is not None else None)
 
 
-def seed_params(seed: Optional[int]) -> Dict[str, Any]:
-    """allennlp's three seeds set to ``seed``; ``{}`` (allennlp's defaults) when it is None."""
-    return {} if seed is None else {"random_seed": seed, "numpy_seed": seed, "pytorch_seed": seed}
-
-
 def training_params(epochs: int, seed: Optional[int] = None) -> Dict[str, Any]:
     """The training configuration; ``seed`` also seeds the reader's training windows (as
     ``dataset_reader.window_seed`` does for ``spanbert_coref``)."""
@@ -82,7 +79,7 @@ def training_params(epochs: int, seed: Optional[int] = None) -> Dict[str, Any]:
               "max_span_width": MAX_SPAN_WIDTH}
     encoder_group = "^_text_field_embedder\\."
     windows = {"max_training_segments": WINDOW_SEGMENTS} | ({} if seed is None else {"window_seed": seed})
-    return seed_params(seed) | {
+    return ({} if seed is None else seed_overrides(seed)) | {
         "dataset_reader": dict(reader, **windows),
         "validation_dataset_reader": reader,
         "train_data_path": f"{LITBANK}#files=:70",

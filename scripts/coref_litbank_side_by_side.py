@@ -25,6 +25,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Dict, List
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # training_runs, also when loaded by path
+from training_runs import one_thread_env, seed_overrides  # noqa: E402
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 VENV_BIN = REPO_ROOT / ".venv" / "bin"
 CONFIG = "training_configs/coref/litbank_minilm.jsonnet"
@@ -35,8 +38,7 @@ SCORE_FILE = "dev_scores_spanbert_lib_scorer.json"
 
 def _run(command: List[str], log_file: Path) -> Dict[str, float]:
     """Runs ``command`` with one torch thread; returns its wall and CPU seconds (children included)."""
-    env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", HF_HUB_OFFLINE="1",
-               TRANSFORMERS_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
+    env = one_thread_env()
     started = time.time()
     with open(log_file, "a") as log:
         process = subprocess.Popen(command, cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
@@ -54,7 +56,7 @@ def train_and_score(system: str, seed: int, run_dir: Path) -> Dict[str, Any]:
     if not score_file.exists():
         run_dir.parent.mkdir(parents=True, exist_ok=True)
         if system == OURS:
-            overrides = {"random_seed": seed, "numpy_seed": seed, "pytorch_seed": seed,
+            overrides = {**seed_overrides(seed),
                          "dataset_reader.window_seed": seed}  # a dotted key: a nested dict would replace the reader
             cost = _run([str(VENV_BIN / "allennlp"), "train", CONFIG, "-s", str(run_dir), "--force",
                          "-o", json.dumps(overrides)], log_file)

@@ -12,13 +12,15 @@ files of the external data folder (``SPANBERT_LIB_EXTERNAL_DATA``, default ``../
 """
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # training_runs, also when loaded by path
+from training_runs import one_thread_env, seed_overrides  # noqa: E402
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SYSTEMS = {
@@ -33,9 +35,8 @@ def train(config: str, seed: int, run_dir: Path) -> dict:
     metrics_file = run_dir / "metrics.json"
     seconds = None
     if not metrics_file.exists():
-        overrides = json.dumps({"random_seed": seed, "numpy_seed": seed, "pytorch_seed": seed})
-        env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", HF_HUB_OFFLINE="1",
-                   TRANSFORMERS_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
+        overrides = json.dumps(seed_overrides(seed))
+        env = one_thread_env()
         started = time.time()
         with open(run_dir.with_suffix(".log"), "w") as log:
             subprocess.run([str(REPO_ROOT / ".venv" / "bin" / "allennlp"), "train", config, "-s", str(run_dir),

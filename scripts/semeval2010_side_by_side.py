@@ -44,6 +44,8 @@ import torch
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # training_runs, also when loaded by path
+from training_runs import one_thread_env, seed_overrides  # noqa: E402
 CONFIG = REPO_ROOT / "training_configs" / "relation" / "semeval2010_minilm_cpu.jsonnet"
 METRIC = "macro_f1"
 
@@ -54,16 +56,12 @@ def _data_paths(config: Dict[str, Any], data: str) -> Dict[str, str]:
             for split, key in (("train", "train_data_path"), ("dev", "validation_data_path"))}
 
 
-def _seed_overrides(seed: int) -> Dict[str, Any]:
-    return {"random_seed": seed, "numpy_seed": seed, "pytorch_seed": seed}
-
-
 def train_ours(config_path: Path, data: str, seed: int, run_dir: Path) -> Dict[str, Any]:
     """``allennlp train`` of the config; dev macro-F1 of the last and of the best epoch from ``metrics.json``."""
     from allennlp.common import Params
 
     config = Params.from_file(str(config_path)).as_dict()
-    overrides = dict(_seed_overrides(seed), **{
+    overrides = dict(seed_overrides(seed), **{
         f"{key}_data_path": path for key, path in zip(("train", "validation"), _data_paths(config, data).values())})
     command = [str(Path(sys.executable).with_name("allennlp")), "train", str(config_path), "-s", str(run_dir), "-f",
                "-o", json.dumps(overrides)]
@@ -233,8 +231,7 @@ def main() -> None:
     if not Path(args.data).is_file():
         sys.exit(f"SemEval-2010 Task 8 data not found at {args.data} (set SPANBERT_LIB_EXTERNAL_DATA or --data)")
     args.runs_dir.mkdir(parents=True, exist_ok=True)
-    env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", TOKENIZERS_PARALLELISM="false",
-               HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+    env = one_thread_env()
     runs: List[Dict[str, Any]] = []
     for seed in args.seeds:
         common = ["--seeds", str(seed), "--config", str(args.config), "--data", args.data,
