@@ -3,7 +3,7 @@ spanbert_lib: SpanBERT and span/entity tasks as an AllenNLP plugin.
 
 This top-level module is deliberately light: it must not import allennlp, because
 :mod:`spanbert_lib.compat` (loaded from a ``.pth`` file at interpreter start) lives
-inside this package. Registered components are imported by
+inside this package (its safeguards, :mod:`spanbert_lib.safeguards`, too). Registered components are imported by
 ``--include-package spanbert_lib`` or by the ``.allennlp_plugins`` file, which both
 import every submodule, or explicitly (``import spanbert_lib.pretraining``).
 """

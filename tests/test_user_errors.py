@@ -23,7 +23,7 @@ from allennlp.data import Vocabulary
 
 from spanbert_lib.common.errors import EmptyInputError, InvalidEncodingError, UserInputError
 from spanbert_lib.common.known_labels import UnknownLabelError
-from spanbert_lib.compat.user_errors import (
+from spanbert_lib.safeguards.user_errors import (
     DEBUG_ENVIRONMENT_VARIABLE,
     USER_ERROR_EXIT_CODE,
     find_user_error,

@@ -6,7 +6,7 @@ type, an entity type absent from training) makes allennlp's ``Vocabulary.get_tok
 bare ``KeyError`` from deep inside the data loader, naming neither the file nor the record.
 :func:`unknown_label_error` finds such a label in an instance before it is indexed and describes it
 as a :class:`~spanbert_lib.common.errors.UserInputError` (applied to every instance by
-:mod:`spanbert_lib.compat.unknown_labels`).
+:mod:`spanbert_lib.safeguards.unknown_labels`).
 
 Readers say where an instance comes from by putting :func:`record_source` under the key
 :data:`RECORD_SOURCE_KEY` of its ``metadata`` field.

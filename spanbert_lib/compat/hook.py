@@ -85,17 +85,22 @@ def is_installed() -> bool:
 
 
 def install() -> None:
-    """Registers every shim of :mod:`spanbert_lib.compat.shims`. Idempotent."""
+    """
+    Registers every repair of :mod:`spanbert_lib.compat.shims`, then every safeguard of
+    :mod:`spanbert_lib.safeguards.hooks` (in that order, per module). Idempotent.
+    """
     if is_installed():
         return
     from spanbert_lib.compat import shims
+    from spanbert_lib.safeguards import hooks
 
+    callbacks = [*shims.SHIMS, *hooks.SAFEGUARDS]
     finder = CallbackFinder()
-    for module_name, before, after in shims.SHIMS:
+    for module_name, before, after in callbacks:
         finder.register(module_name, before=before, after=after)
     sys.meta_path.insert(0, finder)
-    # A module imported before the hook existed gets its shim now.
-    for module_name, before, after in shims.SHIMS:
+    # A module imported before the hook existed gets its callback now.
+    for module_name, before, after in callbacks:
         module = sys.modules.get(module_name)
         if module is not None and after is not None:
             after(module)

@@ -1,7 +1,11 @@
 """
-The individual repairs. Each entry of :data:`SHIMS` is ``(module, before, after)``:
+The individual repairs that let allennlp 2.10.1 run on the modern stack. Each entry of :data:`SHIMS` is ``(module, before, after)``:
 ``before(module)`` runs just before ``module`` executes, ``after(module)`` right after.
 ``after`` callbacks must be idempotent (they may run on an already imported module).
+
+The library's own behaviour on top of allennlp (one-line errors, safe archives, atomic checkpoints,
+exact resume) is not a repair: it lives in :mod:`spanbert_lib.safeguards` and is hooked in by the
+same import hook (:data:`spanbert_lib.safeguards.hooks.SAFEGUARDS`).
 
 What is *not* here, because a pin in ``requirements.lock`` answers it:
 
@@ -19,10 +23,6 @@ import types
 from types import ModuleType
 from typing import Any, Dict
 
-from spanbert_lib.compat.empty_input import wrap_data_loader_iteration, wrap_dataset_reader_read
-from spanbert_lib.compat.predict_input import wrap_predict_input
-from spanbert_lib.compat.unknown_labels import wrap_instance_indexing
-from spanbert_lib.compat.user_errors import wrap_command_main
 
 
 # --- allennlp (package) ------------------------------------------------------------
@@ -186,39 +186,6 @@ def restore_nltk_download(_: ModuleType) -> None:
         nltk.download = _saved_nltk_download.pop("download")
 
 
-# --- archives and checkpoints a user can trust ---------------------------------------
-
-def _deferred(module_name: str, function_name: str):
-    """A shim that imports its implementation (which imports torch) only when it runs."""
-    def shim(module: ModuleType) -> None:
-        import importlib
-
-        getattr(importlib.import_module(module_name), function_name)(module)
-
-    shim.__name__ = shim.__qualname__ = function_name
-    return shim
-
-
-# allennlp modules that torch.load / torch.save user files (see spanbert_lib.compat.safe_torch_io)
-_MODULES_WITH_TORCH_FILE_IO = ("allennlp.nn.util", "allennlp.training.checkpointer",
-                               "allennlp.training.gradient_descent_trainer", "allennlp.nn.initializers",
-                               "allennlp.common.file_utils", "allennlp.nn.parallel.fairscale_fsdp_accelerator")
-
-TRUST_SHIMS = [
-    ("allennlp", _deferred("spanbert_lib.compat.safe_archives", "data_filter_by_default"), None),
-    ("allennlp.models.archival", None, _deferred("spanbert_lib.compat.safe_archives", "safe_archive_extraction")),
-    *[(name, None, _deferred("spanbert_lib.compat.safe_torch_io", "use_safe_torch_io"))
-      for name in _MODULES_WITH_TORCH_FILE_IO],
-    ("allennlp.common.cached_transformers", None,
-     _deferred("spanbert_lib.compat.safe_torch_io", "weights_only_override_weights")),
-    ("allennlp.training.checkpointer", None,
-     _deferred("spanbert_lib.compat.atomic_checkpoints", "recover_from_newest_complete_checkpoint")),
-    ("allennlp.training.util", None, _deferred("spanbert_lib.compat.epoch_loss_ledger", "carry_epoch_loss")),
-    ("allennlp.training.gradient_descent_trainer", None,
-     _deferred("spanbert_lib.compat.trainer_callbacks", "add_exact_resume_callback")),
-]
-
-
 # --- allennlp.common.plugins (registration, not a repair) -----------------------------
 
 def register_command_plugin(module: ModuleType) -> None:
@@ -244,12 +211,4 @@ SHIMS = [
      reduce_on_plateau_without_verbose),
     ("allennlp_models.rc.tools.narrativeqa", silence_nltk_download, restore_nltk_download),
     ("allennlp.common.plugins", None, register_command_plugin),
-    # user-facing errors (not repairs): one-line errors, empty input and unknown labels refused
-    ("allennlp.commands", None, wrap_command_main),
-    ("allennlp.data.dataset_readers.dataset_reader", None, wrap_dataset_reader_read),
-    ("allennlp.data.data_loaders.multiprocess_data_loader", None, wrap_data_loader_iteration),
-    ("allennlp.data.instance", None, wrap_instance_indexing),
-    ("allennlp.commands.predict", None, wrap_predict_input),
-    # archives and checkpoints a user can trust: safe extraction, weights-only loads, atomic saves, exact resume
-    *TRUST_SHIMS,
 ]

@@ -13,15 +13,15 @@ import numpy as np
 import pytest
 import torch
 
-from spanbert_lib.compat.epoch_loss_ledger import EpochLossLedger
-from spanbert_lib.compat.exact_resume import ResumableDataLoader, ResumePoint
-from spanbert_lib.compat.random_states import (
+from spanbert_lib.safeguards.epoch_loss_ledger import EpochLossLedger
+from spanbert_lib.safeguards.exact_resume import ResumableDataLoader, ResumePoint
+from spanbert_lib.safeguards.random_states import (
     capture_global_random_states,
     capture_metric_states,
     restore_global_random_states,
     restore_metric_states,
 )
-from spanbert_lib.compat.safe_torch_io import atomic_save, load_weights_only
+from spanbert_lib.safeguards.safe_torch_io import atomic_save, load_weights_only
 from tests.conftest import REPO_ROOT
 
 CONFIG = REPO_ROOT / "fixtures" / "configs" / "pretraining" / "spanbert_tiny.jsonnet"
@@ -222,8 +222,8 @@ def test_pretraining_model_masking_generator_state_round_trip(tmp_path):
 def test_compat_modules_import_before_allennlp_without_cycles():
     """A user may import these modules first; the shims they register must still apply."""
     code = (
-        "import spanbert_lib.compat.exact_resume, spanbert_lib.compat.atomic_checkpoints, "
-        "spanbert_lib.compat.safe_archives, spanbert_lib.compat.safe_torch_io, spanbert_lib.compat.random_states\n"
+        "import spanbert_lib.safeguards.exact_resume, spanbert_lib.safeguards.atomic_checkpoints, "
+        "spanbert_lib.safeguards.safe_archives, spanbert_lib.safeguards.safe_torch_io, spanbert_lib.safeguards.random_states\n"
         "from allennlp.training.gradient_descent_trainer import GradientDescentTrainer\n"
         "from allennlp.training.checkpointer import Checkpointer\n"
         "from allennlp.models import archival\n"
@@ -232,13 +232,13 @@ def test_compat_modules_import_before_allennlp_without_cycles():
     completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
                                cwd=str(REPO_ROOT))
     assert completed.returncode == 0, completed.stderr[-4000:]
-    assert completed.stdout.split() == ["True", "load_newest_complete_checkpoint", "spanbert_lib.compat.safe_archives"]
+    assert completed.stdout.split() == ["True", "load_newest_complete_checkpoint", "spanbert_lib.safeguards.safe_archives"]
 
 
 def test_only_training_calls_of_get_metrics_use_the_ledger():
     from allennlp.training import util as training_util
 
-    from spanbert_lib.compat import epoch_loss_ledger
+    from spanbert_lib.safeguards import epoch_loss_ledger
 
     class NoMetrics(torch.nn.Module):
         def get_metrics(self, reset: bool = False) -> dict:

@@ -19,7 +19,7 @@ reaches the main process only as text, in allennlp's ``WorkerError`` (``worker r
 InvalidEncodingError('...')`` and the worker's traceback): a ``UserInputError`` is recognised there
 by its class name and shown as the same one line.
 
-:func:`wrap_command_main` is applied by :mod:`spanbert_lib.compat.shims` to
+:func:`wrap_command_main` is applied by :mod:`spanbert_lib.safeguards.hooks` to
 ``allennlp.commands.main``, which the ``allennlp`` console script and ``python -m allennlp`` call.
 """
 import ast

@@ -2,8 +2,8 @@
 Runs the ``allennlp`` command and kills its own process with SIGKILL at a chosen moment, to test
 recovery from crashes (a test helper, not part of the library).
 
-    python tests/compat/training_killer.py --kill-at-training-batch 13 -- train CONFIG -s DIR
-    python tests/compat/training_killer.py --kill-before-rename training_state_e1_b20.th -- train ... --recover
+    python tests/safeguards/training_killer.py --kill-at-training-batch 13 -- train CONFIG -s DIR
+    python tests/safeguards/training_killer.py --kill-before-rename training_state_e1_b20.th -- train ... --recover
 
 ``--kill-at-training-batch N``: as the N-th training batch of this process starts (1-based).
 ``--kill-before-rename NAME``: once a checkpoint file has been fully written to its temporary

@@ -3,7 +3,7 @@ Adds this library's trainer callbacks to every ``GradientDescentTrainer`` (no co
 
 Imports nothing from allennlp at module level: it runs as the shim of
 ``allennlp.training.gradient_descent_trainer``, possibly while ``allennlp.training`` is still
-being imported (e.g. when a user imports :mod:`spanbert_lib.compat.exact_resume` first).
+being imported (e.g. when a user imports :mod:`spanbert_lib.safeguards.exact_resume` first).
 """
 from types import ModuleType
 
@@ -11,7 +11,7 @@ from types import ModuleType
 def add_exact_resume_callback(module: ModuleType) -> None:
     """
     Shim for ``allennlp.training.gradient_descent_trainer``: every trainer gets an
-    :class:`~spanbert_lib.compat.exact_resume.ExactResumeCallback`, last among its callbacks. Idempotent.
+    :class:`~spanbert_lib.safeguards.exact_resume.ExactResumeCallback`, last among its callbacks. Idempotent.
     """
     trainer_class = module.GradientDescentTrainer
     original = trainer_class.__init__
@@ -19,7 +19,7 @@ def add_exact_resume_callback(module: ModuleType) -> None:
         return
 
     def __init__(self, *args, **kwargs) -> None:
-        from spanbert_lib.compat.exact_resume import ExactResumeCallback
+        from spanbert_lib.safeguards.exact_resume import ExactResumeCallback
 
         original(self, *args, **kwargs)
         if not any(isinstance(callback, ExactResumeCallback) for callback in self._callbacks):

@@ -8,8 +8,8 @@ import pytest
 import torch
 
 from spanbert_lib.common.errors import UserInputError
-from spanbert_lib.compat.safe_torch_io import UnsafeCheckpointError, atomic_save, load_weights_only
-from tests.compat.archive_builders import write_model_archive
+from spanbert_lib.safeguards.safe_torch_io import UnsafeCheckpointError, atomic_save, load_weights_only
+from tests.safeguards.archive_builders import write_model_archive
 
 
 class CreatesMarkerWhenUnpickled:
@@ -53,13 +53,13 @@ def test_archive_with_a_pickle_payload_is_refused_and_the_payload_never_runs(tmp
 def test_every_allennlp_module_with_torch_file_io_loads_weights_only(tmp_path, monkeypatch):
     import importlib
 
-    from spanbert_lib.compat.shims import _MODULES_WITH_TORCH_FILE_IO
+    from spanbert_lib.safeguards.hooks import MODULES_WITH_TORCH_FILE_IO
 
     monkeypatch.setenv("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "1")
     marker = tmp_path / "payload_ran"
     weights = tmp_path / "weights.th"
     torch.save(payload_weights(marker), weights)
-    for name in _MODULES_WITH_TORCH_FILE_IO:
+    for name in MODULES_WITH_TORCH_FILE_IO:
         if name.endswith("fairscale_fsdp_accelerator"):
             continue  # needs fairscale's FSDP; bound the same way when imported
         module = importlib.import_module(name)

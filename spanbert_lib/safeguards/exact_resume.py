@@ -30,9 +30,9 @@ from typing import Any, Callable, Dict, Iterator, Optional
 
 from allennlp.training.callbacks.callback import TrainerCallback
 
-from spanbert_lib.compat import epoch_loss_ledger
-from spanbert_lib.compat.epoch_loss_ledger import EpochLossLedger
-from spanbert_lib.compat.random_states import (
+from spanbert_lib.safeguards import epoch_loss_ledger
+from spanbert_lib.safeguards.epoch_loss_ledger import EpochLossLedger
+from spanbert_lib.safeguards.random_states import (
     capture_global_random_states,
     capture_metric_states,
     capture_model_random_states,

@@ -5,7 +5,7 @@ allennlp's ``Checkpointer.load_checkpoint`` takes the newest ``model_state_e*_b*
 ``torch.load``\\ s it and its ``training_state`` twin; when a kill left one of them truncated
 (allennlp wrote them in place) or missing (killed between the two saves), recovery dies with
 ``EOFError`` / "PytorchStreamReader failed" although an older complete checkpoint sits beside
-it. Saves are atomic now (:func:`spanbert_lib.compat.safe_torch_io.atomic_save`), and
+it. Saves are atomic now (:func:`spanbert_lib.safeguards.safe_torch_io.atomic_save`), and
 :func:`load_newest_complete_checkpoint` replaces ``load_checkpoint``: it tries checkpoints
 newest first, logs each one it skips and why, and removes temporary files a killed save left.
 """
@@ -15,7 +15,7 @@ import os
 from typing import List, Optional
 
 from spanbert_lib.common.errors import UserInputError
-from spanbert_lib.compat.safe_torch_io import UnsafeCheckpointError, load_weights_only, partial_file_prefix
+from spanbert_lib.safeguards.safe_torch_io import UnsafeCheckpointError, load_weights_only, partial_file_prefix
 
 logger = logging.getLogger(__name__)
 

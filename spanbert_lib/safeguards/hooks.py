@@ -1,0 +1,68 @@
+"""
+Where each safeguard attaches to allennlp. Each entry of :data:`SAFEGUARDS` is ``(module, before, after)``,
+in the form :mod:`spanbert_lib.compat.hook` takes: ``after(module)`` runs once ``module`` has executed.
+
+These are not repairs of allennlp on the modern stack (those are :mod:`spanbert_lib.compat.shims`):
+they are this library's own behaviour for every ``allennlp`` command, installed by the same import hook
+so that they hold before ``--include-package`` is read.
+"""
+import importlib
+from types import ModuleType
+
+from spanbert_lib.safeguards.empty_input import wrap_data_loader_iteration, wrap_dataset_reader_read
+from spanbert_lib.safeguards.predict_input import wrap_predict_input
+from spanbert_lib.safeguards.unknown_labels import wrap_instance_indexing
+from spanbert_lib.safeguards.user_errors import wrap_command_main
+
+
+def _deferred(module_name: str, function_name: str):
+    """A hook that imports its implementation (which imports torch) only when it runs."""
+
+    def hook(module: ModuleType) -> None:
+        getattr(importlib.import_module(module_name), function_name)(module)
+
+    hook.__name__ = hook.__qualname__ = function_name
+    return hook
+
+
+# allennlp modules that torch.load / torch.save user files (see spanbert_lib.safeguards.safe_torch_io)
+MODULES_WITH_TORCH_FILE_IO = (
+    "allennlp.nn.util",
+    "allennlp.training.checkpointer",
+    "allennlp.training.gradient_descent_trainer",
+    "allennlp.nn.initializers",
+    "allennlp.common.file_utils",
+    "allennlp.nn.parallel.fairscale_fsdp_accelerator",
+)
+
+SAFEGUARDS = [
+    # one-line errors; empty input, unknown labels and bad prediction input refused
+    ("allennlp.commands", None, wrap_command_main),
+    ("allennlp.data.dataset_readers.dataset_reader", None, wrap_dataset_reader_read),
+    ("allennlp.data.data_loaders.multiprocess_data_loader", None, wrap_data_loader_iteration),
+    ("allennlp.data.instance", None, wrap_instance_indexing),
+    ("allennlp.commands.predict", None, wrap_predict_input),
+    # archives and checkpoints a user can trust: safe extraction, weights-only loads, atomic saves, exact resume
+    ("allennlp", _deferred("spanbert_lib.safeguards.safe_archives", "data_filter_by_default"), None),
+    ("allennlp.models.archival", None, _deferred("spanbert_lib.safeguards.safe_archives", "safe_archive_extraction")),
+    *[
+        (name, None, _deferred("spanbert_lib.safeguards.safe_torch_io", "use_safe_torch_io"))
+        for name in MODULES_WITH_TORCH_FILE_IO
+    ],
+    (
+        "allennlp.common.cached_transformers",
+        None,
+        _deferred("spanbert_lib.safeguards.safe_torch_io", "weights_only_override_weights"),
+    ),
+    (
+        "allennlp.training.checkpointer",
+        None,
+        _deferred("spanbert_lib.safeguards.atomic_checkpoints", "recover_from_newest_complete_checkpoint"),
+    ),
+    ("allennlp.training.util", None, _deferred("spanbert_lib.safeguards.epoch_loss_ledger", "carry_epoch_loss")),
+    (
+        "allennlp.training.gradient_descent_trainer",
+        None,
+        _deferred("spanbert_lib.safeguards.trainer_callbacks", "add_exact_resume_callback"),
+    ),
+]
