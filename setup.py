@@ -6,6 +6,7 @@ Python 3.11 wheels) and pip fails to resolve. The exact, working set of packages
 ``requirements.lock`` and is installed with ``--no-deps`` by ``scripts/bootstrap.sh``.
 ``install_requires`` below only names what spanbert_lib itself imports, loosely.
 """
+
 import os
 import sys
 

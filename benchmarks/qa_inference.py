@@ -30,6 +30,7 @@ probabilities, ours raw logit sums, as BERT does), and on exact score ties. ``--
 under bfloat16 autocast (``autocast_dtype="bfloat16"``): faster on CPUs with AMX / AVX512-BF16, but not
 the same arithmetic, so it is reported apart.
 """
+
 import argparse
 import json
 import os
@@ -74,24 +75,38 @@ def save_qa_model(directory: str) -> None:
     AutoTokenizer.from_pretrained(str(MINILM)).save_pretrained(directory)
 
 
-def ours(model_dir: str, args, autocast_dtype=None,
-         packed=True) -> Callable[[List[Dict[str, str]]], List[Tuple[int, int, str]]]:
+def ours(
+    model_dir: str, args, autocast_dtype=None, packed=True
+) -> Callable[[List[Dict[str, str]]], List[Tuple[int, int, str]]]:
     from allennlp.data import Vocabulary
 
     from spanbert_lib.qa.dataset_readers import SquadReader
     from spanbert_lib.qa.models import SpanBertQuestionAnswering
     from spanbert_lib.qa.predictors import SpanBertQAPredictor
 
-    reader = SquadReader(model_dir, max_seq_length=args.max_seq_length, doc_stride=args.overlap,
-                         stride_mode="overlap", question_first=True, max_query_length=args.max_query_length)
-    model = SpanBertQuestionAnswering(Vocabulary(), model_dir, max_answer_length=args.max_answer_length,
-                                      only_max_context_starts=False, packed_inference=packed)
-    predictor = SpanBertQAPredictor(model, reader, max_questions_per_forward=args.batch_size,
-                                    autocast_dtype=autocast_dtype)
+    reader = SquadReader(
+        model_dir,
+        max_seq_length=args.max_seq_length,
+        doc_stride=args.overlap,
+        stride_mode="overlap",
+        question_first=True,
+        max_query_length=args.max_query_length,
+    )
+    model = SpanBertQuestionAnswering(
+        Vocabulary(),
+        model_dir,
+        max_answer_length=args.max_answer_length,
+        only_max_context_starts=False,
+        packed_inference=packed,
+    )
+    predictor = SpanBertQAPredictor(
+        model, reader, max_questions_per_forward=args.batch_size, autocast_dtype=autocast_dtype
+    )
 
     def run(questions):
         outputs = predictor.predict_batch_json(questions)
         return [(o["best_span"][0], o["best_span"][1], o["best_span_str"]) for o in outputs]
+
     return run
 
 
@@ -101,12 +116,18 @@ def huggingface(model_dir: str, args, batch_size: int) -> Callable[[List[Dict[st
     qa = pipeline("question-answering", model=model_dir, tokenizer=model_dir, device=-1)
 
     def run(questions):
-        outputs = qa([{"question": q["question"], "context": q["context"]} for q in questions],
-                     batch_size=batch_size, max_seq_len=args.max_seq_length, doc_stride=args.overlap,
-                     max_question_len=args.max_query_length, max_answer_len=args.max_answer_length,
-                     align_to_words=False)
+        outputs = qa(
+            [{"question": q["question"], "context": q["context"]} for q in questions],
+            batch_size=batch_size,
+            max_seq_len=args.max_seq_length,
+            doc_stride=args.overlap,
+            max_question_len=args.max_query_length,
+            max_answer_len=args.max_answer_length,
+            align_to_words=False,
+        )
         outputs = outputs if isinstance(outputs, list) else [outputs]
         return [(o["start"], o["end"], o["answer"]) for o in outputs]
+
     return run
 
 
@@ -134,15 +155,17 @@ def main() -> None:
     questions, source = load_questions(args.questions)
     with tempfile.TemporaryDirectory() as model_dir:
         save_qa_model(model_dir)
-        systems = {f"spanbert_lib spanbert_qa (batch {args.batch_size})": ours(model_dir, args),
-                   f"HF pipeline (batch {args.batch_size})": huggingface(model_dir, args, args.batch_size),
-                   "HF pipeline (batch 1, its default)": huggingface(model_dir, args, 1)}
+        systems = {
+            f"spanbert_lib spanbert_qa (batch {args.batch_size})": ours(model_dir, args),
+            f"HF pipeline (batch {args.batch_size})": huggingface(model_dir, args, args.batch_size),
+            "HF pipeline (batch 1, its default)": huggingface(model_dir, args, 1),
+        }
         if args.bf16:
             systems[f"spanbert_qa bf16 autocast (batch {args.batch_size})"] = ours(model_dir, args, "bfloat16")
         if args.padded:
             systems[f"spanbert_qa padded, not packed (batch {args.batch_size})"] = ours(model_dir, args, packed=False)
         for run in systems.values():  # warm-up
-            run(questions[:args.batch_size])
+            run(questions[: args.batch_size])
         best = {name: float("inf") for name in systems}
         best_cpu = {name: float("inf") for name in systems}
         answers = {}
@@ -156,28 +179,38 @@ def main() -> None:
     ours_name, hf_name, hf_default_name = list(systems)[:3]
     same = sum(a[:2] == b[:2] for a, b in zip(answers[ours_name], answers[hf_name]))
     print(f"{len(questions)} questions from {source}; MiniLM-L6-H384 + random QA head (same weights on both sides)")
-    print(f"windows: {args.max_seq_length} wordpieces, overlap {args.overlap}, question first; batch size "
-          f"{args.batch_size}; {args.threads} thread(s); best of {args.rounds} rounds")
+    print(
+        f"windows: {args.max_seq_length} wordpieces, overlap {args.overlap}, question first; batch size "
+        f"{args.batch_size}; {args.threads} thread(s); best of {args.rounds} rounds"
+    )
     for name in systems:
-        print(f"  {name:<40} {len(questions) / best[name]:8.1f} questions/s  ({best[name]:.2f} s wall, "
-              f"{best_cpu[name]:.2f} s CPU)")
+        print(
+            f"  {name:<40} {len(questions) / best[name]:8.1f} questions/s  ({best[name]:.2f} s wall, "
+            f"{best_cpu[name]:.2f} s CPU)"
+        )
     for label, times in (("wall clock", best), ("CPU time", best_cpu)):
-        print(f"  speed-up by {label} (ours / pipeline): {times[hf_name] / times[ours_name]:.2f}x at the same batch "
-              f"size, {times[hf_default_name] / times[ours_name]:.2f}x the pipeline at its default batch size 1")
+        print(
+            f"  speed-up by {label} (ours / pipeline): {times[hf_name] / times[ours_name]:.2f}x at the same batch "
+            f"size, {times[hf_default_name] / times[ours_name]:.2f}x the pipeline at its default batch size 1"
+        )
     print(f"  same answer span as the pipeline: {same}/{len(questions)}")
     if args.padded:
         padded_name = list(systems)[-1]
-        print(f"  padded forward pass (packed_inference=False): {best[hf_default_name] / best[padded_name]:.2f}x the "
-              f"default pipeline ({best_cpu[hf_default_name] / best_cpu[padded_name]:.2f}x by CPU time); packing "
-              f"alone: {best[padded_name] / best[ours_name]:.2f}x ({best_cpu[padded_name] / best_cpu[ours_name]:.2f}x "
-              "by CPU time); same answer span as "
-              f"packed in {sum(a[:2] == b[:2] for a, b in zip(answers[ours_name], answers[padded_name]))}/"
-              f"{len(questions)}")
+        print(
+            f"  padded forward pass (packed_inference=False): {best[hf_default_name] / best[padded_name]:.2f}x the "
+            f"default pipeline ({best_cpu[hf_default_name] / best_cpu[padded_name]:.2f}x by CPU time); packing "
+            f"alone: {best[padded_name] / best[ours_name]:.2f}x ({best_cpu[padded_name] / best_cpu[ours_name]:.2f}x "
+            "by CPU time); same answer span as "
+            f"packed in {sum(a[:2] == b[:2] for a, b in zip(answers[ours_name], answers[padded_name]))}/"
+            f"{len(questions)}"
+        )
     if args.bf16:
         bf16_name = [name for name in systems if "bf16" in name][0]
-        print(f"  bf16 autocast (not the same arithmetic): {best[hf_default_name] / best[bf16_name]:.2f}x the "
-              f"default pipeline, same answer span as fp32 in "
-              f"{sum(a[:2] == b[:2] for a, b in zip(answers[ours_name], answers[bf16_name]))}/{len(questions)}")
+        print(
+            f"  bf16 autocast (not the same arithmetic): {best[hf_default_name] / best[bf16_name]:.2f}x the "
+            f"default pipeline, same answer span as fp32 in "
+            f"{sum(a[:2] == b[:2] for a, b in zip(answers[ours_name], answers[bf16_name]))}/{len(questions)}"
+        )
 
 
 if __name__ == "__main__":

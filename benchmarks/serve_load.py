@@ -24,6 +24,7 @@ realistic): QA windows of 384 wordpieces, coreference segments of 128. Inputs: t
 dev questions of the external data (the fixture questions without it) and paragraphs of the
 project's ``fixtures/corpus`` cut to ``--coref-words`` words.
 """
+
 import argparse
 import contextlib
 import http.client
@@ -56,23 +57,35 @@ def train_small_archives(directory: Path) -> Dict[str, Path]:
 
     encoder = str(MINILM if (MINILM / "config.json").exists() else REPO_ROOT / "fixtures" / "tiny_bert")
     runs = {
-        "qa": ("qa/squad11_tiny.jsonnet", {
-            "dataset_reader.model_name": encoder, "model.transformer.model_name": encoder,
-            "dataset_reader.max_seq_length": 384, "dataset_reader.doc_stride": 128,
-            "dataset_reader.max_query_length": 64, "trainer.num_epochs": 1}),
-        "coref": ("coref/spanbert_coref_tiny.jsonnet", {
-            "dataset_reader.token_indexers.tokens.model_name": encoder,
-            "dataset_reader.token_indexers.tokens.max_segment_len": 128,
-            "validation_dataset_reader.token_indexers.tokens.model_name": encoder,
-            "validation_dataset_reader.token_indexers.tokens.max_segment_len": 128,
-            "model.transformer.token_embedders.tokens.model_name": encoder,
-            "trainer.num_epochs": 1}),
+        "qa": (
+            "qa/squad11_tiny.jsonnet",
+            {
+                "dataset_reader.model_name": encoder,
+                "model.transformer.model_name": encoder,
+                "dataset_reader.max_seq_length": 384,
+                "dataset_reader.doc_stride": 128,
+                "dataset_reader.max_query_length": 64,
+                "trainer.num_epochs": 1,
+            },
+        ),
+        "coref": (
+            "coref/spanbert_coref_tiny.jsonnet",
+            {
+                "dataset_reader.token_indexers.tokens.model_name": encoder,
+                "dataset_reader.token_indexers.tokens.max_segment_len": 128,
+                "validation_dataset_reader.token_indexers.tokens.model_name": encoder,
+                "validation_dataset_reader.token_indexers.tokens.max_segment_len": 128,
+                "model.transformer.token_embedders.tokens.model_name": encoder,
+                "trainer.num_epochs": 1,
+            },
+        ),
     }
     archives = {}
     with open(directory / "train.log", "w") as log, contextlib.redirect_stdout(log), contextlib.redirect_stderr(log):
         for name, (config, overrides) in runs.items():
-            train_model_from_file(str(REPO_ROOT / "fixtures" / "configs" / config), str(directory / name),
-                                  overrides=json.dumps(overrides))
+            train_model_from_file(
+                str(REPO_ROOT / "fixtures" / "configs" / config), str(directory / name), overrides=json.dumps(overrides)
+            )
             archives[name] = directory / name / "model.tar.gz"
     return archives
 
@@ -104,11 +117,17 @@ def coref_inputs(limit: int, words: int) -> List[Dict[str, str]]:
 
 
 def start_server(archives: Dict[str, Path], port: int, threads: int, log_path: Path) -> subprocess.Popen:
-    command = [str(Path(sys.executable).with_name("allennlp")), "serve", "--port", str(port),
-               *(f"--model={name}={path}" for name, path in archives.items())]
+    command = [
+        str(Path(sys.executable).with_name("allennlp")),
+        "serve",
+        "--port",
+        str(port),
+        *(f"--model={name}={path}" for name, path in archives.items()),
+    ]
     env = dict(os.environ, OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads))
-    process = subprocess.Popen(command, cwd=str(REPO_ROOT), env=env, stdout=open(log_path, "w"),
-                               stderr=subprocess.STDOUT)
+    process = subprocess.Popen(
+        command, cwd=str(REPO_ROOT), env=env, stdout=open(log_path, "w"), stderr=subprocess.STDOUT
+    )
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline:
         if process.poll() is not None:
@@ -124,8 +143,15 @@ def start_server(archives: Dict[str, Path], port: int, threads: int, log_path: P
     sys.exit("allennlp serve did not start within 300 s")
 
 
-def client(port: int, name: str, inputs: List[Dict[str, Any]], count: int, offset: int,
-           latencies: List[float], errors: List[str]) -> None:
+def client(
+    port: int,
+    name: str,
+    inputs: List[Dict[str, Any]],
+    count: int,
+    offset: int,
+    latencies: List[float],
+    errors: List[str],
+) -> None:
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
     for index in range(count):
         body = json.dumps(inputs[(offset + index) % len(inputs)])
@@ -147,17 +173,25 @@ def client(port: int, name: str, inputs: List[Dict[str, Any]], count: int, offse
 def concurrent_load(port: int, name: str, inputs, clients: int, requests: int) -> Dict[str, Any]:
     latencies: List[float] = []
     errors: List[str] = []
-    threads = [threading.Thread(target=client, args=(port, name, inputs, requests, i * requests, latencies, errors))
-               for i in range(clients)]
+    threads = [
+        threading.Thread(target=client, args=(port, name, inputs, requests, i * requests, latencies, errors))
+        for i in range(clients)
+    ]
     began = time.perf_counter()
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
     wall = time.perf_counter() - began
-    return {"requests": clients * requests, "wall_s": wall, "rps": len(latencies) / wall,
-            "p50_ms": 1e3 * percentile(latencies, 0.5), "p95_ms": 1e3 * percentile(latencies, 0.95),
-            "errors": len(errors), "first_errors": errors[:3]}
+    return {
+        "requests": clients * requests,
+        "wall_s": wall,
+        "rps": len(latencies) / wall,
+        "p50_ms": 1e3 * percentile(latencies, 0.5),
+        "p95_ms": 1e3 * percentile(latencies, 0.95),
+        "errors": len(errors),
+        "first_errors": errors[:3],
+    }
 
 
 def main() -> None:
@@ -196,11 +230,15 @@ def main() -> None:
         inputs = {"qa": questions, "coref": coref_inputs(max(args.sequential, 16), args.coref_words)}
         direct = {name: ServedModel(ModelSpec(name, str(path))) for name, path in archives.items()}
         server = start_server(archives, args.port, args.threads, scratch / "serve.log")
-        results: Dict[str, Any] = {"qa_inputs": qa_source, "clients": args.clients, "requests_per_client": args.requests,
-                                   "threads": args.threads}
+        results: Dict[str, Any] = {
+            "qa_inputs": qa_source,
+            "clients": args.clients,
+            "requests_per_client": args.requests,
+            "threads": args.threads,
+        }
         try:
             for name in ("qa", "coref"):
-                model_inputs = inputs[name][:args.sequential]
+                model_inputs = inputs[name][: args.sequential]
                 for item in model_inputs[:3]:  # warm-up both sides
                     direct[name].predict(item)
                 client(args.port, name, model_inputs[:3], 3, 0, [], [])
@@ -220,25 +258,35 @@ def main() -> None:
                 direct_p50, http_p50 = percentile(direct_times, 0.5), percentile(http_times, 0.5)
                 direct_mean = statistics.mean(direct_times)
                 load = concurrent_load(args.port, name, inputs[name], args.clients, args.requests)
-                results[name] = {"direct_p50_ms": 1e3 * direct_p50, "one_client_p50_ms": 1e3 * http_p50,
-                                 "overhead_ratio_p50": http_p50 / direct_p50,
-                                 "paired_ratio_median": percentile(pair_ratios, 0.5), **load,
-                                 "rps_vs_direct": load["rps"] * direct_mean}
+                results[name] = {
+                    "direct_p50_ms": 1e3 * direct_p50,
+                    "one_client_p50_ms": 1e3 * http_p50,
+                    "overhead_ratio_p50": http_p50 / direct_p50,
+                    "paired_ratio_median": percentile(pair_ratios, 0.5),
+                    **load,
+                    "rps_vs_direct": load["rps"] * direct_mean,
+                }
         finally:
             server.terminate()
             server.wait(timeout=30)
     if args.json:
         print(json.dumps(results, indent=2))
         return
-    print(f"allennlp serve on loopback, {args.clients} clients x {args.requests} requests, {args.threads} torch "
-          f"thread(s); QA inputs: {qa_source}")
-    print(f"{'model':<6} {'direct p50':>11} {'1 client p50':>13} {'ratio':>6} {'paired':>6} | {'rps':>7} {'p50':>9} "
-          f"{'p95':>9} {'errors':>6} {'rps/direct':>10}")
+    print(
+        f"allennlp serve on loopback, {args.clients} clients x {args.requests} requests, {args.threads} torch "
+        f"thread(s); QA inputs: {qa_source}"
+    )
+    print(
+        f"{'model':<6} {'direct p50':>11} {'1 client p50':>13} {'ratio':>6} {'paired':>6} | {'rps':>7} {'p50':>9} "
+        f"{'p95':>9} {'errors':>6} {'rps/direct':>10}"
+    )
     for name in ("qa", "coref"):
         r = results[name]
-        print(f"{name:<6} {r['direct_p50_ms']:>9.1f}ms {r['one_client_p50_ms']:>11.1f}ms {r['overhead_ratio_p50']:>6.3f} "
-              f"{r['paired_ratio_median']:>6.3f} | {r['rps']:>7.2f} {r['p50_ms']:>7.0f}ms {r['p95_ms']:>7.0f}ms "
-              f"{r['errors']:>6} {r['rps_vs_direct']:>10.2f}")
+        print(
+            f"{name:<6} {r['direct_p50_ms']:>9.1f}ms {r['one_client_p50_ms']:>11.1f}ms {r['overhead_ratio_p50']:>6.3f} "
+            f"{r['paired_ratio_median']:>6.3f} | {r['rps']:>7.2f} {r['p50_ms']:>7.0f}ms {r['p95_ms']:>7.0f}ms "
+            f"{r['errors']:>6} {r['rps_vs_direct']:>10.2f}"
+        )
         for error in r["first_errors"]:
             print(f"  error: {error}")
 

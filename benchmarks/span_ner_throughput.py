@@ -27,7 +27,9 @@ to exactly ``--words`` words, else synthetic words. Threads: ``--threads`` (defa
     python benchmarks/span_ner_throughput.py                          # 20 and 40 words, ~1-2 minutes
     python benchmarks/span_ner_throughput.py --words 20 --batch-size 4 --json out.json
 """
+
 import argparse
+import functools
 import json
 import os
 import random
@@ -55,8 +57,12 @@ def default_encoder() -> str:
 def word_pool() -> List[str]:
     root = Path(os.environ.get("SPANBERT_LIB_EXTERNAL_DATA", str(REPO.parent / "shared" / "data")))
     files = sorted((root / "ner" / "litbank").glob("*.tsv"))[:5]
-    words = [line.split("\t", 1)[0] for path in files for line in path.read_text(encoding="utf-8").splitlines()
-             if line.strip()]
+    words = [
+        line.split("\t", 1)[0]
+        for path in files
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
     if words:
         return words
     rng = random.Random(0)
@@ -108,8 +114,11 @@ def allennlp_enumerate(batch: Tokenized, max_span_width: int) -> torch.Tensor:
     spans = []
     for words, first, last in zip(batch.words, batch.first, batch.last):
         first_list, last_list = first.tolist(), last.tolist()
-        spans.append(torch.tensor([(first_list[s], last_list[e])
-                                   for s, e in enumerate_spans(words, max_span_width=max_span_width)]))
+        spans.append(
+            torch.tensor(
+                [(first_list[s], last_list[e]) for s, e in enumerate_spans(words, max_span_width=max_span_width)]
+            )
+        )
     return pad_spans(spans)
 
 
@@ -128,8 +137,9 @@ class AllennlpReference(torch.nn.Module):
         self.classifier.load_state_dict(classifier.state_dict())
 
     def forward(self, batch: Tokenized, spans: torch.Tensor) -> Dict[str, torch.Tensor]:
-        states = self.encoder(input_ids=batch.token_ids, attention_mask=batch.mask.long(),
-                              token_type_ids=batch.type_ids).last_hidden_state
+        states = self.encoder(
+            input_ids=batch.token_ids, attention_mask=batch.mask.long(), token_type_ids=batch.type_ids
+        ).last_hidden_state
         span_mask = spans[..., 0] >= 0
         features = self.extractor(states, spans.clamp(min=0), batch.mask, span_mask)
         logits = self.classifier(features)
@@ -148,10 +158,23 @@ def build_ours(encoder_name: str, use_entities: bool, max_entities_per_pass: int
     vocab = Vocabulary(non_padded_namespaces=["labels"])
     vocab.add_tokens_to_namespace(list(LABELS), "labels")
     torch.manual_seed(0)
-    model = Model.from_params(vocab=vocab, params=Params({
-        "type": "spanbert_span_ner", "transformer": {"type": "entity_aware_transformer", "model_name": encoder_name},
-        "use_entities": use_entities, "max_entities_per_pass": max_entities_per_pass}))
+    model = Model.from_params(
+        vocab=vocab,
+        params=Params(
+            {
+                "type": "spanbert_span_ner",
+                "transformer": {"type": "entity_aware_transformer", "model_name": encoder_name},
+                "use_entities": use_entities,
+                "max_entities_per_pass": max_entities_per_pass,
+            }
+        ),
+    )
     return model.eval()
+
+
+def forward_with_spans(model, batch: Tokenized, spans: torch.Tensor):
+    """``model``'s forward pass over ``batch`` with the given candidate ``spans`` ([B, S, 2])."""
+    return model(tokens=batch.text_field(), spans=spans)
 
 
 def best_time(function: Callable[[], object], repeats: int) -> Tuple[float, object]:
@@ -188,11 +211,15 @@ def main() -> None:
     ours_plain = build_ours(args.encoder, False, args.max_entities_per_pass)
     ours_entities = build_ours(args.encoder, True, args.max_entities_per_pass)
     reference = AllennlpReference(args.encoder, ours_plain.classifier).eval()
-    print(f"encoder {args.encoder}; {args.threads} thread(s); batches of {args.batch_size} sentences; "
-          f"max_span_width {args.max_span_width}; max_entities_per_pass {args.max_entities_per_pass}; "
-          f"best of {args.repeats}")
-    header = (f"{'words':>5} {'system':<26} {'spans':>6} {'tokens':>6} {'enumerate s':>11} {'forward s':>9} "
-              f"{'spans/s':>9} {'vs allennlp':>11}")
+    print(
+        f"encoder {args.encoder}; {args.threads} thread(s); batches of {args.batch_size} sentences; "
+        f"max_span_width {args.max_span_width}; max_entities_per_pass {args.max_entities_per_pass}; "
+        f"best of {args.repeats}"
+    )
+    header = (
+        f"{'words':>5} {'system':<26} {'spans':>6} {'tokens':>6} {'enumerate s':>11} {'forward s':>9} "
+        f"{'spans/s':>9} {'vs allennlp':>11}"
+    )
     print(header)
     print("-" * len(header))
     results = []
@@ -201,46 +228,68 @@ def main() -> None:
         sentences = []
         for _ in range(args.batch_size):
             start = rng.randrange(0, len(pool) - num_words)
-            sentences.append(pool[start:start + num_words])
+            sentences.append(pool[start : start + num_words])
         batch = Tokenized(tokenizer, sentences)
         systems = {
-            "allennlp (plain encoder)": (lambda: allennlp_enumerate(batch, args.max_span_width),
-                                         lambda spans: reference(batch, spans)),
-            "ours, use_entities=false": (lambda: ours_enumerate(batch, args.max_span_width),
-                                         lambda spans: ours_plain(tokens=batch.text_field(), spans=spans)),
-            "ours, use_entities=true": (lambda: ours_enumerate(batch, args.max_span_width),
-                                        lambda spans: ours_entities(tokens=batch.text_field(), spans=spans)),
+            "allennlp (plain encoder)": (
+                functools.partial(allennlp_enumerate, batch, args.max_span_width),
+                functools.partial(reference, batch),
+            ),
+            "ours, use_entities=false": (
+                functools.partial(ours_enumerate, batch, args.max_span_width),
+                functools.partial(forward_with_spans, ours_plain, batch),
+            ),
+            "ours, use_entities=true": (
+                functools.partial(ours_enumerate, batch, args.max_span_width),
+                functools.partial(forward_with_spans, ours_entities, batch),
+            ),
         }
         row: Dict[str, Dict[str, float]] = {}
         logits = {}
         for name, (enumerate_fn, forward_fn) in systems.items():
             enumerate_seconds, spans = best_time(enumerate_fn, args.repeats)
             with torch.no_grad():
-                forward_seconds, output = best_time(lambda: forward_fn(spans), args.repeats)
+                forward_seconds, output = best_time(functools.partial(forward_fn, spans), args.repeats)
             num_spans = int(output["span_mask"].sum())
             total = enumerate_seconds + forward_seconds
             tokens = batch.token_ids.numel()
             if name.endswith("use_entities=true"):
                 layout = SpanChunkLayout(spans[..., 0] >= 0, args.max_entities_per_pass)
                 tokens = layout.num_rows * (batch.token_ids.size(1) + layout.num_slots)
-            row[name] = {"spans": num_spans, "encoder_tokens": tokens, "enumerate_seconds": enumerate_seconds,
-                         "forward_seconds": forward_seconds, "spans_per_second": num_spans / total}
+            row[name] = {
+                "spans": num_spans,
+                "encoder_tokens": tokens,
+                "enumerate_seconds": enumerate_seconds,
+                "forward_seconds": forward_seconds,
+                "spans_per_second": num_spans / total,
+            }
             logits[name] = output["logits"]
         base = row["allennlp (plain encoder)"]["spans_per_second"]
         for name, values in row.items():
             values["ratio_to_allennlp"] = values["spans_per_second"] / base
-            print(f"{num_words:>5} {name:<26} {values['spans']:>6} {values['encoder_tokens']:>6} "
-                  f"{values['enumerate_seconds']:>11.4f} "
-                  f"{values['forward_seconds']:>9.3f} {values['spans_per_second']:>9.0f} "
-                  f"{values['ratio_to_allennlp']:>10.2f}x")
+            print(
+                f"{num_words:>5} {name:<26} {values['spans']:>6} {values['encoder_tokens']:>6} "
+                f"{values['enumerate_seconds']:>11.4f} "
+                f"{values['forward_seconds']:>9.3f} {values['spans_per_second']:>9.0f} "
+                f"{values['ratio_to_allennlp']:>10.2f}x"
+            )
         same = torch.allclose(logits["ours, use_entities=false"], logits["allennlp (plain encoder)"], atol=1e-4)
         print(f"{'':>5} same logits, ours without entities vs allennlp: {same}")
         results.append({"words": num_words, "systems": row, "same_logits_without_entities": same})
     if args.json:
-        Path(args.json).write_text(json.dumps({"encoder": args.encoder, "threads": args.threads,
-                                               "batch_size": args.batch_size, "max_span_width": args.max_span_width,
-                                               "max_entities_per_pass": args.max_entities_per_pass,
-                                               "results": results}, indent=2))
+        Path(args.json).write_text(
+            json.dumps(
+                {
+                    "encoder": args.encoder,
+                    "threads": args.threads,
+                    "batch_size": args.batch_size,
+                    "max_span_width": args.max_span_width,
+                    "max_entities_per_pass": args.max_entities_per_pass,
+                    "results": results,
+                },
+                indent=2,
+            )
+        )
 
 
 if __name__ == "__main__":

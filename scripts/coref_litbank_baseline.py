@@ -22,6 +22,7 @@ Dev scores are computed from the models' predicted clusters on whole dev documen
 ``spanbert_lib.coref.metrics.scorer`` (reference scorer v8.01 semantics), against the gold with
 singletons (as our model's validation metric) and without.
 """
+
 import argparse
 import json
 import os
@@ -34,6 +35,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # training_runs, also when loaded by path
 from training_runs import seed_overrides  # noqa: E402
+
 ENCODER = str(REPO_ROOT / "pretrained" / "all-MiniLM-L6-v2")
 LITBANK = os.environ.get("SPANBERT_LIB_EXTERNAL_DATA", str(REPO_ROOT.parent / "shared" / "data")) + "/coref/litbank"
 SEGMENT_LEN, WINDOW_SEGMENTS, MAX_SPAN_WIDTH = 256, 2, 30
@@ -41,12 +43,12 @@ READER_NAME = "allennlp_models_coref_on_spanbert_coref_windows"
 
 
 def register_adapter_reader() -> None:
-    import spanbert_lib.plugin  # noqa: F401
     import allennlp_models.coref  # noqa: F401
     from allennlp.data import DatasetReader
     from allennlp.data.token_indexers import PretrainedTransformerMismatchedIndexer
     from allennlp_models.coref.util import make_coref_instance
 
+    import spanbert_lib.plugin  # noqa: F401
     from spanbert_lib.common.token_indexers import SegmentedWordpieceIndexer
     from spanbert_lib.coref.dataset_readers import SpanBertCorefReader
 
@@ -57,17 +59,31 @@ def register_adapter_reader() -> None:
     class WindowedDocumentsForAllennlpModelsCoref(SpanBertCorefReader):
         """Our reader's documents and training windows, made into allennlp-models' instances."""
 
-        def __init__(self, model_name: str, max_segment_len: int, max_span_width: int,
-                     max_training_segments: Optional[int] = None, window_seed: Optional[int] = 13) -> None:
-            super().__init__({"segments": SegmentedWordpieceIndexer(model_name, max_segment_len=max_segment_len)},
-                             max_span_width=max_span_width, max_training_segments=max_training_segments,
-                             window_seed=window_seed)
-            self._mismatched = {"tokens": PretrainedTransformerMismatchedIndexer(model_name,
-                                                                                max_length=max_segment_len)}
+        def __init__(
+            self,
+            model_name: str,
+            max_segment_len: int,
+            max_span_width: int,
+            max_training_segments: Optional[int] = None,
+            window_seed: Optional[int] = 13,
+        ) -> None:
+            super().__init__(
+                {"segments": SegmentedWordpieceIndexer(model_name, max_segment_len=max_segment_len)},
+                max_span_width=max_span_width,
+                max_training_segments=max_training_segments,
+                window_seed=window_seed,
+            )
+            self._mismatched = {
+                "tokens": PretrainedTransformerMismatchedIndexer(model_name, max_length=max_segment_len)
+            }
 
         def _make_instance(self, sentences, speakers, clusters, genre, document, word_offset, stats):
-            return make_coref_instance(sentences, self._mismatched, self.max_span_width,
-                                       [list(c) for c in clusters] if clusters is not None else None)
+            return make_coref_instance(
+                sentences,
+                self._mismatched,
+                self.max_span_width,
+                [list(c) for c in clusters] if clusters is not None else None,
+            )
 
 
 def training_params(epochs: int, seed: Optional[int] = None) -> Dict[str, Any]:
@@ -75,8 +91,12 @@ def training_params(epochs: int, seed: Optional[int] = None) -> Dict[str, Any]:
     ``dataset_reader.window_seed`` does for ``spanbert_coref``)."""
     hidden = 384
     span_dim = 3 * hidden + 20
-    reader = {"type": READER_NAME, "model_name": ENCODER, "max_segment_len": SEGMENT_LEN,
-              "max_span_width": MAX_SPAN_WIDTH}
+    reader = {
+        "type": READER_NAME,
+        "model_name": ENCODER,
+        "max_segment_len": SEGMENT_LEN,
+        "max_span_width": MAX_SPAN_WIDTH,
+    }
     encoder_group = "^_text_field_embedder\\."
     windows = {"max_training_segments": WINDOW_SEGMENTS} | ({} if seed is None else {"window_seed": seed})
     return ({} if seed is None else seed_overrides(seed)) | {
@@ -86,13 +106,30 @@ def training_params(epochs: int, seed: Optional[int] = None) -> Dict[str, Any]:
         "validation_data_path": f"{LITBANK}#files=70:80",
         "model": {
             "type": "coref",
-            "text_field_embedder": {"token_embedders": {"tokens": {
-                "type": "pretrained_transformer_mismatched", "model_name": ENCODER, "max_length": SEGMENT_LEN}}},
+            "text_field_embedder": {
+                "token_embedders": {
+                    "tokens": {
+                        "type": "pretrained_transformer_mismatched",
+                        "model_name": ENCODER,
+                        "max_length": SEGMENT_LEN,
+                    }
+                }
+            },
             "context_layer": {"type": "pass_through", "input_dim": hidden},
-            "mention_feedforward": {"input_dim": span_dim, "num_layers": 1, "hidden_dims": 300,
-                                    "activations": "relu", "dropout": 0.3},
-            "antecedent_feedforward": {"input_dim": 3 * span_dim + 20, "num_layers": 1, "hidden_dims": 300,
-                                       "activations": "relu", "dropout": 0.3},
+            "mention_feedforward": {
+                "input_dim": span_dim,
+                "num_layers": 1,
+                "hidden_dims": 300,
+                "activations": "relu",
+                "dropout": 0.3,
+            },
+            "antecedent_feedforward": {
+                "input_dim": 3 * span_dim + 20,
+                "num_layers": 1,
+                "hidden_dims": 300,
+                "activations": "relu",
+                "dropout": 0.3,
+            },
             "feature_size": 20,
             "max_span_width": MAX_SPAN_WIDTH,
             "spans_per_word": 0.4,
@@ -106,7 +143,10 @@ def training_params(epochs: int, seed: Optional[int] = None) -> Dict[str, Any]:
         "trainer": {
             "num_epochs": epochs,
             "optimizer": {
-                "type": "huggingface_adamw", "lr": 3e-4, "eps": 1e-6, "weight_decay": 0.0,
+                "type": "huggingface_adamw",
+                "lr": 3e-4,
+                "eps": 1e-6,
+                "weight_decay": 0.0,
                 "parameter_groups": [
                     [[encoder_group + ".*(bias|LayerNorm\\.weight)$"], {"lr": 5e-5, "weight_decay": 0.0}],
                     [[encoder_group + "(?!.*(bias|LayerNorm\\.weight)$)"], {"lr": 5e-5, "weight_decay": 0.01}],
@@ -171,8 +211,11 @@ def our_dev_scores(archive_file: Path) -> Dict[str, Any]:
     archive = load_archive(str(archive_file))
     start = time.perf_counter()
     predictions = predict_documents(archive.model, archive.validation_dataset_reader, f"{LITBANK}#files=70:80")
-    return score_response([document for document, _ in predictions], [clusters for _, clusters in predictions],
-                          time.perf_counter() - start)
+    return score_response(
+        [document for document, _ in predictions],
+        [clusters for _, clusters in predictions],
+        time.perf_counter() - start,
+    )
 
 
 def score_response(documents, response, seconds: float) -> Dict[str, Any]:
@@ -180,20 +223,32 @@ def score_response(documents, response, seconds: float) -> Dict[str, Any]:
 
     with_singletons = score_documents([doc.clusters for doc in documents], response)
     without = score_documents([[c for c in doc.clusters if len(c) > 1] for doc in documents], response)
-    short = lambda s: {k: round(100 * s[k]["f1"], 2) for k in ("muc", "bcub", "ceafe")} | {  # noqa: E731
-        "conll_f1": round(100 * s["conll_f1"], 2)}
-    return {"documents": len(documents), "predict_seconds": round(seconds, 1),
-            "gold_with_singletons": short(with_singletons), "gold_without_singletons": short(without)}
+    short = lambda s: (
+        {k: round(100 * s[k]["f1"], 2) for k in ("muc", "bcub", "ceafe")}
+        | {  # noqa: E731
+            "conll_f1": round(100 * s["conll_f1"], 2)
+        }
+    )
+    return {
+        "documents": len(documents),
+        "predict_seconds": round(seconds, 1),
+        "gold_with_singletons": short(with_singletons),
+        "gold_without_singletons": short(without),
+    }
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("-s", "--serialization-dir", type=Path, help="allennlp-models' run (trained here "
-                        "unless --score-only)")
+    parser.add_argument(
+        "-s", "--serialization-dir", type=Path, help="allennlp-models' run (trained here unless --score-only)"
+    )
     parser.add_argument("--epochs", type=int, default=6)
     parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--seed", type=int, help="allennlp's seeds and the window seed (default: allennlp's "
-                        "defaults and window seed 13)")
+    parser.add_argument(
+        "--seed",
+        type=int,
+        help="allennlp's seeds and the window seed (default: allennlp's defaults and window seed 13)",
+    )
     parser.add_argument("--score-only", action="store_true")
     parser.add_argument("--ours", type=Path, help="also score this spanbert_coref model.tar.gz the same way")
     parser.add_argument("--ours-json", type=Path, help="write --ours's scores to this file")

@@ -14,6 +14,7 @@ Each training uses one torch thread; ``--parallel N`` runs N of them at a time. 
 already exist is not trained again, so an interrupted run can be resumed by starting it again.
 Needs LitBank in the external data folder (``SPANBERT_LIB_EXTERNAL_DATA``, default ``../shared/data``).
 """
+
 import argparse
 import json
 import os
@@ -56,23 +57,48 @@ def train_and_score(system: str, seed: int, run_dir: Path) -> Dict[str, Any]:
     if not score_file.exists():
         run_dir.parent.mkdir(parents=True, exist_ok=True)
         if system == OURS:
-            overrides = {**seed_overrides(seed),
-                         "dataset_reader.window_seed": seed}  # a dotted key: a nested dict would replace the reader
-            cost = _run([str(VENV_BIN / "allennlp"), "train", CONFIG, "-s", str(run_dir), "--force",
-                         "-o", json.dumps(overrides)], log_file)
+            overrides = {
+                **seed_overrides(seed),
+                "dataset_reader.window_seed": seed,
+            }  # a dotted key: a nested dict would replace the reader
+            cost = _run(
+                [
+                    str(VENV_BIN / "allennlp"),
+                    "train",
+                    CONFIG,
+                    "-s",
+                    str(run_dir),
+                    "--force",
+                    "-o",
+                    json.dumps(overrides),
+                ],
+                log_file,
+            )
             cost_file.write_text(json.dumps(cost))
-            _run([str(VENV_BIN / "python"), str(BASELINE_SCRIPT), "--ours", str(run_dir / "model.tar.gz"),
-                  "--ours-json", str(score_file)], log_file)
+            _run(
+                [
+                    str(VENV_BIN / "python"),
+                    str(BASELINE_SCRIPT),
+                    "--ours",
+                    str(run_dir / "model.tar.gz"),
+                    "--ours-json",
+                    str(score_file),
+                ],
+                log_file,
+            )
         else:
-            cost = _run([str(VENV_BIN / "python"), str(BASELINE_SCRIPT), "-s", str(run_dir), "--seed", str(seed)],
-                        log_file)
+            cost = _run(
+                [str(VENV_BIN / "python"), str(BASELINE_SCRIPT), "-s", str(run_dir), "--seed", str(seed)], log_file
+            )
             cost_file.write_text(json.dumps(cost))
     return json.loads(score_file.read_text()) | json.loads(cost_file.read_text())
 
 
 def _mean_std(values: List[float]) -> Dict[str, float]:
-    return {"mean": round(statistics.mean(values), 2),
-            "std": round(statistics.stdev(values), 2) if len(values) > 1 else 0.0}
+    return {
+        "mean": round(statistics.mean(values), 2),
+        "std": round(statistics.stdev(values), 2) if len(values) > 1 else 0.0,
+    }
 
 
 def summarise(results: Dict[str, Dict[int, Dict[str, Any]]]) -> Dict[str, Any]:
@@ -84,8 +110,10 @@ def summarise(results: Dict[str, Dict[int, Dict[str, Any]]]) -> Dict[str, Any]:
             "per_seed": per_seed,
             "conll_f1_with_singletons": _mean_std([r["gold_with_singletons"]["conll_f1"] for r in runs]),
             "conll_f1_without_singletons": _mean_std([r["gold_without_singletons"]["conll_f1"] for r in runs]),
-            **{f"{metric}_f1_with_singletons": _mean_std([r["gold_with_singletons"][metric] for r in runs])
-               for metric in ("muc", "bcub", "ceafe")},
+            **{
+                f"{metric}_f1_with_singletons": _mean_std([r["gold_with_singletons"][metric] for r in runs])
+                for metric in ("muc", "bcub", "ceafe")
+            },
             "training_wall_seconds": _mean_std([r["wall_seconds"] for r in runs]),
             "training_cpu_seconds": _mean_std([r["cpu_seconds"] for r in runs]),
             "predict_seconds": _mean_std([r["predict_seconds"] for r in runs]),
@@ -99,13 +127,18 @@ def main() -> int:
     parser.add_argument("--parallel", type=int, default=2)
     parser.add_argument("--out", type=Path, default=REPO_ROOT / "outputs" / "coref_litbank")
     args = parser.parse_args()
-    litbank = Path(os.environ.get("SPANBERT_LIB_EXTERNAL_DATA", REPO_ROOT.parent / "shared" / "data")) / "coref" / "litbank"
+    litbank = (
+        Path(os.environ.get("SPANBERT_LIB_EXTERNAL_DATA", REPO_ROOT.parent / "shared" / "data")) / "coref" / "litbank"
+    )
     if not litbank.is_dir():
         print(f"LitBank not found at {litbank} (set SPANBERT_LIB_EXTERNAL_DATA); nothing to do")
         return 0
     args.out.mkdir(parents=True, exist_ok=True)
-    run_dirs = {(system, seed): args.out / f"{'ours' if system == OURS else 'allennlp_models'}_seed{seed}"
-                for seed in args.seeds for system in (THEIRS, OURS)}  # the longer runs first
+    run_dirs = {
+        (system, seed): args.out / f"{'ours' if system == OURS else 'allennlp_models'}_seed{seed}"
+        for seed in args.seeds
+        for system in (THEIRS, OURS)
+    }  # the longer runs first
     with ThreadPoolExecutor(max_workers=args.parallel) as pool:
         futures = {key: pool.submit(train_and_score, *key, run_dir) for key, run_dir in run_dirs.items()}
         results: Dict[str, Dict[int, Dict[str, Any]]] = {OURS: {}, THEIRS: {}}
@@ -115,14 +148,17 @@ def main() -> int:
     (args.out / "side_by_side.json").write_text(json.dumps(summary, indent=2))
     print(f"LitBank dev (documents 70-79), CoNLL F1 against gold with singletons / without; seeds {args.seeds}")
     for system in (OURS, THEIRS):
-        cells = "  ".join(f"seed {seed}: {r['gold_with_singletons']['conll_f1']:.1f} / "
-                          f"{r['gold_without_singletons']['conll_f1']:.1f}"
-                          for seed, r in results[system].items())
+        cells = "  ".join(
+            f"seed {seed}: {r['gold_with_singletons']['conll_f1']:.1f} / {r['gold_without_singletons']['conll_f1']:.1f}"
+            for seed, r in results[system].items()
+        )
         s = summary[system]
-        print(f"{system:<22} {cells} | mean {s['conll_f1_with_singletons']['mean']:.1f} ± "
-              f"{s['conll_f1_with_singletons']['std']:.1f} / {s['conll_f1_without_singletons']['mean']:.1f} ± "
-              f"{s['conll_f1_without_singletons']['std']:.1f}; training {s['training_wall_seconds']['mean'] / 60:.0f} "
-              f"min wall, {s['training_cpu_seconds']['mean'] / 60:.0f} min CPU")
+        print(
+            f"{system:<22} {cells} | mean {s['conll_f1_with_singletons']['mean']:.1f} ± "
+            f"{s['conll_f1_with_singletons']['std']:.1f} / {s['conll_f1_without_singletons']['mean']:.1f} ± "
+            f"{s['conll_f1_without_singletons']['std']:.1f}; training {s['training_wall_seconds']['mean'] / 60:.0f} "
+            f"min wall, {s['training_cpu_seconds']['mean'] / 60:.0f} min CPU"
+        )
     return 0
 
 

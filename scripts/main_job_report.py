@@ -12,6 +12,7 @@ The main job's report on a pre-training run (``scripts/main.sh`` step 5):
 
 Exits with 1 when the model does no better than the unigram baseline on the held-out text.
 """
+
 import argparse
 import itertools
 import json
@@ -35,8 +36,9 @@ def _steps_per_epoch(serialization_dir: Path) -> int:
     return int(config.get("data_loader", {}).get("batches_per_epoch") or 0)
 
 
-def plot_training_curves(epochs: List[Dict[str, Any]], steps_per_epoch: int, unigram_accuracy: float,
-                         output_path: Path) -> None:
+def plot_training_curves(
+    epochs: List[Dict[str, Any]], steps_per_epoch: int, unigram_accuracy: float, output_path: Path
+) -> None:
     """Loss (left) and MLM / SBO accuracy (right) per epoch, training and validation."""
     import matplotlib
 
@@ -48,8 +50,14 @@ def plot_training_curves(epochs: List[Dict[str, Any]], steps_per_epoch: int, uni
     for split, style in (("training", "-"), ("validation", "--")):
         loss_axes.plot(x, [row.get(f"{split}_loss") for row in epochs], style, marker="o", label=f"{split} loss")
         for head, colour in zip(HEADS, ("tab:blue", "tab:orange")):
-            accuracy_axes.plot(x, [row.get(f"{split}_{head}_accuracy") for row in epochs], style, color=colour,
-                               marker="o", label=f"{split} {head.upper()} accuracy")
+            accuracy_axes.plot(
+                x,
+                [row.get(f"{split}_{head}_accuracy") for row in epochs],
+                style,
+                color=colour,
+                marker="o",
+                label=f"{split} {head.upper()} accuracy",
+            )
     accuracy_axes.axhline(unigram_accuracy, color="grey", linestyle=":", label="unigram baseline (held-out)")
     for axes, label in ((loss_axes, "loss (MLM + SBO)"), (accuracy_axes, "accuracy at masked positions")):
         axes.set_xlabel("optimizer step" if steps_per_epoch else "epoch")
@@ -63,8 +71,15 @@ def plot_training_curves(epochs: List[Dict[str, Any]], steps_per_epoch: int, uni
     plt.close(figure)
 
 
-def build_report(serialization_dir: str, train_path: str, heldout_path: str, out: str, seeds: int = 10,
-                 examples: int = 3, max_heldout_blocks: int = 256) -> Dict[str, Any]:
+def build_report(
+    serialization_dir: str,
+    train_path: str,
+    heldout_path: str,
+    out: str,
+    seeds: int = 10,
+    examples: int = 3,
+    max_heldout_blocks: int = 256,
+) -> Dict[str, Any]:
     """Evaluates ``SERIALIZATION_DIR/model.tar.gz``, draws ``OUT/training_curves.png``; returns the summary."""
     from allennlp.data import DatasetReader
     from allennlp.models.archival import load_archive
@@ -99,18 +114,21 @@ def build_report(serialization_dir: str, train_path: str, heldout_path: str, out
     steps_per_epoch = _steps_per_epoch(serialization)
     if epochs:
         last = epochs[-1]
-        summary.update({
-            "epochs": len(epochs),
-            "optimizer_steps": len(epochs) * steps_per_epoch if steps_per_epoch else None,
-            "first_training_loss": epochs[0]["training_loss"],
-            "final_training_loss": last["training_loss"],
-            "final_validation_loss": last.get("validation_loss"),
-            "training_seconds": _seconds(last["training_duration"]),  # allennlp's figure is cumulative
-            "parameters": sum(p.numel() for p in model.parameters()),
-        })
-        plot_training_curves(epochs, steps_per_epoch, summary["unigram_mlm_accuracy"],
-                             Path(out) / "training_curves.png")
-    first_seed_blocks = evaluation.blocks[:len(heldout)]
+        summary.update(
+            {
+                "epochs": len(epochs),
+                "optimizer_steps": len(epochs) * steps_per_epoch if steps_per_epoch else None,
+                "first_training_loss": epochs[0]["training_loss"],
+                "final_training_loss": last["training_loss"],
+                "final_validation_loss": last.get("validation_loss"),
+                "training_seconds": _seconds(last["training_duration"]),  # allennlp's figure is cumulative
+                "parameters": sum(p.numel() for p in model.parameters()),
+            }
+        )
+        plot_training_curves(
+            epochs, steps_per_epoch, summary["unigram_mlm_accuracy"], Path(out) / "training_curves.png"
+        )
+    first_seed_blocks = evaluation.blocks[: len(heldout)]
     shown = [block for block in first_seed_blocks if len(block.positions)][:examples]
     summary["fill_ins"] = [format_fill_ins(block, tokenizer) for block in shown]
     return summary
@@ -123,8 +141,11 @@ def _seconds(duration: str) -> float:
 
 
 def print_report(summary: Dict[str, Any]) -> None:
-    print(f"held-out text {summary['heldout_path']}: {summary['heldout_blocks']} blocks, "
-          f"{summary['heldout_masked_tokens']} masked wordpieces over {summary['heldout_masking_seeds']} fixed masking seeds")
+    print(
+        f"held-out text {summary['heldout_path']}: {summary['heldout_blocks']} blocks, "
+        f"{summary['heldout_masked_tokens']} masked wordpieces over "
+        f"{summary['heldout_masking_seeds']} fixed masking seeds"
+    )
     print(f"  {'accuracy at':<44} {'all masked positions':>22} {'positions shown [MASK]':>24}")
     rows = [
         (f"unigram baseline (always {summary['unigram_token']!r})", "unigram_mlm_accuracy"),
@@ -139,8 +160,10 @@ def print_report(summary: Dict[str, Any]) -> None:
             cells.append(f"{value:.4f}{ratio}")
         print(f"  {name:<44} {cells[0]:>22} {cells[1]:>24}")
     if "first_training_loss" in summary:
-        print(f"training loss {summary['first_training_loss']:.3f} -> {summary['final_training_loss']:.3f} over "
-              f"{summary['optimizer_steps'] or summary['epochs']} {'steps' if summary['optimizer_steps'] else 'epochs'}")
+        print(
+            f"training loss {summary['first_training_loss']:.3f} -> {summary['final_training_loss']:.3f} over "
+            f"{summary['optimizer_steps'] or summary['epochs']} {'steps' if summary['optimizer_steps'] else 'epochs'}"
+        )
     print("held-out blocks, masked spans as [original -> MLM fill-in]:")
     for text in summary["fill_ins"]:
         print(f"  * {text}")
@@ -155,14 +178,23 @@ def main(argv: List[str] = None) -> int:
     parser.add_argument("--seeds", type=int, default=10, help="masking seeds over the held-out text")
     parser.add_argument("--examples", type=int, default=3, help="held-out blocks to print with fill-ins")
     parser.add_argument("--max-heldout-blocks", type=int, default=256, help="evaluate the first N held-out blocks")
-    parser.add_argument("--job-start", type=float, default=None,
-                        help="epoch seconds when the job started: `seconds` then covers the whole job")
-    parser.add_argument("--job-cpu-seconds", type=float, default=0.0,
-                        help="CPU seconds the job used before this report (this report's own are added)")
+    parser.add_argument(
+        "--job-start",
+        type=float,
+        default=None,
+        help="epoch seconds when the job started: `seconds` then covers the whole job",
+    )
+    parser.add_argument(
+        "--job-cpu-seconds",
+        type=float,
+        default=0.0,
+        help="CPU seconds the job used before this report (this report's own are added)",
+    )
     args = parser.parse_args(argv)
     started = time.time()
-    summary = build_report(args.serialization_dir, args.train, args.heldout, args.out, args.seeds, args.examples,
-                           args.max_heldout_blocks)
+    summary = build_report(
+        args.serialization_dir, args.train, args.heldout, args.out, args.seeds, args.examples, args.max_heldout_blocks
+    )
     own = resource.getrusage(resource.RUSAGE_SELF)
     summary["seconds"] = round(time.time() - (args.job_start if args.job_start is not None else started), 1)
     summary["cpu_seconds"] = round(args.job_cpu_seconds + own.ru_utime + own.ru_stime, 1)

@@ -10,6 +10,7 @@ mean and standard deviation; writes ``OUT/side_by_side.json``.
 Each training uses one torch thread; ``--parallel N`` runs N trainings at a time. Needs the LitBank
 files of the external data folder (``SPANBERT_LIB_EXTERNAL_DATA``, default ``../shared/data``).
 """
+
 import argparse
 import json
 import statistics
@@ -39,9 +40,14 @@ def train(config: str, seed: int, run_dir: Path) -> dict:
         env = one_thread_env()
         started = time.time()
         with open(run_dir.with_suffix(".log"), "w") as log:
-            subprocess.run([str(REPO_ROOT / ".venv" / "bin" / "allennlp"), "train", config, "-s", str(run_dir),
-                            "-o", overrides], cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-                           check=True)
+            subprocess.run(
+                [str(REPO_ROOT / ".venv" / "bin" / "allennlp"), "train", config, "-s", str(run_dir), "-o", overrides],
+                cwd=REPO_ROOT,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                check=True,
+            )
         seconds = time.time() - started
     metrics = json.loads(metrics_file.read_text())
     scores = {name: 100 * metrics[f"best_validation_{name}"] for name in SCORES}
@@ -58,8 +64,11 @@ def main() -> int:
     args = parser.parse_args()
     out = REPO_ROOT / args.out
     out.mkdir(parents=True, exist_ok=True)
-    jobs = {(system, seed): (config, out / f"{Path(config).stem}_seed{seed}")
-            for system, config in SYSTEMS.items() for seed in args.seeds}
+    jobs = {
+        (system, seed): (config, out / f"{Path(config).stem}_seed{seed}")
+        for system, config in SYSTEMS.items()
+        for seed in args.seeds
+    }
     with ThreadPoolExecutor(max_workers=args.parallel) as pool:
         futures = {key: pool.submit(train, config, key[1], run_dir) for key, (config, run_dir) in jobs.items()}
         results = {key: future.result() for key, future in futures.items()}
@@ -69,14 +78,20 @@ def main() -> int:
         per_seed = {seed: results[(system, seed)] for seed in args.seeds}
         f1s = [scores["f1"] for scores in per_seed.values()]
         spread = statistics.stdev(f1s) if len(f1s) > 1 else 0.0
-        summary[system] = {"config": SYSTEMS[system], "per_seed": per_seed,
-                           "mean": {name: statistics.mean(s[name] for s in per_seed.values()) for name in SCORES},
-                           "f1_std": spread}
-        cells = " ".join(f"seed {seed}: {s['precision']:.1f}/{s['recall']:.1f}/{s['f1']:.1f}"
-                         for seed, s in per_seed.items())
+        summary[system] = {
+            "config": SYSTEMS[system],
+            "per_seed": per_seed,
+            "mean": {name: statistics.mean(s[name] for s in per_seed.values()) for name in SCORES},
+            "f1_std": spread,
+        }
+        cells = " ".join(
+            f"seed {seed}: {s['precision']:.1f}/{s['recall']:.1f}/{s['f1']:.1f}" for seed, s in per_seed.items()
+        )
         mean = summary[system]["mean"]
-        print(f"{system:<42} {cells} | mean P/R/F1 {mean['precision']:.1f}/{mean['recall']:.1f}/"
-              f"{mean['f1']:.1f}, F1 std {spread:.1f}")
+        print(
+            f"{system:<42} {cells} | mean P/R/F1 {mean['precision']:.1f}/{mean['recall']:.1f}/"
+            f"{mean['f1']:.1f}, F1 std {spread:.1f}"
+        )
     (out / "side_by_side.json").write_text(json.dumps(summary, indent=2, default=str))
     return 0
 

@@ -32,6 +32,7 @@ answer text. Before training, the selected articles are written to ``OUTPUT_DIR/
 occurrences that cut a word, the way our reader's ``approximate_answer_starts`` does, so both sides
 train on the same answer positions. ``OUTPUT_DIR/summary.json`` holds the figures.
 """
+
 import argparse
 import json
 import math
@@ -94,10 +95,12 @@ def write_subset(data: Dict[str, Any], articles: str, max_questions: Optional[in
                     break
                 answers = []
                 for answer in qa["answers"]:
-                    start, _ = locate_answer(paragraph["context"], answer["text"], answer["answer_start"],
-                                             prefer_whole_words=True)
-                    answers.append({"text": answer["text"],
-                                    "answer_start": answer["answer_start"] if start is None else start})
+                    start, _ = locate_answer(
+                        paragraph["context"], answer["text"], answer["answer_start"], prefer_whole_words=True
+                    )
+                    answers.append(
+                        {"text": answer["text"], "answer_start": answer["answer_start"] if start is None else start}
+                    )
                 qas.append(dict(qa, answers=answers))
                 count += 1
             if qas:
@@ -115,8 +118,15 @@ def squad_questions(path: Path) -> List[Dict[str, Any]]:
         for paragraph in article["paragraphs"]:
             for qa in paragraph["qas"]:
                 first = qa["answers"][0]
-                questions.append({"id": qa["id"], "question": qa["question"], "context": paragraph["context"],
-                                  "answer_text": first["text"], "answer_start": first["answer_start"]})
+                questions.append(
+                    {
+                        "id": qa["id"],
+                        "question": qa["question"],
+                        "context": paragraph["context"],
+                        "answer_text": first["text"],
+                        "answer_start": first["answer_start"],
+                    }
+                )
     return questions
 
 
@@ -159,7 +169,9 @@ def train_ours(budget: Budget, train_file: Path, eval_file: Path, out: Path) -> 
         "trainer.optimizer.lr": budget.lr,
         "trainer.optimizer.weight_decay": budget.weight_decay,
         "trainer.learning_rate_scheduler.warmup_steps": math.ceil(budget.warmup_ratio * updates),
-        "random_seed": budget.seed, "numpy_seed": budget.seed, "pytorch_seed": budget.seed,
+        "random_seed": budget.seed,
+        "numpy_seed": budget.seed,
+        "pytorch_seed": budget.seed,
     }
     params = Params.from_file(str(CONFIG), params_overrides=json.dumps(overrides))
     reader_params = params.get("dataset_reader").duplicate()
@@ -173,13 +185,18 @@ def train_ours(budget: Budget, train_file: Path, eval_file: Path, out: Path) -> 
     predictor = SpanBertQAPredictor(model, reader, predictions_file=str(predictions_file))
     instances = list(reader.read(str(eval_file)))
     for begin in range(0, len(instances), 64):
-        for output in predictor.predict_batch_instance(instances[begin:begin + 64]):
+        for output in predictor.predict_batch_instance(instances[begin : begin + 64]):
             predictor.dump_line(output)
     predict_seconds = time.perf_counter() - start
     del model
-    return {"train_questions": num_questions, "updates": updates, "train_seconds": round(train_seconds, 1),
-            "predict_seconds": round(predict_seconds, 1), "predictions_file": str(predictions_file),
-            "scores": squad_eval(eval_file, predictions_file)}
+    return {
+        "train_questions": num_questions,
+        "updates": updates,
+        "train_seconds": round(train_seconds, 1),
+        "predict_seconds": round(predict_seconds, 1),
+        "predictions_file": str(predictions_file),
+        "scores": squad_eval(eval_file, predictions_file),
+    }
 
 
 # ---------------------------------------------------------------------------------- Hugging Face baseline
@@ -187,9 +204,16 @@ def train_ours(budget: Budget, train_file: Path, eval_file: Path, out: Path) -> 
 
 def tokenize_windows(tokenizer, questions: List[Dict[str, Any]], budget: Budget):
     """run_qa's tokenisation: question first, only the passage truncated, overflowing windows."""
-    return tokenizer([q["question"].lstrip() for q in questions], [q["context"] for q in questions],
-                     truncation="only_second", max_length=budget.max_seq_length, stride=budget.doc_stride,
-                     return_overflowing_tokens=True, return_offsets_mapping=True, padding=False)
+    return tokenizer(
+        [q["question"].lstrip() for q in questions],
+        [q["context"] for q in questions],
+        truncation="only_second",
+        max_length=budget.max_seq_length,
+        stride=budget.doc_stride,
+        return_overflowing_tokens=True,
+        return_offsets_mapping=True,
+        padding=False,
+    )
 
 
 def passage_range(sequence_ids: List[Optional[int]]) -> Tuple[int, int]:
@@ -221,8 +245,14 @@ def hf_training_features(tokenizer, questions: List[Dict[str, Any]], budget: Bud
             while end >= first and offsets[end][1] >= end_char:
                 end -= 1
             end += 1
-        features.append({"input_ids": input_ids, "token_type_ids": encoded["token_type_ids"][i],
-                         "start_positions": start, "end_positions": end})
+        features.append(
+            {
+                "input_ids": input_ids,
+                "token_type_ids": encoded["token_type_ids"][i],
+                "start_positions": start,
+                "end_positions": end,
+            }
+        )
     return features
 
 
@@ -251,15 +281,15 @@ def hf_best_answer(question: Dict[str, Any], windows: List[Tuple[Any, Any, List,
 
     best_score, best_text = -math.inf, ""
     for start_logits, end_logits, offsets, (first, last) in windows:
-        starts = np.argsort(start_logits)[-1:-N_BEST - 1:-1]
-        ends = np.argsort(end_logits)[-1:-N_BEST - 1:-1]
+        starts = np.argsort(start_logits)[-1 : -N_BEST - 1 : -1]
+        ends = np.argsort(end_logits)[-1 : -N_BEST - 1 : -1]
         for s in starts:
             for e in ends:
                 if not (first <= s <= last and first <= e <= last) or e < s or e - s + 1 > MAX_ANSWER_LENGTH:
                     continue
                 score = start_logits[s] + end_logits[e]
                 if score > best_score:
-                    best_score, best_text = score, question["context"][offsets[s][0]:offsets[e][1]]
+                    best_score, best_text = score, question["context"][offsets[s][0] : offsets[e][1]]
     return best_text
 
 
@@ -279,8 +309,10 @@ def train_hf(budget: Budget, train_file: Path, eval_file: Path, out: Path) -> Di
     updates = steps_per_epoch * budget.epochs
     no_decay = ("bias", "LayerNorm.weight")
     groups = [
-        {"params": [p for n, p in model.named_parameters() if not any(k in n for k in no_decay)],
-         "weight_decay": budget.weight_decay},
+        {
+            "params": [p for n, p in model.named_parameters() if not any(k in n for k in no_decay)],
+            "weight_decay": budget.weight_decay,
+        },
         {"params": [p for n, p in model.named_parameters() if any(k in n for k in no_decay)], "weight_decay": 0.0},
     ]
     optimizer = torch.optim.AdamW(groups, lr=budget.lr, eps=1e-8)
@@ -293,8 +325,10 @@ def train_hf(budget: Budget, train_file: Path, eval_file: Path, out: Path) -> Di
     for _ in range(budget.epochs):
         order = torch.randperm(len(features), generator=generator).tolist()
         for step in range(steps_per_epoch):
-            batch = pad_batch([features[i] for i in order[step * budget.batch_size:(step + 1) * budget.batch_size]],
-                              tokenizer.pad_token_id)
+            batch = pad_batch(
+                [features[i] for i in order[step * budget.batch_size : (step + 1) * budget.batch_size]],
+                tokenizer.pad_token_id,
+            )
             loss = model(**batch).loss
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), budget.grad_norm)
@@ -303,8 +337,11 @@ def train_hf(budget: Budget, train_file: Path, eval_file: Path, out: Path) -> Di
             optimizer.zero_grad()
             losses.append(loss.item())
             if len(losses) % 10 == 0 or len(losses) == updates:
-                print(f"hf: update {len(losses)}/{updates}, loss (last 10) {np.mean(losses[-10:]):.4f}, "
-                      f"{time.perf_counter() - start:.0f} s", flush=True)
+                print(
+                    f"hf: update {len(losses)}/{updates}, loss (last 10) {np.mean(losses[-10:]):.4f}, "
+                    f"{time.perf_counter() - start:.0f} s",
+                    flush=True,
+                )
     train_seconds = time.perf_counter() - start
 
     start = time.perf_counter()
@@ -315,31 +352,45 @@ def train_hf(budget: Budget, train_file: Path, eval_file: Path, out: Path) -> Di
     order = sorted(range(len(encoded["input_ids"])), key=lambda i: len(encoded["input_ids"][i]))
     with torch.inference_mode():
         for begin in range(0, len(order), 64):
-            chunk = order[begin:begin + 64]
-            batch = pad_batch([{"input_ids": encoded["input_ids"][i], "token_type_ids": encoded["token_type_ids"][i]}
-                               for i in chunk], tokenizer.pad_token_id)
+            chunk = order[begin : begin + 64]
+            batch = pad_batch(
+                [{"input_ids": encoded["input_ids"][i], "token_type_ids": encoded["token_type_ids"][i]} for i in chunk],
+                tokenizer.pad_token_id,
+            )
             output = model(**batch)
             for row, i in enumerate(chunk):
                 n = len(encoded["input_ids"][i])
                 windows_of[encoded["overflow_to_sample_mapping"][i]].append(
-                    (output.start_logits[row, :n].numpy(), output.end_logits[row, :n].numpy(),
-                     encoded["offset_mapping"][i], passage_range(encoded.sequence_ids(i))))
+                    (
+                        output.start_logits[row, :n].numpy(),
+                        output.end_logits[row, :n].numpy(),
+                        encoded["offset_mapping"][i],
+                        passage_range(encoded.sequence_ids(i)),
+                    )
+                )
     predictions = {q["id"]: hf_best_answer(q, windows) for q, windows in zip(eval_questions, windows_of)}
     predictions_file = out / "hf_predictions.json"
     predictions_file.write_text(json.dumps(predictions, ensure_ascii=False), encoding="utf-8")
     predict_seconds = time.perf_counter() - start
-    return {"train_questions": len(train_questions), "train_windows": len(features), "updates": updates,
-            "final_loss_mean_last_20": round(float(np.mean(losses[-20:])), 4) if losses else None,
-            "train_seconds": round(train_seconds, 1), "predict_seconds": round(predict_seconds, 1),
-            "predictions_file": str(predictions_file), "scores": squad_eval(eval_file, predictions_file)}
+    return {
+        "train_questions": len(train_questions),
+        "train_windows": len(features),
+        "updates": updates,
+        "final_loss_mean_last_20": round(float(np.mean(losses[-20:])), 4) if losses else None,
+        "train_seconds": round(train_seconds, 1),
+        "predict_seconds": round(predict_seconds, 1),
+        "predictions_file": str(predictions_file),
+        "scores": squad_eval(eval_file, predictions_file),
+    }
 
 
 # ---------------------------------------------------------------------------------------------- main
 
 
 def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter
+    )
     parser.add_argument("--data", default=str(EXTERNAL_DATA / "qa" / "squad11_dev_part1.json"))
     parser.add_argument("--encoder", default="pretrained/all-MiniLM-L6-v2")
     parser.add_argument("--train-articles", default=":3", help="START:END slice of the file's articles")
@@ -359,8 +410,9 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     parser.add_argument("--threads", type=int, default=1, help="torch threads")
     parser.add_argument("--sides", nargs="+", choices=["ours", "hf"], default=["ours", "hf"])
     parser.add_argument("--output-dir", default="outputs/qa_side_by_side")
-    parser.add_argument("--smoke", action="store_true",
-                        help="fixtures/tiny_bert on 8 questions of fixtures/qa/squad11.json, one epoch")
+    parser.add_argument(
+        "--smoke", action="store_true", help="fixtures/tiny_bert on 8 questions of fixtures/qa/squad11.json, one epoch"
+    )
     args = parser.parse_args(argv)
     if args.smoke:
         args.data, args.encoder = "fixtures/qa/squad11.json", "fixtures/tiny_bert"
@@ -390,10 +442,25 @@ def main(argv: Optional[List[str]] = None) -> int:
 
     torch.set_num_threads(args.threads)
     out.mkdir(parents=True, exist_ok=True)
-    budget = Budget(str(encoder), str(data_path), args.train_articles, args.eval_articles, args.max_train_questions,
-                    args.max_eval_questions, args.max_seq_length, args.doc_stride, args.max_query_length, args.epochs,
-                    args.lr, args.batch_size, args.warmup_ratio, args.weight_decay, args.grad_norm, args.seed,
-                    args.threads)
+    budget = Budget(
+        str(encoder),
+        str(data_path),
+        args.train_articles,
+        args.eval_articles,
+        args.max_train_questions,
+        args.max_eval_questions,
+        args.max_seq_length,
+        args.doc_stride,
+        args.max_query_length,
+        args.epochs,
+        args.lr,
+        args.batch_size,
+        args.warmup_ratio,
+        args.weight_decay,
+        args.grad_norm,
+        args.seed,
+        args.threads,
+    )
     data = json.loads(data_path.read_text(encoding="utf-8"))
     train_file, eval_file = out / "train.json", out / "eval.json"
     write_subset(data, args.train_articles, args.max_train_questions, train_file)
@@ -404,16 +471,22 @@ def main(argv: Optional[List[str]] = None) -> int:
         run = train_ours if side == "ours" else train_hf
         results[side] = run(budget, train_file, eval_file, out)
         print(f"{side}: {json.dumps(results[side])}", flush=True)
-    summary = {"budget": vars(budget), "eval_questions": num_eval, "argv": sys.argv[1:] if argv is None else argv,
-               **results}
+    summary = {
+        "budget": vars(budget),
+        "eval_questions": num_eval,
+        "argv": sys.argv[1:] if argv is None else argv,
+        **results,
+    }
     (out / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
     names = {"ours": "spanbert_qa (allennlp)", "hf": "HF AutoModelForQuestionAnswering"}
     print(f"\nheld-out questions: {num_eval}   (allennlp squad-eval {eval_file} <side>_predictions.json)")
     print(f"{'':34s} {'EM':>6s} {'F1':>6s} {'updates':>8s} {'train s':>8s} {'predict s':>9s}")
     for side, result in results.items():
         scores = result["scores"]
-        print(f"{names[side]:34s} {scores['exact_match']:6.2f} {scores['f1']:6.2f} {result['updates']:8d} "
-              f"{result['train_seconds']:8.0f} {result['predict_seconds']:9.0f}")
+        print(
+            f"{names[side]:34s} {scores['exact_match']:6.2f} {scores['f1']:6.2f} {result['updates']:8d} "
+            f"{result['train_seconds']:8.0f} {result['predict_seconds']:9.0f}"
+        )
     print(f"summary: {out / 'summary.json'}")
     return 0
 

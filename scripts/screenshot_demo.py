@@ -2,11 +2,13 @@
 Screenshots of a running ``allennlp serve`` page, one PNG per view, each after running the view's
 prefilled example (how ``docs/serve_demo.png`` was made from ``bash scripts/demo.sh``).
 
-    .venv/bin/python scripts/screenshot_demo.py [--url http://127.0.0.1:8000] [--out outputs/demo/screenshots] [VIEW ...]
+    .venv/bin/python scripts/screenshot_demo.py [--url http://127.0.0.1:8000] \
+        [--out outputs/demo/screenshots] [VIEW ...]
 
 Drives Debian's ``chromium`` through Playwright (``executable_path``; Playwright's own browser
 download is never used). Without VIEW names every view on the page is captured.
 """
+
 import argparse
 import shutil
 import sys
@@ -29,8 +31,9 @@ def main() -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=chromium,
-                                             args=["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"])
+        browser = playwright.chromium.launch(
+            executable_path=chromium, args=["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"]
+        )
         page = browser.new_page(viewport={"width": args.width, "height": 900})
         page.goto(args.url + "/")
         page.wait_for_selector("body[data-ready=true]", timeout=60_000)

@@ -29,6 +29,7 @@ wordpieces of "subject misc", ...; default ``resize``: Hugging Face's ``resize_t
 ``--hf-head raw_cls`` classifies the raw final [CLS] state as ours with ``pooling: "cls"`` does
 (default ``pooler``: ``BertForSequenceClassification``'s tanh pooler).
 """
+
 import argparse
 import json
 import os
@@ -46,14 +47,17 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # training_runs, also when loaded by path
 from training_runs import one_thread_env, seed_overrides  # noqa: E402
+
 CONFIG = REPO_ROOT / "training_configs" / "relation" / "semeval2010_minilm_cpu.jsonnet"
 METRIC = "macro_f1"
 
 
 def _data_paths(config: Dict[str, Any], data: str) -> Dict[str, str]:
     """The config's train/dev paths with the file part replaced by ``data`` (the id ranges kept)."""
-    return {split: data + "#" + config[key].partition("#")[2]
-            for split, key in (("train", "train_data_path"), ("dev", "validation_data_path"))}
+    return {
+        split: data + "#" + config[key].partition("#")[2]
+        for split, key in (("train", "train_data_path"), ("dev", "validation_data_path"))
+    }
 
 
 def train_ours(config_path: Path, data: str, seed: int, run_dir: Path) -> Dict[str, Any]:
@@ -61,10 +65,20 @@ def train_ours(config_path: Path, data: str, seed: int, run_dir: Path) -> Dict[s
     from allennlp.common import Params
 
     config = Params.from_file(str(config_path)).as_dict()
-    overrides = dict(seed_overrides(seed), **{
-        f"{key}_data_path": path for key, path in zip(("train", "validation"), _data_paths(config, data).values())})
-    command = [str(Path(sys.executable).with_name("allennlp")), "train", str(config_path), "-s", str(run_dir), "-f",
-               "-o", json.dumps(overrides)]
+    overrides = dict(
+        seed_overrides(seed),
+        **{f"{key}_data_path": path for key, path in zip(("train", "validation"), _data_paths(config, data).values())},
+    )
+    command = [
+        str(Path(sys.executable).with_name("allennlp")),
+        "train",
+        str(config_path),
+        "-s",
+        str(run_dir),
+        "-f",
+        "-o",
+        json.dumps(overrides),
+    ]
     started = time.time()
     completed = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True)
     seconds = time.time() - started
@@ -73,16 +87,24 @@ def train_ours(config_path: Path, data: str, seed: int, run_dir: Path) -> Dict[s
         raise RuntimeError(f"allennlp train failed for seed {seed}:\n{completed.stderr[-4000:]}")
     metrics = json.loads((run_dir / "metrics.json").read_text())
     num_epochs = config["trainer"]["num_epochs"]
-    per_epoch = [json.loads((run_dir / f"metrics_epoch_{epoch}.json").read_text())[f"validation_{METRIC}"]
-                 for epoch in range(num_epochs)]
-    return {"system": "ours", "seed": seed, "dev_macro_f1": per_epoch[-1], "dev_macro_f1_per_epoch": per_epoch,
-            "best_dev_macro_f1": metrics[f"best_validation_{METRIC}"], "seconds": seconds}
+    per_epoch = [
+        json.loads((run_dir / f"metrics_epoch_{epoch}.json").read_text())[f"validation_{METRIC}"]
+        for epoch in range(num_epochs)
+    ]
+    return {
+        "system": "ours",
+        "seed": seed,
+        "dev_macro_f1": per_epoch[-1],
+        "dev_macro_f1_per_epoch": per_epoch,
+        "best_dev_macro_f1": metrics[f"best_validation_{METRIC}"],
+        "seconds": seconds,
+    }
 
 
 def _bucketed_batches(lengths: List[int], batch_size: int, rng: random.Random) -> List[List[int]]:
     """Indices in batches of similar length (as allennlp's bucket sampler: sort with noise, chunk, shuffle)."""
     noisy = sorted(range(len(lengths)), key=lambda i: lengths[i] * rng.uniform(0.9, 1.1))
-    batches = [noisy[i:i + batch_size] for i in range(0, len(noisy), batch_size)]
+    batches = [noisy[i : i + batch_size] for i in range(0, len(noisy), batch_size)]
     rng.shuffle(batches)
     return batches
 
@@ -90,12 +112,13 @@ def _bucketed_batches(lengths: List[int], batch_size: int, rng: random.Random) -
 class _RawClsPooler(torch.nn.Module):
     """Stands in for BERT's pooler: the final [CLS] state as it is (no dense layer, no tanh)."""
 
-    def forward(self, hidden_states: torch.Tensor) -> torch.Tensor:   # [B, L, H] -> [B, H]
+    def forward(self, hidden_states: torch.Tensor) -> torch.Tensor:  # [B, L, H] -> [B, H]
         return hidden_states[:, 0]
 
 
-def train_hf_baseline(config_path: Path, data: str, seed: int, marker_init: str = "resize",
-                      head: str = "pooler") -> Dict[str, Any]:
+def train_hf_baseline(
+    config_path: Path, data: str, seed: int, marker_init: str = "resize", head: str = "pooler"
+) -> Dict[str, Any]:
     """Fine-tunes ``AutoModelForSequenceClassification`` with the config's reader, encoder and optimiser
     settings; ``marker_init`` / ``head`` select the ablations described in the module docstring."""
     import torch
@@ -146,13 +169,14 @@ def train_hf_baseline(config_path: Path, data: str, seed: int, marker_init: str 
     optimizer = torch.optim.AdamW(groups, lr=lr, betas=(0.9, 0.999), eps=1e-6)
     steps_per_epoch = -(-len(train_ids) // batch_size)
     scheduler = transformers.get_linear_schedule_with_warmup(
-        optimizer, trainer["learning_rate_scheduler"]["warmup_steps"], steps_per_epoch * num_epochs)
+        optimizer, trainer["learning_rate_scheduler"]["warmup_steps"], steps_per_epoch * num_epochs
+    )
 
     def tensors(ids: List[List[int]], batch: List[int]):
         width = max(len(ids[i]) for i in batch)
         input_ids = torch.full((len(batch), width), tokenizer.pad_token_id, dtype=torch.long)
         for row, i in enumerate(batch):
-            input_ids[row, :len(ids[i])] = torch.tensor(ids[i])
+            input_ids[row, : len(ids[i])] = torch.tensor(ids[i])
         return input_ids, (input_ids != tokenizer.pad_token_id).long()
 
     vocab = Vocabulary(non_padded_namespaces=["labels"])
@@ -163,8 +187,11 @@ def train_hf_baseline(config_path: Path, data: str, seed: int, marker_init: str 
         model.train()
         for batch in _bucketed_batches([len(x) for x in train_ids], batch_size, rng):
             input_ids, attention_mask = tensors(train_ids, batch)
-            loss = model(input_ids=input_ids, attention_mask=attention_mask,
-                         labels=torch.tensor([train_labels[i] for i in batch])).loss
+            loss = model(
+                input_ids=input_ids,
+                attention_mask=attention_mask,
+                labels=torch.tensor([train_labels[i] for i in batch]),
+            ).loss
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             optimizer.step()
@@ -175,18 +202,32 @@ def train_hf_baseline(config_path: Path, data: str, seed: int, marker_init: str 
         order = sorted(range(len(dev_ids)), key=lambda i: len(dev_ids[i]))
         with torch.no_grad():
             for start in range(0, len(order), 64):
-                batch = order[start:start + 64]
+                batch = order[start : start + 64]
                 input_ids, attention_mask = tensors(dev_ids, batch)
                 logits = model(input_ids=input_ids, attention_mask=attention_mask).logits
                 metric(logits, torch.tensor([dev_labels[i] for i in batch]))
         per_epoch.append(metric.get_metric()[METRIC])
-    return {"system": "hf_baseline", "marker_init": marker_init, "head": head, "seed": seed, "dev_macro_f1": per_epoch[-1], "dev_macro_f1_per_epoch": per_epoch,
-            "best_dev_macro_f1": max(per_epoch), "seconds": time.time() - started}
+    return {
+        "system": "hf_baseline",
+        "marker_init": marker_init,
+        "head": head,
+        "seed": seed,
+        "dev_macro_f1": per_epoch[-1],
+        "dev_macro_f1_per_epoch": per_epoch,
+        "best_dev_macro_f1": max(per_epoch),
+        "seconds": time.time() - started,
+    }
 
 
 def _start(arguments: List[str], env: Dict[str, str]) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, __file__, *arguments], cwd=REPO_ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, __file__, *arguments],
+        cwd=REPO_ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def _finish(process: subprocess.Popen, what: str) -> Dict[str, Any]:
@@ -199,10 +240,14 @@ def _finish(process: subprocess.Popen, what: str) -> Dict[str, Any]:
 def _summary(runs: List[Dict[str, Any]], system: str) -> Dict[str, Any]:
     mine = [r for r in runs if r["system"] == system]
     scores = [r["dev_macro_f1"] for r in mine]
-    return {"seeds": [r["seed"] for r in mine], "dev_macro_f1": scores,
-            "mean": statistics.mean(scores), "std": statistics.stdev(scores) if len(scores) > 1 else 0.0,
-            "best_epoch_mean": statistics.mean(r["best_dev_macro_f1"] for r in mine),
-            "seconds_mean": statistics.mean(r["seconds"] for r in mine)}
+    return {
+        "seeds": [r["seed"] for r in mine],
+        "dev_macro_f1": scores,
+        "mean": statistics.mean(scores),
+        "std": statistics.stdev(scores) if len(scores) > 1 else 0.0,
+        "best_epoch_mean": statistics.mean(r["best_dev_macro_f1"] for r in mine),
+        "seconds_mean": statistics.mean(r["seconds"] for r in mine),
+    }
 
 
 def main() -> None:
@@ -222,9 +267,11 @@ def main() -> None:
 
     if args.system is not None:
         seed = args.seeds[0]
-        result = (train_ours(args.config, args.data, seed, args.runs_dir / f"ours_seed{seed}")
-                  if args.system == "ours" else
-                  train_hf_baseline(args.config, args.data, seed, args.hf_marker_init, args.hf_head))
+        result = (
+            train_ours(args.config, args.data, seed, args.runs_dir / f"ours_seed{seed}")
+            if args.system == "ours"
+            else train_hf_baseline(args.config, args.data, seed, args.hf_marker_init, args.hf_head)
+        )
         print(json.dumps(result))
         return
 
@@ -234,8 +281,20 @@ def main() -> None:
     env = one_thread_env()
     runs: List[Dict[str, Any]] = []
     for seed in args.seeds:
-        common = ["--seeds", str(seed), "--config", str(args.config), "--data", args.data,
-                  "--runs-dir", str(args.runs_dir), "--hf-marker-init", args.hf_marker_init, "--hf-head", args.hf_head]
+        common = [
+            "--seeds",
+            str(seed),
+            "--config",
+            str(args.config),
+            "--data",
+            args.data,
+            "--runs-dir",
+            str(args.runs_dir),
+            "--hf-marker-init",
+            args.hf_marker_init,
+            "--hf-head",
+            args.hf_head,
+        ]
         jobs = [(system, common + ["--system", system]) for system in args.systems]
         if args.parallel:
             started = [(name, _start(arguments, env)) for name, arguments in jobs]
@@ -243,26 +302,39 @@ def main() -> None:
         else:
             results = [_finish(_start(arguments, env), f"{name} seed {seed}") for name, arguments in jobs]
         for result in results:
-            print(f"seed {seed} {result['system']:<12} dev macro-F1 {100 * result['dev_macro_f1']:.2f} "
-                  f"(per epoch {', '.join(f'{100 * f:.2f}' for f in result['dev_macro_f1_per_epoch'])}) "
-                  f"{result['seconds']:.0f} s", flush=True)
+            print(
+                f"seed {seed} {result['system']:<12} dev macro-F1 {100 * result['dev_macro_f1']:.2f} "
+                f"(per epoch {', '.join(f'{100 * f:.2f}' for f in result['dev_macro_f1_per_epoch'])}) "
+                f"{result['seconds']:.0f} s",
+                flush=True,
+            )
         runs.extend(results)
 
-    summary = {"config": os.path.relpath(args.config, REPO_ROOT),
-               "data": args.data, "parallel": args.parallel, "metric": "semeval2010_macro_f1 (official v1.2 score)",
-               "hf_marker_init": args.hf_marker_init, "hf_head": args.hf_head,
-               **{system: _summary(runs, system) for system in args.systems}, "runs": runs}
+    summary = {
+        "config": os.path.relpath(args.config, REPO_ROOT),
+        "data": args.data,
+        "parallel": args.parallel,
+        "metric": "semeval2010_macro_f1 (official v1.2 score)",
+        "hf_marker_init": args.hf_marker_init,
+        "hf_head": args.hf_head,
+        **{system: _summary(runs, system) for system in args.systems},
+        "runs": runs,
+    }
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(json.dumps(summary, indent=2))
     print("\n| system | dev macro-F1 per seed | mean ± std | best-epoch mean | s per run |")
     print("|---|---|---|---|---|")
-    names = {"ours": "spanbert_relation_classifier, entity-start pooling",
-             "hf_baseline": f"HF AutoModelForSequenceClassification (markers: {args.hf_marker_init}, head: {args.hf_head})"}
+    names = {
+        "ours": "spanbert_relation_classifier, entity-start pooling",
+        "hf_baseline": f"HF AutoModelForSequenceClassification (markers: {args.hf_marker_init}, head: {args.hf_head})",
+    }
     for system in args.systems:
         s, name = summary[system], names[system]
-        print(f"| {name} | {' / '.join(f'{100 * f:.1f}' for f in s['dev_macro_f1'])} | "
-              f"{100 * s['mean']:.1f} ± {100 * s['std']:.1f} | {100 * s['best_epoch_mean']:.1f} | "
-              f"{s['seconds_mean']:.0f} |")
+        print(
+            f"| {name} | {' / '.join(f'{100 * f:.1f}' for f in s['dev_macro_f1'])} | "
+            f"{100 * s['mean']:.1f} ± {100 * s['std']:.1f} | {100 * s['best_epoch_mean']:.1f} | "
+            f"{s['seconds_mean']:.0f} |"
+        )
     print(f"\nwrote {args.output}")
 
 

@@ -7,4 +7,5 @@ inside this package (its safeguards, :mod:`spanbert_lib.safeguards`, too). Regis
 ``--include-package spanbert_lib`` or by the ``.allennlp_plugins`` file, which both
 import every submodule, or explicitly (``import spanbert_lib.pretraining``).
 """
+
 from spanbert_lib.version import VERSION as __version__  # noqa: F401

@@ -1,6 +1,7 @@
 """
 Shared test set-up. Everything runs offline on the CPU: no hub downloads, tiny local models.
 """
+
 import os
 import subprocess
 import sys
@@ -42,12 +43,18 @@ def run_allennlp(args: List[str], cwd: Optional[Path] = None, timeout: int = 300
     """Runs ``allennlp ARGS`` of this environment as a subprocess; fails the test with its output on error."""
     executable = Path(sys.executable).with_name("allennlp")
     completed = subprocess.run(
-        [str(executable), *args], cwd=str(cwd or REPO_ROOT), capture_output=True, text=True, timeout=timeout,
+        [str(executable), *args],
+        cwd=str(cwd or REPO_ROOT),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
         env=dict(os.environ),
     )
     if completed.returncode != 0:
-        pytest.fail(f"allennlp {' '.join(args)} exited {completed.returncode}\n"
-                    f"--- stdout ---\n{completed.stdout[-4000:]}\n--- stderr ---\n{completed.stderr[-8000:]}")
+        pytest.fail(
+            f"allennlp {' '.join(args)} exited {completed.returncode}\n"
+            f"--- stdout ---\n{completed.stdout[-4000:]}\n--- stderr ---\n{completed.stderr[-8000:]}"
+        )
     return completed
 
 

@@ -1,4 +1,5 @@
 """Helpers shared by the tests of the entity-aware task models (span NER, entity typing, entity pairs)."""
+
 import copy
 from pathlib import Path
 
@@ -11,10 +12,12 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 TINY_BERT = str(REPO_ROOT / "fixtures" / "tiny_bert")
 # With entities, the last layer's word queries only shape word states, which a classifier of entity
 # states never reads: they get no gradient (tiny_bert has 2 layers).
-LAST_LAYER_WORD_QUERIES = {"encoder.transformer.encoder.layer.1.attention.self.query.weight",
-                           "encoder.transformer.encoder.layer.1.attention.self.query.bias",
-                           "encoder.self_attentions.1.word_to_entity_query.weight",
-                           "encoder.self_attentions.1.word_to_entity_query.bias"}
+LAST_LAYER_WORD_QUERIES = {
+    "encoder.transformer.encoder.layer.1.attention.self.query.weight",
+    "encoder.transformer.encoder.layer.1.attention.self.query.bias",
+    "encoder.self_attentions.1.word_to_entity_query.weight",
+    "encoder.self_attentions.1.word_to_entity_query.bias",
+}
 
 
 def tensors_of(instances, vocab: Vocabulary):

@@ -1,4 +1,5 @@
 """`allennlp train` / `evaluate` / `predict` as a user runs them, through the plugin."""
+
 import json
 
 import pytest
@@ -31,14 +32,33 @@ def test_train_evaluate_predict(tmp_path):
     assert archive.exists()
 
     evaluation_file = tmp_path / "evaluation.json"
-    run_allennlp(["evaluate", str(archive), "fixtures/classification/dev.jsonl",
-                  "--output-file", str(evaluation_file), *plugin_args])
+    run_allennlp(
+        [
+            "evaluate",
+            str(archive),
+            "fixtures/classification/dev.jsonl",
+            "--output-file",
+            str(evaluation_file),
+            *plugin_args,
+        ]
+    )
     evaluation = json.loads(evaluation_file.read_text())
     assert set(evaluation) >= {"accuracy", "loss"}
 
     predictions_file = tmp_path / "predictions.jsonl"
-    run_allennlp(["predict", str(archive), "fixtures/classification/predict.jsonl", "--predictor", "text_classifier",
-                  "--output-file", str(predictions_file), "--silent", *plugin_args])
+    run_allennlp(
+        [
+            "predict",
+            str(archive),
+            "fixtures/classification/predict.jsonl",
+            "--predictor",
+            "text_classifier",
+            "--output-file",
+            str(predictions_file),
+            "--silent",
+            *plugin_args,
+        ]
+    )
     predictions = [json.loads(line) for line in predictions_file.read_text().splitlines()]
     assert len(predictions) == 10
     for prediction in predictions:

@@ -3,6 +3,7 @@
 Face encoder as ``model.transformer``, and the exported directory loads with ``AutoModel`` /
 ``AutoTokenizer`` and gives the same hidden states.
 """
+
 import json
 
 import pytest
@@ -27,8 +28,11 @@ TASK_CONFIGS = {
 @pytest.fixture(scope="module", params=sorted(TASK_CONFIGS))
 def trained_archive(request, tmp_path_factory):
     serialization_dir = tmp_path_factory.mktemp(request.param)
-    train_model_from_file(str(CONFIGS / TASK_CONFIGS[request.param]), str(serialization_dir),
-                          overrides=json.dumps({"trainer.num_epochs": 1}))
+    train_model_from_file(
+        str(CONFIGS / TASK_CONFIGS[request.param]),
+        str(serialization_dir),
+        overrides=json.dumps({"trainer.num_epochs": 1}),
+    )
     return serialization_dir / "model.tar.gz"
 
 
@@ -38,8 +42,9 @@ def test_exported_encoder_gives_the_hidden_states_of_the_model(trained_archive, 
     assert isinstance(original, PreTrainedModel)
     exported = AutoModel.from_pretrained(str(output)).eval()
     tokenizer = AutoTokenizer.from_pretrained(str(output))
-    encoded = tokenizer(["Anna told Ben that she would call him.", "The river is cold"], padding=True,
-                        return_tensors="pt")
+    encoded = tokenizer(
+        ["Anna told Ben that she would call him.", "The river is cold"], padding=True, return_tensors="pt"
+    )
     with torch.no_grad():
         expected = original.eval()(**encoded).last_hidden_state
         actual = exported(**encoded).last_hidden_state

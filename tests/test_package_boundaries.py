@@ -3,6 +3,7 @@ The layout rules of the README's "Conventions", checked on the source with ``ast
 imported): no task package imports another task's package, ``common`` imports no task, and no
 module imports itself back through others (no import cycles, function-level imports included).
 """
+
 import ast
 from pathlib import Path
 from typing import Dict, List, Set
@@ -55,15 +56,20 @@ def test_the_graph_sees_the_imports():
 
 @pytest.mark.parametrize("package", sorted(TASK_PACKAGES | {"common"}))
 def test_no_package_imports_another_task(package):
-    crossings = sorted(f"{module} -> {target}" for module, targets in GRAPH.items() if _package(module) == package
-                       for target in targets
-                       if _package(target) != package and _package(target) in TASK_PACKAGES | APPLICATION_PACKAGES)
+    crossings = sorted(
+        f"{module} -> {target}"
+        for module, targets in GRAPH.items()
+        if _package(module) == package
+        for target in targets
+        if _package(target) != package and _package(target) in TASK_PACKAGES | APPLICATION_PACKAGES
+    )
     assert crossings == []
 
 
 def test_no_import_cycles():
     """A package's ``__init__`` importing its own submodules is not a cycle; anything else that
     leads back to where it started is."""
+
     def edges(module: str) -> List[str]:
         return sorted(target for target in GRAPH[module] if not target.startswith(module + "."))
 
@@ -76,7 +82,7 @@ def test_no_import_cycles():
         path.append(module)
         for target in edges(module):
             if state.get(target) == 1:
-                cycles.append(path[path.index(target):] + [target])
+                cycles.append(path[path.index(target) :] + [target])
             elif target not in state:
                 visit(target)
         path.pop()

@@ -1,4 +1,5 @@
 """Every ```python block of README.md runs as written (paths to run outputs swapped for test-sized ones)."""
+
 import contextlib
 import io
 import os
@@ -58,12 +59,12 @@ def test_readme_python_block_runs(line, source, request):
 
 def check_results(namespace, printed: str) -> None:
     """What each kind of block computes, checked against what it says it computes."""
-    if "span_vectors" in namespace:                       # span-boundary extractor and head
+    if "span_vectors" in namespace:  # span-boundary extractor and head
         assert tuple(namespace["span_vectors"].shape) == (2, 2, 768)
-    if "evaluation" in namespace:                         # held-out evaluation of a pre-training archive
+    if "evaluation" in namespace:  # held-out evaluation of a pre-training archive
         numbers = [float(x) for x in printed.split()]
         assert len(numbers) == 4 and all(0.0 <= x <= 1.0 for x in numbers)
         assert numbers[0] == namespace["evaluation"].accuracy("mlm")
-    if "MySpanModel" in namespace:                        # a new span model on the library's pieces
+    if "MySpanModel" in namespace:  # a new span model on the library's pieces
         hidden = namespace["model"].encoder.get_output_dim()
         assert printed.strip() == f"torch.Size([1, 2, {2 * hidden}])"

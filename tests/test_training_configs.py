@@ -1,4 +1,5 @@
 """Every jsonnet config shipped with the project parses into allennlp Params with the expected top-level keys."""
+
 from pathlib import Path
 
 import pytest

@@ -6,6 +6,7 @@ precisely, ``--include-package`` accepted by every subcommand this library adds.
 Commands run in-process through ``allennlp.commands.main`` (what the console script calls); two
 subprocess runs prove the installed ``allennlp`` executable prints the same single line.
 """
+
 import json
 import logging
 import os
@@ -23,6 +24,10 @@ from allennlp.data import Vocabulary
 
 from spanbert_lib.common.errors import EmptyInputError, InvalidEncodingError, UserInputError
 from spanbert_lib.common.known_labels import UnknownLabelError
+from spanbert_lib.entity_typing.dataset_readers import OpenEntityReader
+from spanbert_lib.ner.dataset_readers import SpanNerConllReader, SpanNerLitBankReader
+from spanbert_lib.qa.dataset_readers import MrqaReader, SquadReader
+from spanbert_lib.relation.dataset_readers import TacredReader
 from spanbert_lib.safeguards.user_errors import (
     DEBUG_ENVIRONMENT_VARIABLE,
     USER_ERROR_EXIT_CODE,
@@ -30,10 +35,6 @@ from spanbert_lib.safeguards.user_errors import (
     one_line_message,
     report_user_errors,
 )
-from spanbert_lib.entity_typing.dataset_readers import OpenEntityReader
-from spanbert_lib.ner.dataset_readers import SpanNerConllReader, SpanNerLitBankReader
-from spanbert_lib.qa.dataset_readers import MrqaReader, SquadReader
-from spanbert_lib.relation.dataset_readers import TacredReader
 from tests.conftest import REPO_ROOT
 
 TINY = str(REPO_ROOT / "fixtures" / "tiny_bert")
@@ -49,26 +50,40 @@ READERS: Dict[str, Callable[[], object]] = {
     "spanbert_squad": lambda: SquadReader(TINY, max_seq_length=64, doc_stride=24, max_query_length=24),
     "spanbert_mrqa": lambda: MrqaReader(TINY, max_seq_length=64, doc_stride=24, max_query_length=24),
 }
-FILE_NAMES = {"spanbert_span_ner_conll": "data.txt", "spanbert_span_ner_litbank": "doc_brat.tsv",
-              "spanbert_tacred": "data.json", "spanbert_open_entity": "data.jsonl", "spanbert_squad": "data.json",
-              "spanbert_mrqa": "data.jsonl"}
+FILE_NAMES = {
+    "spanbert_span_ner_conll": "data.txt",
+    "spanbert_span_ner_litbank": "doc_brat.tsv",
+    "spanbert_tacred": "data.json",
+    "spanbert_open_entity": "data.jsonl",
+    "spanbert_squad": "data.json",
+    "spanbert_mrqa": "data.jsonl",
+}
 
-TACRED_RECORD = ('{"id": "r1", "relation": "per:title", "token": ["Ann", "is", "a", "%s"], "subj_start": 0, '
-                 '"subj_end": 0, "obj_start": 3, "obj_end": 3, "subj_type": "PERSON", "obj_type": "TITLE"}')
+TACRED_RECORD = (
+    '{"id": "r1", "relation": "per:title", "token": ["Ann", "is", "a", "%s"], "subj_start": 0, '
+    '"subj_end": 0, "obj_start": 3, "obj_end": 3, "subj_type": "PERSON", "obj_type": "TITLE"}'
+)
 SQUAD_QA = '{"id": "q1", "question": "Who?", "answers": [{"text": "Ann", "answer_start": 0}]}'
 MRQA_HEADER = '{"header": {"dataset": "t", "split": "dev"}}'
-MRQA_LINE = ('{"context": "%s", "qas": [{"qid": "q1", "question": "Who?", "answers": ["Ann"], '
-             '"detected_answers": [{"text": "Ann", "char_spans": [[0, 2]]}]}]}')
+MRQA_LINE = (
+    '{"context": "%s", "qas": [{"qid": "q1", "question": "Who?", "answers": ["Ann"], '
+    '"detected_answers": [{"text": "Ann", "char_spans": [[0, 2]]}]}]}'
+)
 
 # Each file is a list of lines; "\udcff" marks the byte 0xFF (invalid in UTF-8) inside one of them.
 INVALID_UTF8 = {
     "spanbert_span_ner_conll": ["-DOCSTART- -X- -X- O", "", "Ann NNP B-NP B-PER", "vis\udcffited VBD B-VP O"],
     "spanbert_span_ner_litbank": ["Ann\tB-PER\tO\t", "sa\udcffw\tO\tO\t"],
     "spanbert_tacred": ["[", TACRED_RECORD % "caf\udcff", "]"],
-    "spanbert_open_entity": ['{"sent": "Ann left.", "start": 0, "end": 3, "labels": ["person"]}',
-                    '{"sent": "Bo\udcff left.", "start": 0, "end": 2, "labels": ["person"]}'],
-    "spanbert_squad": ['{"data": [{"title": "t", "paragraphs": [', '{"context": "Ann sa\udcffw it.", "qas": [',
-                       SQUAD_QA + "]}]}]}"],
+    "spanbert_open_entity": [
+        '{"sent": "Ann left.", "start": 0, "end": 3, "labels": ["person"]}',
+        '{"sent": "Bo\udcff left.", "start": 0, "end": 2, "labels": ["person"]}',
+    ],
+    "spanbert_squad": [
+        '{"data": [{"title": "t", "paragraphs": [',
+        '{"context": "Ann sa\udcffw it.", "qas": [',
+        SQUAD_QA + "]}]}]}",
+    ],
     "spanbert_mrqa": [MRQA_HEADER, MRQA_LINE % "Ann sa\udcffw it."],
 }
 
@@ -97,6 +112,7 @@ def readers():
 
 # --- invalid UTF-8 and empty input, one case per reader ---------------------------------------------
 
+
 @pytest.mark.parametrize("reader_name", sorted(INVALID_UTF8))
 def test_invalid_utf8_names_file_line_and_byte_offset(readers, tmp_path, reader_name):
     path = tmp_path / FILE_NAMES[reader_name]
@@ -105,8 +121,9 @@ def test_invalid_utf8_names_file_line_and_byte_offset(readers, tmp_path, reader_
     line = data.count(b"\n", 0, offset) + 1
     with pytest.raises(InvalidEncodingError) as error:
         list(readers[reader_name].read(str(path)))
-    assert str(error.value) == (f"{path}:{line}: invalid UTF-8 byte(s) b'\\xff' at byte offset {offset}; "
-                                f"convert the file to UTF-8")
+    assert str(error.value) == (
+        f"{path}:{line}: invalid UTF-8 byte(s) b'\\xff' at byte offset {offset}; convert the file to UTF-8"
+    )
 
 
 READER_PARAMS = {
@@ -114,12 +131,12 @@ READER_PARAMS = {
     "spanbert_span_ner_litbank": {"model_name": TINY, "max_seq_length": 64},
     "spanbert_tacred": {"model_name": TINY, "max_seq_length": 32},
     "spanbert_open_entity": {"model_name": TINY, "max_seq_length": 64},
-    "spanbert_squad": {"model_name": TINY, "max_seq_length": 64, "doc_stride": 24,
-                       "max_query_length": 24},
+    "spanbert_squad": {"model_name": TINY, "max_seq_length": 64, "doc_stride": 24, "max_query_length": 24},
     "spanbert_mrqa": {"model_name": TINY, "max_seq_length": 64, "doc_stride": 24, "max_query_length": 24},
 }
-COMMAND_CASES = ([(name, "invalid_utf8", None) for name in sorted(INVALID_UTF8)]
-                 + [(name, "empty", content) for name, content in EMPTY_INPUT])
+COMMAND_CASES = [(name, "invalid_utf8", None) for name in sorted(INVALID_UTF8)] + [
+    (name, "empty", content) for name, content in EMPTY_INPUT
+]
 
 
 @pytest.mark.parametrize("reader_name, case, content", COMMAND_CASES)
@@ -130,14 +147,23 @@ def test_each_reader_through_a_command(tmp_path, monkeypatch, capsys, reader_nam
         data = write_lines(path, INVALID_UTF8[reader_name])
         offset = data.index(b"\xff")
         line = data.count(b"\n", 0, offset) + 1
-        expected = (rf"^error: {re.escape(str(path))}:{line}: "
-                    rf"invalid UTF-8 byte\(s\) b'\\xff' at byte offset {offset}; convert the file to UTF-8$")
+        expected = (
+            rf"^error: {re.escape(str(path))}:{line}: "
+            rf"invalid UTF-8 byte\(s\) b'\\xff' at byte offset {offset}; convert the file to UTF-8$"
+        )
     else:
         path.write_text(content, encoding="utf-8")
         expected = rf"^error: {re.escape(str(path))}: no instance could be read"
     config = tmp_path / "config.json"
-    config.write_text(json.dumps({"dataset_reader": {"type": reader_name, **READER_PARAMS[reader_name]},
-                                  "train_data_path": str(path), "data_loader": {"batch_size": 1}}))
+    config.write_text(
+        json.dumps(
+            {
+                "dataset_reader": {"type": reader_name, **READER_PARAMS[reader_name]},
+                "train_data_path": str(path),
+                "data_loader": {"batch_size": 1},
+            }
+        )
+    )
     code, _, err = run_command(monkeypatch, capsys, "count-instances", str(config))
     assert_one_line_error(code, err, expected)
 
@@ -148,15 +174,23 @@ def test_data_loader_workers_report_one_line(tmp_path, monkeypatch, capsys, case
     path = tmp_path / "data.json"
     if case == "invalid_utf8":
         offset = write_lines(path, INVALID_UTF8["spanbert_tacred"]).index(b"\xff")
-        expected = (rf"^error: {re.escape(str(path))}:2: invalid UTF-8 byte\(s\) b'\\xff' at byte offset "
-                    rf"{offset}; convert the file to UTF-8$")
+        expected = (
+            rf"^error: {re.escape(str(path))}:2: invalid UTF-8 byte\(s\) b'\\xff' at byte offset "
+            rf"{offset}; convert the file to UTF-8$"
+        )
     else:
         path.write_text("[]")
         expected = rf"^error: {re.escape(str(path))}: no instance could be read: .* by the TacredReader$"
     config = tmp_path / "config.json"
-    config.write_text(json.dumps({"dataset_reader": {"type": "spanbert_tacred", **READER_PARAMS["spanbert_tacred"]},
-                                  "train_data_path": str(path),
-                                  "data_loader": {"batch_size": 1, "num_workers": 2}}))
+    config.write_text(
+        json.dumps(
+            {
+                "dataset_reader": {"type": "spanbert_tacred", **READER_PARAMS["spanbert_tacred"]},
+                "train_data_path": str(path),
+                "data_loader": {"batch_size": 1, "num_workers": 2},
+            }
+        )
+    )
     code, _, err = run_command(monkeypatch, capsys, "count-instances", str(config))
     assert_one_line_error(code, err, expected)
 
@@ -166,8 +200,11 @@ def test_entity_vocabulary_file_invalid_utf8(tmp_path):
 
     path = tmp_path / "entities.txt"
     path.write_bytes(b"London\nZ\xfcrich\n")
-    with pytest.raises(InvalidEncodingError, match=rf"^{re.escape(str(path))}:2: invalid UTF-8 byte\(s\) "
-                                                   r"b'\\xfc' at byte offset 8;"):
+    with pytest.raises(
+        InvalidEncodingError,
+        match=rf"^{re.escape(str(path))}:2: invalid UTF-8 byte\(s\) "
+        r"b'\\xfc' at byte offset 8;",
+    ):
         EntityVocabulary.from_file(path)
 
 
@@ -207,16 +244,34 @@ def test_reader_of_another_package_may_read_nothing(tmp_path):
 
 UNKNOWN_LABELS = {
     # reader, training file, evaluation file (name, text), the unknown label, the record and line named
-    "spanbert_tacred": (str(TACRED_FIXTURE), ("unseen.json", "[" + TACRED_RECORD.replace("per:title", "per:pet_name")
-                                     % "doctor" + "]"), "per:pet_name", "r1", None),
-    "spanbert_span_ner_conll": (str(REPO_ROOT / "fixtures" / "ner" / "conll2003_iob2.txt"),
-                       ("unseen.txt", "-DOCSTART- -X- -X- O\n\nAnn NNP B-NP B-PER\nsaw VBD B-VP O\n\n"
-                                      "Rex NNP B-NP B-DOG\nbarked VBD B-VP O\n"),
-                       "DOG", "document unseen.txt#0 sentence 1", 6),
-    "spanbert_open_entity": (str(REPO_ROOT / "fixtures" / "entity_typing" / "open_entity_luke.json"),
-                    ("unseen.jsonl", '{"sent": "Ann left.", "start": 0, "end": 3, "labels": ["person"]}\n'
-                                     '{"sent": "Rex left.", "start": 0, "end": 3, "labels": ["dog"]}\n'),
-                    "dog", "1", None),
+    "spanbert_tacred": (
+        str(TACRED_FIXTURE),
+        ("unseen.json", "[" + TACRED_RECORD.replace("per:title", "per:pet_name") % "doctor" + "]"),
+        "per:pet_name",
+        "r1",
+        None,
+    ),
+    "spanbert_span_ner_conll": (
+        str(REPO_ROOT / "fixtures" / "ner" / "conll2003_iob2.txt"),
+        (
+            "unseen.txt",
+            "-DOCSTART- -X- -X- O\n\nAnn NNP B-NP B-PER\nsaw VBD B-VP O\n\nRex NNP B-NP B-DOG\nbarked VBD B-VP O\n",
+        ),
+        "DOG",
+        "document unseen.txt#0 sentence 1",
+        6,
+    ),
+    "spanbert_open_entity": (
+        str(REPO_ROOT / "fixtures" / "entity_typing" / "open_entity_luke.json"),
+        (
+            "unseen.jsonl",
+            '{"sent": "Ann left.", "start": 0, "end": 3, "labels": ["person"]}\n'
+            '{"sent": "Rex left.", "start": 0, "end": 3, "labels": ["dog"]}\n',
+        ),
+        "dog",
+        "1",
+        None,
+    ),
 }
 
 
@@ -240,6 +295,7 @@ def test_unknown_label_names_file_record_and_known_labels(readers, tmp_path, rea
 
 # --- the error reporting itself --------------------------------------------------------------------
 
+
 def test_find_user_error_unwraps_the_cause_chain():
     cause = InvalidEncodingError("invalid UTF-8", path="a.txt", line=3)
     try:
@@ -261,7 +317,7 @@ def test_find_user_error_unwraps_the_cause_chain():
         try:
             raise missing
         except FileNotFoundError:
-            raise RuntimeError("a bug while handling it")
+            raise RuntimeError("a bug while handling it")  # noqa: B904 - the implicit context is what is tested
     except RuntimeError as bug:
         assert find_user_error(bug) is None
     assert one_line_message(ValueError("two\n  lines\n")) == "error: two lines"
@@ -270,6 +326,7 @@ def test_find_user_error_unwraps_the_cause_chain():
 def _raise(error: BaseException):
     def command() -> None:
         raise error
+
     return command
 
 
@@ -287,6 +344,7 @@ def test_user_error_is_one_line_and_the_exit_code(capsys, monkeypatch):
 
 
 # --- commands, in-process --------------------------------------------------------------------------
+
 
 def run_command(monkeypatch, capsys, *argv: str):
     """``allennlp ARGV`` in-process: (exit code, stdout, stderr)."""
@@ -316,12 +374,14 @@ def assert_one_line_error(code: int, err: str, pattern: str) -> None:
 
 
 def library_subcommands() -> List[str]:
-    import spanbert_lib.commands  # noqa: F401
     from allennlp.common.util import import_module_and_submodules
 
+    import spanbert_lib.commands  # noqa: F401
+
     import_module_and_submodules("spanbert_lib.commands")
-    return sorted(name for name in Subcommand.list_available()
-                  if Subcommand.by_name(name).__module__.startswith("spanbert_lib."))
+    return sorted(
+        name for name in Subcommand.list_available() if Subcommand.by_name(name).__module__.startswith("spanbert_lib.")
+    )
 
 
 @pytest.mark.parametrize("command", library_subcommands())
@@ -335,8 +395,11 @@ def relation_archive(tmp_path_factory) -> Path:
     from allennlp.commands.train import train_model_from_file
 
     serialization_dir = tmp_path_factory.mktemp("relation") / "run"
-    train_model_from_file(str(RELATION_CONFIG), str(serialization_dir),
-                          overrides='{"trainer.num_epochs": 1, "data_loader.shuffle": false}')
+    train_model_from_file(
+        str(RELATION_CONFIG),
+        str(serialization_dir),
+        overrides='{"trainer.num_epochs": 1, "data_loader.shuffle": false}',
+    )
     return serialization_dir / "model.tar.gz"
 
 
@@ -344,8 +407,9 @@ def test_train_evaluate_predict_report_one_line(relation_archive, tmp_path, monk
     empty = tmp_path / "empty.json"
     empty.write_text("[]")
     overrides = json.dumps({"train_data_path": str(empty), "trainer.num_epochs": 1})
-    code, _, err = run_command(monkeypatch, capsys, "train", str(RELATION_CONFIG), "-s", str(tmp_path / "run"),
-                               "-o", overrides)
+    code, _, err = run_command(
+        monkeypatch, capsys, "train", str(RELATION_CONFIG), "-s", str(tmp_path / "run"), "-o", overrides
+    )
     assert_one_line_error(code, err, rf"^error: {re.escape(str(empty))}: no instance could be read")
 
     code, _, err = run_command(monkeypatch, capsys, "evaluate", str(relation_archive), str(empty))
@@ -354,28 +418,56 @@ def test_train_evaluate_predict_report_one_line(relation_archive, tmp_path, monk
     unseen = tmp_path / "unseen.json"
     unseen.write_text("[" + TACRED_RECORD.replace("per:title", "per:pet_name") % "doctor" + "]")
     code, _, err = run_command(monkeypatch, capsys, "evaluate", str(relation_archive), str(unseen))
-    assert_one_line_error(code, err, rf"^error: {re.escape(str(unseen))}: record r1: label 'per:pet_name' "
-                                     r"\('label' field\) is not one the model knows; its 'labels' vocabulary has")
+    assert_one_line_error(
+        code,
+        err,
+        rf"^error: {re.escape(str(unseen))}: record r1: label 'per:pet_name' "
+        r"\('label' field\) is not one the model knows; its 'labels' vocabulary has",
+    )
 
     invalid = tmp_path / "invalid.json"
     data = write_lines(invalid, INVALID_UTF8["spanbert_tacred"])
     offset = data.index(b"\xff")
-    code, _, err = run_command(monkeypatch, capsys, "predict", str(relation_archive), str(invalid),
-                               "--use-dataset-reader", "--silent", "--output-file", str(tmp_path / "out.jsonl"))
-    assert_one_line_error(code, err, rf"^error: {re.escape(str(invalid))}:2: invalid UTF-8 byte\(s\) b'\\xff' "
-                                     rf"at byte offset {offset};")
+    code, _, err = run_command(
+        monkeypatch,
+        capsys,
+        "predict",
+        str(relation_archive),
+        str(invalid),
+        "--use-dataset-reader",
+        "--silent",
+        "--output-file",
+        str(tmp_path / "out.jsonl"),
+    )
+    assert_one_line_error(
+        code,
+        err,
+        rf"^error: {re.escape(str(invalid))}:2: invalid UTF-8 byte\(s\) b'\\xff' "
+        rf"at byte offset {offset};",
+    )
 
     # the JSON-lines input of `allennlp predict` (no dataset reader)
     for name, content, pattern in [
         ("invalid.jsonl", b'{"token": ["caf\xff"]}\n', r":1: invalid UTF-8 byte\(s\) b'\\xff' at byte offset 15;"),
-        ("malformed.jsonl", TACRED_RECORD.encode() % b"doctor" + b"\n\n{bad\n",
-         r":3: not a valid JSON object \(column 2\)"),
+        (
+            "malformed.jsonl",
+            TACRED_RECORD.encode() % b"doctor" + b"\n\n{bad\n",
+            r":3: not a valid JSON object \(column 2\)",
+        ),
         ("blank.jsonl", b"\n \n", r": nothing to predict: the input file has no JSON line"),
     ]:
         path = tmp_path / name
         path.write_bytes(content)
-        code, _, err = run_command(monkeypatch, capsys, "predict", str(relation_archive), str(path),
-                                   "--silent", "--output-file", str(tmp_path / "out.jsonl"))
+        code, _, err = run_command(
+            monkeypatch,
+            capsys,
+            "predict",
+            str(relation_archive),
+            str(path),
+            "--silent",
+            "--output-file",
+            str(tmp_path / "out.jsonl"),
+        )
         assert_one_line_error(code, err, rf"^error: {re.escape(str(path))}{pattern}")
 
 
@@ -383,8 +475,9 @@ def test_train_on_a_nul_only_corpus_fails(tmp_path, monkeypatch, capsys):
     corpus = tmp_path / "nul.txt"
     corpus.write_bytes(b"\x00" * 64)
     overrides = json.dumps({"train_data_path": str(corpus), "validation_data_path": None})
-    code, _, err = run_command(monkeypatch, capsys, "train", str(PRETRAINING_CONFIG), "-s", str(tmp_path / "run"),
-                               "-o", overrides)
+    code, _, err = run_command(
+        monkeypatch, capsys, "train", str(PRETRAINING_CONFIG), "-s", str(tmp_path / "run"), "-o", overrides
+    )
     assert_one_line_error(code, err, rf"^error: {re.escape(str(corpus))}: ")
     assert not (tmp_path / "run" / "model.tar.gz").exists()
 
@@ -402,8 +495,9 @@ def test_squad_eval_refuses_a_dataset_without_questions(tmp_path, monkeypatch, c
     dataset.write_text('{"version": "1.1", "data": []}')
     predictions = tmp_path / "predictions.json"
     predictions.write_text("{}")
-    code, _, err = run_command(monkeypatch, capsys, "squad-eval", str(dataset), str(predictions),
-                               "--include-package", "spanbert_lib.qa")
+    code, _, err = run_command(
+        monkeypatch, capsys, "squad-eval", str(dataset), str(predictions), "--include-package", "spanbert_lib.qa"
+    )
     assert_one_line_error(code, err, rf"^error: {re.escape(str(dataset))}: the dataset file has no question")
 
 
@@ -416,8 +510,9 @@ def run_executable(*argv: str) -> subprocess.CompletedProcess:
     executable = Path(sys.executable).with_name("allennlp")
     env = dict(os.environ)
     env.pop(DEBUG_ENVIRONMENT_VARIABLE, None)
-    return subprocess.run([str(executable), *argv], cwd=str(REPO_ROOT), capture_output=True, text=True,
-                          timeout=300, env=env)
+    return subprocess.run(
+        [str(executable), *argv], cwd=str(REPO_ROOT), capture_output=True, text=True, timeout=300, env=env
+    )
 
 
 @pytest.mark.slow
@@ -430,5 +525,7 @@ def test_console_script_prints_one_line_and_no_traceback(tmp_path):
     completed = run_executable("squad-eval", str(dataset), str(predictions), "--include-package", "spanbert_lib.qa")
     assert completed.returncode == USER_ERROR_EXIT_CODE
     *logged, last = completed.stderr.rstrip("\n").split("\n")
-    assert last == f"error: {dataset}:2: invalid UTF-8 byte(s) b'\\xff' at byte offset {offset}; convert the file to UTF-8"
+    assert (
+        last == f"error: {dataset}:2: invalid UTF-8 byte(s) b'\\xff' at byte offset {offset}; convert the file to UTF-8"
+    )
     assert all(LOG_LINE.match(line) for line in logged), logged  # allennlp's "Plugin ... available"

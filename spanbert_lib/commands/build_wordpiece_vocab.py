@@ -6,6 +6,7 @@ text and saves a fast tokenizer directory that the pre-training readers and
 TEXT_PATH is read like the pre-training readers read it: a file, a directory (every ``*.txt``
 below it) or a glob pattern, UTF-8, documents separated by blank lines.
 """
+
 import argparse
 import logging
 from typing import Iterator
@@ -23,7 +24,9 @@ class BuildWordpieceVocab(Subcommand):
         subparser.add_argument("text_path", help="a .txt file, a directory of .txt files, or a glob pattern")
         subparser.add_argument("output_dir", help="directory to write the tokenizer to")
         subparser.add_argument(
-            "--vocab-size", type=int, default=28996,
+            "--vocab-size",
+            type=int,
+            default=28996,
             help="maximum vocabulary size incl. special tokens (default: 28996, SpanBERT's cased BERT vocabulary)",
         )
         subparser.add_argument("--lowercase", action="store_true", help="lowercase and strip accents (uncased)")
@@ -31,7 +34,9 @@ class BuildWordpieceVocab(Subcommand):
             "--min-frequency", type=int, default=2, help="minimum pair frequency for a merge (default: 2)"
         )
         subparser.add_argument(
-            "--encoding-errors", choices=("strict", "replace"), default="strict",
+            "--encoding-errors",
+            choices=("strict", "replace"),
+            default="strict",
             help="what to do with invalid UTF-8: fail naming the file and offset (default) or replace",
         )
         subparser.set_defaults(func=build_wordpiece_vocab_from_args)
@@ -89,8 +94,11 @@ def build_wordpiece_vocab(
     logger.info("Training a WordPiece vocabulary on %d files from %s", len(files), text_path)
     documents = (document.text for document in iter_documents(files, "blank_line", encoding_errors))
     tokenizer = train_wordpiece_tokenizer(
-        _refuse_no_words(documents, text_path), output_dir, vocab_size=vocab_size, lowercase=lowercase,
-        min_frequency=min_frequency
+        _refuse_no_words(documents, text_path),
+        output_dir,
+        vocab_size=vocab_size,
+        lowercase=lowercase,
+        min_frequency=min_frequency,
     )
     return len(tokenizer)
 
@@ -110,6 +118,8 @@ def _refuse_no_words(documents: Iterator[str], text_path: str) -> Iterator[str]:
             yield document
             break
     else:
-        raise EmptyInputError("the corpus has no word to build a vocabulary from (empty, blank or only "
-                              "control characters such as NUL)", path=text_path)
+        raise EmptyInputError(
+            "the corpus has no word to build a vocabulary from (empty, blank or only control characters such as NUL)",
+            path=text_path,
+        )
     yield from documents

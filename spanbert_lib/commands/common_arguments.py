@@ -7,6 +7,7 @@ packages before running the command. Subcommands that set ``requires_plugins = F
 without importing every plugin) get no such flag from allennlp; they call
 :func:`add_include_package_argument` so that ``--include-package`` is accepted by every command.
 """
+
 import argparse
 from typing import Iterable
 
@@ -31,8 +32,9 @@ def add_include_package_argument(subparser: argparse.ArgumentParser) -> argparse
         ``subparser`` itself.
     """
     if INCLUDE_PACKAGE_FLAG not in subparser._option_string_actions:
-        subparser.add_argument(INCLUDE_PACKAGE_FLAG, type=str, action="append", default=[],
-                               help="additional packages to include")
+        subparser.add_argument(
+            INCLUDE_PACKAGE_FLAG, type=str, action="append", default=[], help="additional packages to include"
+        )
     return subparser
 
 

@@ -7,6 +7,7 @@ See :mod:`spanbert_lib.coref.predictors.conll_predictions`.
 A non-coreference archive, an unreadable input or an input without words is refused with one
 ``error: PATH[:LINE]: ...`` line and exit status 1 (the traceback with ``SPANBERT_LIB_DEBUG=1``).
 """
+
 import argparse
 import json
 import logging
@@ -40,8 +41,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         ``parser`` itself.
     """
     parser.add_argument("archive_file", help="a model.tar.gz of a spanbert_coref model")
-    parser.add_argument("input_path", help="CoNLL file, directory of *conll files, glob, comma list "
-                                           "(optionally ending in #files=START:END)")
+    parser.add_argument(
+        "input_path",
+        help="CoNLL file, directory of *conll files, glob, comma list (optionally ending in #files=START:END)",
+    )
     parser.add_argument("output_file", help="where to write the predicted CoNLL file")
     parser.add_argument("--cuda-device", type=int, default=-1)
     parser.add_argument("--batch-size", type=int, default=1)
@@ -63,13 +66,14 @@ def predict_conll_from_args(args: argparse.Namespace) -> None:
     from spanbert_lib.coref.predictors.conll_predictions import predict_conll_file
 
     try:
-        metrics = predict_conll_file(args.archive_file, args.input_path, args.output_file,
-                                     args.cuda_device, args.batch_size, args.overrides)
+        metrics = predict_conll_file(
+            args.archive_file, args.input_path, args.output_file, args.cuda_device, args.batch_size, args.overrides
+        )
     except (UserInputError, FileNotFoundError) as error:
         if os.environ.get(DEBUG_ENVIRONMENT_VARIABLE):
             raise
         print(f"error: {error}", file=sys.stderr)
-        raise SystemExit(1)
+        raise SystemExit(1) from None
     print(json.dumps({key: metrics[key] for key in SCORE_KEYS if key in metrics}))
 
 
@@ -77,9 +81,11 @@ def predict_conll_from_args(args: argparse.Namespace) -> None:
 class CorefPredictConll(Subcommand):
     # requires_plugins stays True: allennlp adds --include-package and imports the packages
     def add_subparser(self, parser: argparse._SubParsersAction) -> argparse.ArgumentParser:
-        description = ("Predict coreference for CoNLL-2012 documents with a trained model and write "
-                       "them as a CoNLL file (input documents and columns, predicted clusters); prints "
-                       "the model's CoNLL scores against the input's gold clusters as JSON.")
+        description = (
+            "Predict coreference for CoNLL-2012 documents with a trained model and write "
+            "them as a CoNLL file (input documents and columns, predicted clusters); prints "
+            "the model's CoNLL scores against the input's gold clusters as JSON."
+        )
         subparser = parser.add_parser(self.name, description=description, help=description)
         add_arguments(subparser)
         subparser.set_defaults(func=predict_conll_from_args)
@@ -100,8 +106,7 @@ def main(argv=None) -> int:
     `int`
         The exit status, 0.
     """
-    parser = add_include_package_argument(
-        add_arguments(argparse.ArgumentParser(description=__doc__.split("\n\n")[0])))
+    parser = add_include_package_argument(add_arguments(argparse.ArgumentParser(description=__doc__.split("\n\n")[0])))
     logging.basicConfig(level=logging.INFO)
     args = parser.parse_args(argv)
     import_included_packages(args)

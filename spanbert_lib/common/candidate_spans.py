@@ -6,6 +6,7 @@ candidates their own way (coreference clusters, entity types).
 
 Shapes: `W` words, `N` candidate spans, `K` = ``max_span_width``, `Q` spans looked up.
 """
+
 from dataclasses import dataclass
 
 import numpy as np

@@ -13,6 +13,7 @@ optional) of the sorted list, e.g. ``litbank/#files=:70`` for the first 70 files
 and ``litbank/#files=70:80`` for the next 10 - the usual way corpora without an official split
 (LitBank) are divided.
 """
+
 import glob
 import os
 import re
@@ -44,8 +45,10 @@ def resolve_data_files(file_path: Union[str, os.PathLike], pattern: str = "*") -
     match = _FILE_SLICE.match(spec)
     if match:
         spec = match.group("path")
-        selection = slice(int(match.group("start")) if match.group("start") else None,
-                          int(match.group("end")) if match.group("end") else None)
+        selection = slice(
+            int(match.group("start")) if match.group("start") else None,
+            int(match.group("end")) if match.group("end") else None,
+        )
     paths: List[str] = []
     for part in (piece.strip() for piece in spec.split(",")):
         if not part:
@@ -57,14 +60,18 @@ def resolve_data_files(file_path: Union[str, os.PathLike], pattern: str = "*") -
         else:
             found = [part] if os.path.isfile(part) else []
         if not found:
-            raise FileNotFoundError(f"no data files found at {part!r} (a file, a directory of {pattern} files, "
-                                    f"a glob pattern, or several separated by commas)")
+            raise FileNotFoundError(
+                f"no data files found at {part!r} (a file, a directory of {pattern} files, "
+                f"a glob pattern, or several separated by commas)"
+            )
         paths.extend(found)
     paths = sorted(dict.fromkeys(paths))
     if not paths:
         raise FileNotFoundError(f"no data files named by {os.fspath(file_path)!r}")
     selected = paths[selection]
     if not selected:
-        raise ValueError(f"{os.fspath(file_path)!r}: the slice #files={match.group('start')}:{match.group('end')} "
-                         f"selects none of the {len(paths)} files found")
+        raise ValueError(
+            f"{os.fspath(file_path)!r}: the slice #files={match.group('start')}:{match.group('end')} "
+            f"selects none of the {len(paths)} files found"
+        )
     return selected

@@ -13,6 +13,7 @@ allennlp resolves every registered name through ``Registrable._registry[base][na
 base class's registry and warns when an aliased key is read. Everything else about the registry
 (``list_available``, ``in``, new registrations) is unchanged.
 """
+
 import logging
 from typing import Any, Dict, Mapping, Optional, Set, Tuple, Type
 

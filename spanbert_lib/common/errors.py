@@ -7,8 +7,9 @@ traceback. Readers, commands and predictors raise :class:`UserInputError` (or a 
 ``allennlp`` entry point turns it into that one line and a non-zero exit (the full traceback is
 shown with ``SPANBERT_LIB_DEBUG=1``).
 """
-from typing import Optional, Union
+
 import os
+from typing import Optional, Union
 
 
 class UserInputError(ValueError):
@@ -27,8 +28,13 @@ class UserInputError(ValueError):
         A record identifier when lines do not apply (a JSON example id, a document key).
     """
 
-    def __init__(self, message: str, path: Optional[Union[str, os.PathLike]] = None,
-                 line: Optional[int] = None, record: Optional[str] = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        path: Optional[Union[str, os.PathLike]] = None,
+        line: Optional[int] = None,
+        record: Optional[str] = None,
+    ) -> None:
         self.message = message
         self.path = os.fspath(path) if path is not None else None
         self.line = line

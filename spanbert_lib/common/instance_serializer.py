@@ -2,6 +2,7 @@
 An ``allennlp evaluate --predictions-output-file`` serializer that writes one JSON line per example
 instead of allennlp's default one line per batch.
 """
+
 import json
 from typing import Any, Callable, Dict, List, Optional
 
@@ -38,8 +39,13 @@ class PerInstanceSerializer(Serializer):
     def _to_params(self) -> Dict[str, Any]:
         return {"type": "per_instance"}
 
-    def __call__(self, batch: Dict[str, Any], output_dict: Dict, data_loader: DataLoader,
-                 output_postprocess_function: Optional[Callable] = None) -> str:
+    def __call__(
+        self,
+        batch: Dict[str, Any],
+        output_dict: Dict,
+        data_loader: DataLoader,
+        output_postprocess_function: Optional[Callable] = None,
+    ) -> str:
         """
         The JSON lines of one batch.
 
@@ -62,9 +68,12 @@ class PerInstanceSerializer(Serializer):
         if output_postprocess_function is not None:
             output_dict = output_postprocess_function(output_dict)
         size = _batch_size(batch)
-        per_example = {key: value for key, value in output_dict.items()
-                       if (isinstance(value, list) and len(value) == size)
-                       or (isinstance(value, torch.Tensor) and value.dim() > 0 and value.size(0) == size)}
+        per_example = {
+            key: value
+            for key, value in output_dict.items()
+            if (isinstance(value, list) and len(value) == size)
+            or (isinstance(value, torch.Tensor) and value.dim() > 0 and value.size(0) == size)
+        }
         metadata = batch.get("metadata")
         lines: List[str] = []
         for i in range(size):

@@ -11,11 +11,12 @@ as a :class:`~spanbert_lib.common.errors.UserInputError` (applied to every insta
 Readers say where an instance comes from by putting :func:`record_source` under the key
 :data:`RECORD_SOURCE_KEY` of its ``metadata`` field.
 """
+
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
+from allennlp.data.fields import Field, ListField, MetadataField
 from allennlp.data.instance import Instance
 from allennlp.data.vocabulary import Vocabulary
-from allennlp.data.fields import Field, ListField, MetadataField
 
 from spanbert_lib.common.errors import UserInputError
 
@@ -45,8 +46,11 @@ def record_source(path: Optional[str], line: Optional[int] = None, record: Optio
     `Dict[str, Any]`
         ``{"path", "line", "record"}``, path and record as strings or None.
     """
-    return {"path": None if path is None else str(path), "line": line,
-            "record": None if record is None else str(record)}
+    return {
+        "path": None if path is None else str(path),
+        "line": line,
+        "record": None if record is None else str(record),
+    }
 
 
 def _label_fields(name: str, field: Field) -> Iterator[Tuple[str, Field]]:
@@ -93,12 +97,15 @@ def unknown_label_error(instance: Instance, vocab: Vocabulary) -> Optional[Unkno
             token_to_index = vocab.get_token_to_index_vocabulary(namespace)
             if vocab._oov_token in token_to_index:
                 continue  # unknown labels map to the OOV token
-            unknown = [label for label in _labels_of(label_field)
-                       if isinstance(label, str) and label not in token_to_index]
+            unknown = [
+                label for label in _labels_of(label_field) if isinstance(label, str) and label not in token_to_index
+            ]
             if unknown:
                 known = list(token_to_index)
-                message = (f"label {unknown[0]!r} ({field_name!r} field) is not one the model knows; "
-                           f"its {namespace!r} vocabulary has {len(known)}: {_known_labels_text(known)}")
+                message = (
+                    f"label {unknown[0]!r} ({field_name!r} field) is not one the model knows; "
+                    f"its {namespace!r} vocabulary has {len(known)}: {_known_labels_text(known)}"
+                )
                 return UnknownLabelError(message, **_source_of(instance))
     return None
 

@@ -3,6 +3,7 @@ The tokenizer set-up every transformer reader shares: a fast tokenizer (its char
 word ids align words with wordpieces) and the wordpiece budget ``max_seq_length`` leaves beside
 the special tokens.
 """
+
 from dataclasses import dataclass
 from typing import Any, Dict, Optional
 
@@ -68,12 +69,14 @@ def reader_tokenizer(
     tokenizer = PretrainedTransformerTokenizer(model_name, tokenizer_kwargs=tokenizer_kwargs)
     hf_tokenizer = tokenizer.tokenizer
     if not hf_tokenizer.is_fast:
-        raise ConfigurationError(f"{reader_name}: {model_name} has no fast tokenizer (tokenizer.json); "
-                                 "word-to-wordpiece alignment needs one")
+        raise ConfigurationError(
+            f"{reader_name}: {model_name} has no fast tokenizer (tokenizer.json); word-to-wordpiece alignment needs one"
+        )
     if needs_unknown_token and hf_tokenizer.unk_token is None:
         raise ConfigurationError(f"{reader_name}: the tokenizer of {model_name} has no unknown token")
     num_special = tokenizer.num_special_tokens_for_sequence()
     if max_seq_length <= num_special:
-        raise ConfigurationError(f"{reader_name}: max_seq_length {max_seq_length} leaves no room next to "
-                                 f"the {num_special} special tokens")
+        raise ConfigurationError(
+            f"{reader_name}: max_seq_length {max_seq_length} leaves no room next to the {num_special} special tokens"
+        )
     return ReaderTokenizer(tokenizer, hf_tokenizer, max_seq_length - num_special)

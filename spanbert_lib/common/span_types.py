@@ -1,4 +1,5 @@
 """Type aliases for spans, shared by every task."""
+
 from typing import Tuple
 
 Span = Tuple[int, int]

@@ -4,6 +4,7 @@ Reading UTF-8 text files so that a decoding error names the file, the line and t
 Every reader of this library opens its text through these helpers instead of ``open(path)``:
 Python's own ``UnicodeDecodeError`` names neither the file nor the line.
 """
+
 import os
 from typing import BinaryIO, Iterator, Tuple, Union
 
@@ -13,8 +14,7 @@ PathLike = Union[str, os.PathLike]
 ENCODING_ERRORS = ("strict", "replace")
 
 
-def decoded_lines(handle: BinaryIO, path: PathLike,
-                  encoding_errors: str = "strict") -> Iterator[Tuple[int, str]]:
+def decoded_lines(handle: BinaryIO, path: PathLike, encoding_errors: str = "strict") -> Iterator[Tuple[int, str]]:
     """
     The lines of a UTF-8 byte stream. A leading BOM is dropped.
 
@@ -92,17 +92,21 @@ def read_text(path: PathLike, encoding_errors: str = "strict") -> str:
     except UnicodeDecodeError as error:
         line_start = data.rfind(b"\n", 0, error.start) + 1
         line_end = data.find(b"\n", error.start)
-        raw_line = data[line_start:] if line_end < 0 else data[line_start:line_end + 1]
+        raw_line = data[line_start:] if line_end < 0 else data[line_start : line_end + 1]
         line_number = data.count(b"\n", 0, error.start) + 1
-        local = UnicodeDecodeError(error.encoding, raw_line, error.start - line_start,
-                                   error.end - line_start, error.reason)
+        local = UnicodeDecodeError(
+            error.encoding, raw_line, error.start - line_start, error.end - line_start, error.reason
+        )
         raise _encoding_error(path, raw_line, local, line_start, line_number) from None
     return text[1:] if text.startswith("\ufeff") else text
 
 
-def _encoding_error(path: PathLike, raw_line: bytes, error: UnicodeDecodeError, line_offset: int,
-                    line_number: int) -> InvalidEncodingError:
-    bad = raw_line[error.start:error.end]
+def _encoding_error(
+    path: PathLike, raw_line: bytes, error: UnicodeDecodeError, line_offset: int, line_number: int
+) -> InvalidEncodingError:
+    bad = raw_line[error.start : error.end]
     return InvalidEncodingError(
-        f"invalid UTF-8 byte(s) {bad!r} at byte offset {line_offset + error.start}; "
-        f"convert the file to UTF-8", path=path, line=line_number)
+        f"invalid UTF-8 byte(s) {bad!r} at byte offset {line_offset + error.start}; convert the file to UTF-8",
+        path=path,
+        line=line_number,
+    )

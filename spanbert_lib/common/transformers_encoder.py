@@ -10,6 +10,7 @@ over text fields (coreference, relation classification), an ``EntityAwareEncoder
 words and entities (span NER, entity typing, entity-pair relations). Each names the model directory
 under ``model_name``.
 """
+
 from typing import Any, Dict, Optional, Tuple, Union
 
 import torch
@@ -38,8 +39,12 @@ class TransformerSpec(FromParams):
         Passed to ``from_pretrained`` (or ``from_config``), e.g. ``{"attn_implementation": "eager"}``.
     """
 
-    def __init__(self, model_name: str, config: Optional[Dict[str, Any]] = None,
-                 from_pretrained_kwargs: Optional[Dict[str, Any]] = None) -> None:
+    def __init__(
+        self,
+        model_name: str,
+        config: Optional[Dict[str, Any]] = None,
+        from_pretrained_kwargs: Optional[Dict[str, Any]] = None,
+    ) -> None:
         self.model_name = model_name
         self.config = config
         self.from_pretrained_kwargs = dict(from_pretrained_kwargs or {})
@@ -50,8 +55,9 @@ class TransformerSpec(FromParams):
         return cls(value) if isinstance(value, str) else value
 
 
-def transformer_spec_argument(owner: str, transformer: Optional[Union[TransformerSpec, str]],
-                              deprecated: Dict[str, Tuple[str, Any]]) -> TransformerSpec:
+def transformer_spec_argument(
+    owner: str, transformer: Optional[Union[TransformerSpec, str]], deprecated: Dict[str, Tuple[str, Any]]
+) -> TransformerSpec:
     """
     The ``transformer`` argument of a model that builds its Hugging Face model itself, or the spec
     its deprecated former arguments describe (warning once per argument).
@@ -74,11 +80,12 @@ def transformer_spec_argument(owner: str, transformer: Optional[Union[Transforme
     given = {old: field_and_value for old, field_and_value in deprecated.items() if field_and_value[1] is not None}
     if transformer is not None:
         if given:
-            raise ConfigurationError(f"{owner}: give transformer only ({', '.join(given)} are its deprecated "
-                                     f"former arguments)")
+            raise ConfigurationError(
+                f"{owner}: give transformer only ({', '.join(given)} are its deprecated former arguments)"
+            )
         return TransformerSpec.coerce(transformer)
     if not any(field == "model_name" for field, _ in given.values()):
-        raise ConfigurationError(f"{owner}: transformer is required, e.g. {{\"model_name\": \"DIRECTORY\"}}")
+        raise ConfigurationError(f'{owner}: transformer is required, e.g. {{"model_name": "DIRECTORY"}}')
     for old, (field, _) in given.items():
         warn_once(f"{owner} argument", old, f"transformer.{field}")
     return TransformerSpec(**{field: value for field, value in given.values()})
@@ -103,8 +110,10 @@ def load_encoder_and_tokenizer(
     settings.setdefault("vocab_size", len(tokenizer))
     settings.setdefault("pad_token_id", tokenizer.pad_token_id)
     if settings["vocab_size"] < len(tokenizer):
-        raise ValueError(f"config vocab_size {settings['vocab_size']} is smaller than the tokenizer of "
-                         f"{model_name} ({len(tokenizer)} entries)")
+        raise ValueError(
+            f"config vocab_size {settings['vocab_size']} is smaller than the tokenizer of "
+            f"{model_name} ({len(tokenizer)} entries)"
+        )
     return transformers.AutoModel.from_config(config_from_settings(settings), **from_pretrained_kwargs), tokenizer
 
 

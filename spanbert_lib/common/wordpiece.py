@@ -6,6 +6,7 @@ Both functions save a tokenizer directory (``tokenizer.json``, ``vocab.txt``,
 ``transformers.AutoTokenizer.from_pretrained(directory)`` loads as a fast BERT tokenizer.
 SpanBERT uses a cased vocabulary, so ``lowercase`` defaults to False.
 """
+
 import os
 from pathlib import Path
 from typing import Iterable, List, Optional, Sequence, Union
@@ -25,8 +26,9 @@ def _bert_pipeline(model: models.Model, lowercase: bool) -> Tokenizer:
     return tokenizer
 
 
-def _save(tokenizer: Tokenizer, output_dir, lowercase: bool, extra_special_tokens: Sequence[str],
-          model_max_length: int):
+def _save(
+    tokenizer: Tokenizer, output_dir, lowercase: bool, extra_special_tokens: Sequence[str], model_max_length: int
+):
     from transformers import BertTokenizerFast
 
     cls_id, sep_id = tokenizer.token_to_id("[CLS]"), tokenizer.token_to_id("[SEP]")
@@ -38,7 +40,11 @@ def _save(tokenizer: Tokenizer, output_dir, lowercase: bool, extra_special_token
     fast = BertTokenizerFast(
         tokenizer_object=tokenizer,
         do_lower_case=lowercase,
-        unk_token="[UNK]", sep_token="[SEP]", pad_token="[PAD]", cls_token="[CLS]", mask_token="[MASK]",
+        unk_token="[UNK]",
+        sep_token="[SEP]",
+        pad_token="[PAD]",
+        cls_token="[CLS]",
+        mask_token="[MASK]",
         additional_special_tokens=list(extra_special_tokens),
         model_max_length=model_max_length,
     )

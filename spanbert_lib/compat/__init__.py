@@ -18,4 +18,5 @@ beyond importing this small module; nothing heavy is imported until allennlp is.
 script does this; a wheel install ships it). ``python -m spanbert_lib.compat status``
 reports whether the hook is active.
 """
+
 from spanbert_lib.compat.hook import install, is_installed  # noqa: F401

@@ -3,6 +3,7 @@
 current environment's site-packages (needed for editable installs; a wheel ships it).
 ``python -m spanbert_lib.compat status`` tells whether the import hook is active.
 """
+
 import argparse
 import sys
 import sysconfig
@@ -23,8 +24,10 @@ def main() -> int:
         return 0
     from spanbert_lib.compat import is_installed
 
-    print(f"{target}: {'present' if target.exists() else 'missing'}; "
-          f"import hook {'active' if is_installed() else 'NOT active'} in this interpreter")
+    print(
+        f"{target}: {'present' if target.exists() else 'missing'}; "
+        f"import hook {'active' if is_installed() else 'NOT active'} in this interpreter"
+    )
     return 0 if is_installed() else 1
 
 

@@ -1,4 +1,5 @@
 """An ``AdamW`` with transformers' old signature (``correct_bias``), built on ``torch.optim.AdamW``."""
+
 from typing import Callable, Iterable, Optional, Tuple
 
 import torch
@@ -29,9 +30,16 @@ class AdamW(torch.optim.AdamW):
         Accepted for compatibility with ``transformers.AdamW``; unused.
     """
 
-    def __init__(self, params: Iterable, lr: float = 1e-3, betas: Tuple[float, float] = (0.9, 0.999),
-                 eps: float = 1e-6, weight_decay: float = 0.0, correct_bias: bool = True,
-                 no_deprecation_warning: bool = False) -> None:
+    def __init__(
+        self,
+        params: Iterable,
+        lr: float = 1e-3,
+        betas: Tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-6,
+        weight_decay: float = 0.0,
+        correct_bias: bool = True,
+        no_deprecation_warning: bool = False,
+    ) -> None:
         super().__init__(params, lr=lr, betas=betas, eps=eps, weight_decay=weight_decay)
         self.correct_bias = correct_bias
 

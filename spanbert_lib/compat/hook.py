@@ -6,11 +6,12 @@ placeholder for a dependency it imports at top level); ``after`` callbacks run o
 module has executed (e.g. to replace one of its functions). Module loading itself is left
 to the regular finders; we only wrap the loader they return.
 """
+
 import importlib.abc
 import importlib.machinery
 import sys
-from typing import Callable, Dict, List, Optional, Tuple
 from types import ModuleType
+from typing import Callable, Dict, List, Optional, Tuple
 
 ModuleCallback = Callable[[ModuleType], None]
 
@@ -42,8 +43,9 @@ class CallbackFinder(importlib.abc.MetaPathFinder):
     def __init__(self) -> None:
         self.callbacks: Dict[str, Tuple[List[ModuleCallback], List[ModuleCallback]]] = {}
 
-    def register(self, module_name: str, before: Optional[ModuleCallback] = None,
-                 after: Optional[ModuleCallback] = None) -> None:
+    def register(
+        self, module_name: str, before: Optional[ModuleCallback] = None, after: Optional[ModuleCallback] = None
+    ) -> None:
         """
         Adds callbacks to run around the execution of a module.
 
@@ -100,7 +102,7 @@ def install() -> None:
         finder.register(module_name, before=before, after=after)
     sys.meta_path.insert(0, finder)
     # A module imported before the hook existed gets its callback now.
-    for module_name, before, after in callbacks:
+    for module_name, _, after in callbacks:
         module = sys.modules.get(module_name)
         if module is not None and after is not None:
             after(module)

@@ -1,5 +1,6 @@
 """
-The individual repairs that let allennlp 2.10.1 run on the modern stack. Each entry of :data:`SHIMS` is ``(module, before, after)``:
+The individual repairs that let allennlp 2.10.1 run on the modern stack. Each entry of :data:`SHIMS` is
+``(module, before, after)``:
 ``before(module)`` runs just before ``module`` executes, ``after(module)`` right after.
 ``after`` callbacks must be idempotent (they may run on an already imported module).
 
@@ -16,6 +17,7 @@ What is *not* here, because a pin in ``requirements.lock`` answers it:
 * transformers 5.x removed ``encode_plus``/``batch_encode_plus``/
   ``build_inputs_with_special_tokens`` that allennlp calls. Pinned ``transformers<5``.
 """
+
 import importlib.machinery
 import os
 import sys
@@ -23,9 +25,8 @@ import types
 from types import ModuleType
 from typing import Any, Dict
 
-
-
 # --- allennlp (package) ------------------------------------------------------------
+
 
 def quiet_known_warnings(_: ModuleType) -> None:
     """
@@ -37,8 +38,9 @@ def quiet_known_warnings(_: ModuleType) -> None:
     import warnings
 
     warnings.filterwarnings("ignore", message="pkg_resources is deprecated", category=UserWarning)
-    warnings.filterwarnings("ignore", message=r"`torch\.cuda\.amp\.autocast\(args\.\.\.\)` is deprecated",
-                            category=FutureWarning)
+    warnings.filterwarnings(
+        "ignore", message=r"`torch\.cuda\.amp\.autocast\(args\.\.\.\)` is deprecated", category=FutureWarning
+    )
 
 
 def offline_by_default(_: ModuleType) -> None:
@@ -63,13 +65,20 @@ def torchvision_placeholders(_: ModuleType) -> None:
         return
     try:
         import torchvision  # noqa: F401
+
         return
     except Exception:
         for name in list(sys.modules):
             if name == "torchvision" or name.startswith("torchvision."):
                 del sys.modules[name]
-    for name in ("torchvision", "torchvision.ops", "torchvision.ops.boxes", "torchvision.models",
-                 "torchvision.models.detection", "torchvision.io"):
+    for name in (
+        "torchvision",
+        "torchvision.ops",
+        "torchvision.ops.boxes",
+        "torchvision.models",
+        "torchvision.models.detection",
+        "torchvision.io",
+    ):
         placeholder = types.ModuleType(name)
         placeholder.__doc__ = "Placeholder registered by spanbert_lib.compat: torchvision is not usable here."
         placeholder.__path__ = []  # lets `import torchvision.ops.boxes` resolve through the parents
@@ -107,6 +116,7 @@ def transformers_adamw(_: ModuleType) -> None:
 
 # --- allennlp.common.cached_transformers --------------------------------------------
 
+
 def tokenizer_without_add_special_tokens(module: ModuleType) -> None:
     """
     ``PretrainedTransformerTokenizer`` calls ``cached_transformers.get_tokenizer(name,
@@ -129,6 +139,7 @@ def tokenizer_without_add_special_tokens(module: ModuleType) -> None:
 
 # --- allennlp.training.learning_rate_schedulers.pytorch_lr_schedulers ---------------
 
+
 def reduce_on_plateau_without_verbose(module: ModuleType) -> None:
     """
     torch 2.x removed the ``verbose`` argument of ``ReduceLROnPlateau`` (deprecated in
@@ -147,12 +158,29 @@ def reduce_on_plateau_without_verbose(module: ModuleType) -> None:
     base = module._PyTorchLearningRateSchedulerWithMetricsWrapper
     signature = inspect.signature(cls.__init__)
 
-    def __init__(self, optimizer, mode="min", factor=0.1, patience=10, verbose=False,
-                 threshold_mode="rel", threshold=1e-4, cooldown=0, min_lr=0, eps=1e-8) -> None:
+    def __init__(
+        self,
+        optimizer,
+        mode="min",
+        factor=0.1,
+        patience=10,
+        verbose=False,
+        threshold_mode="rel",
+        threshold=1e-4,
+        cooldown=0,
+        min_lr=0,
+        eps=1e-8,
+    ) -> None:
         lr_scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(
-            optimizer=optimizer, mode=mode, factor=factor, patience=patience,
-            threshold_mode=threshold_mode, threshold=threshold, cooldown=cooldown,
-            min_lr=min_lr, eps=eps,
+            optimizer=optimizer,
+            mode=mode,
+            factor=factor,
+            patience=patience,
+            threshold_mode=threshold_mode,
+            threshold=threshold,
+            cooldown=cooldown,
+            min_lr=min_lr,
+            eps=eps,
         )
         base.__init__(self, lr_scheduler)
 
@@ -188,6 +216,7 @@ def restore_nltk_download(_: ModuleType) -> None:
 
 # --- allennlp.common.plugins (registration, not a repair) -----------------------------
 
+
 def register_command_plugin(module: ModuleType) -> None:
     """
     allennlp finds plugin *subcommands* only among its default plugins and the modules
@@ -207,8 +236,7 @@ SHIMS = [
     ("allennlp", torchvision_placeholders, None),
     ("allennlp.training.optimizers", transformers_adamw, None),
     ("allennlp.common.cached_transformers", None, tokenizer_without_add_special_tokens),
-    ("allennlp.training.learning_rate_schedulers.pytorch_lr_schedulers", None,
-     reduce_on_plateau_without_verbose),
+    ("allennlp.training.learning_rate_schedulers.pytorch_lr_schedulers", None, reduce_on_plateau_without_verbose),
     ("allennlp_models.rc.tools.narrativeqa", silence_nltk_download, restore_nltk_download),
     ("allennlp.common.plugins", None, register_command_plugin),
 ]

@@ -29,17 +29,17 @@ Like the reference, the reader refuses a closing bracket without an opening one 
 still open at ``#end document``; it also refuses what the reference would silently misread: a
 token line outside a document, a ``#`` line inside one and a file that ends inside a document.
 """
+
 import io
 import logging
 import os
 import re
 from dataclasses import dataclass, field
-from typing import (Dict, IO, Iterable, Iterator, List, Mapping, NamedTuple, Optional, Sequence,
-                    TextIO, Tuple, Union)
+from typing import IO, Dict, Iterable, Iterator, List, Mapping, NamedTuple, Optional, Sequence, TextIO, Tuple, Union
 
 from spanbert_lib.common.errors import UserInputError
-from spanbert_lib.common.text_files import read_lines
 from spanbert_lib.common.span_types import Span
+from spanbert_lib.common.text_files import read_lines
 
 logger = logging.getLogger(__name__)
 
@@ -166,7 +166,7 @@ def _take_all(pattern: "re.Pattern", text: str) -> Tuple[List[str], str]:
     match = pattern.search(text)
     while match:
         found.append(match.group(1))
-        text = text[:match.start()] + text[match.end():]
+        text = text[: match.start()] + text[match.end() :]
         match = pattern.search(text)
     return found, text
 
@@ -217,8 +217,9 @@ class _IgnoredText:
 class _DocumentBuilder:
     """Accumulates one document's lines; raises ConllFormatError on malformed content."""
 
-    def __init__(self, source: str, line_number: int, header: str, name: str,
-                 min_columns: int, ignored_text: _IgnoredText) -> None:
+    def __init__(
+        self, source: str, line_number: int, header: str, name: str, min_columns: int, ignored_text: _IgnoredText
+    ) -> None:
         self.source = source
         self.ignored_text = ignored_text
         self.begin_line_number = line_number
@@ -252,8 +253,7 @@ class _DocumentBuilder:
             self._sentence.append("")
             self.has_words = False
         # the speaker column only exists on OntoNotes-like lines (LitBank fills it with '_')
-        self._sentence_speakers.append(
-            columns[SPEAKER_COLUMN] if len(columns) > SPEAKER_COLUMN + 1 else "-")
+        self._sentence_speakers.append(columns[SPEAKER_COLUMN] if len(columns) > SPEAKER_COLUMN + 1 else "-")
         self._sentence_lines.append(line)
         self.token_line_numbers.append(line_number)
         self._add_coreference(columns[-1], self._num_words, line_number)
@@ -261,11 +261,15 @@ class _DocumentBuilder:
 
     def _too_few_columns(self, found: int) -> str:
         if self.min_columns >= MIN_COLUMNS_WITH_WORDS:
-            return (f"expected at least {self.min_columns} columns (the word in column "
-                    f"{WORD_COLUMN + 1}, coreference in the last), found {found} in document "
-                    f"{self.doc_key!r}")
-        return (f"expected at least {self.min_columns} columns (the document id, then "
-                f"coreference in the last), found {found} in document {self.doc_key!r}")
+            return (
+                f"expected at least {self.min_columns} columns (the word in column "
+                f"{WORD_COLUMN + 1}, coreference in the last), found {found} in document "
+                f"{self.doc_key!r}"
+            )
+        return (
+            f"expected at least {self.min_columns} columns (the document id, then "
+            f"coreference in the last), found {found} in document {self.doc_key!r}"
+        )
 
     def _cluster(self, cluster_id: str) -> List[Span]:
         index = self._cluster_index.get(cluster_id)
@@ -288,9 +292,12 @@ class _DocumentBuilder:
         for cluster_id in closes:
             stack = self._open.get(cluster_id)
             if not stack:
-                raise self.error(line_number, f"unbalanced coreference brackets: '{cluster_id})' "
-                                              f"closes a mention of cluster {cluster_id} that "
-                                              f"was never opened")
+                raise self.error(
+                    line_number,
+                    f"unbalanced coreference brackets: '{cluster_id})' "
+                    f"closes a mention of cluster {cluster_id} that "
+                    f"was never opened",
+                )
             start, _ = stack.pop()
             self._cluster(cluster_id).append((start, word))
 
@@ -303,14 +310,16 @@ class _DocumentBuilder:
 
     def finish(self, line_number: int) -> ConllDocument:
         self.end_sentence()
-        unclosed = [(opened_line, cluster_id)
-                    for cluster_id, stack in self._open.items() for _, opened_line in stack]
+        unclosed = [(opened_line, cluster_id) for cluster_id, stack in self._open.items() for _, opened_line in stack]
         if unclosed:
             opened_line, cluster_id = min(unclosed)
-            raise self.error(line_number, f"unbalanced coreference brackets: a mention of "
-                                          f"cluster {cluster_id} opened on line {opened_line} "
-                                          f"is still open at the end of document "
-                                          f"{self.doc_key!r}")
+            raise self.error(
+                line_number,
+                f"unbalanced coreference brackets: a mention of "
+                f"cluster {cluster_id} opened on line {opened_line} "
+                f"is still open at the end of document "
+                f"{self.doc_key!r}",
+            )
         return ConllDocument(
             doc_key=self.doc_key,
             part=self.part,
@@ -328,8 +337,9 @@ class _DocumentBuilder:
         )
 
 
-def parse_numbered_lines(numbered_lines: Iterable[Tuple[int, str]], source: str = "<string>",
-                         min_columns: int = MIN_COLUMNS) -> Iterator[ConllDocument]:
+def parse_numbered_lines(
+    numbered_lines: Iterable[Tuple[int, str]], source: str = "<string>", min_columns: int = MIN_COLUMNS
+) -> Iterator[ConllDocument]:
     """
     Yields the documents of ``(line number, line)`` pairs lazily (see :func:`parse_conll_lines`).
     """
@@ -347,42 +357,52 @@ def parse_numbered_lines(numbered_lines: Iterable[Tuple[int, str]], source: str 
         begin = _BEGIN_RE.match(line)
         if begin:
             if builder is not None:
-                raise ConllFormatError(source, line_number,
-                                       f"'#begin document' inside document {builder.doc_key!r} "
-                                       f"begun on line {builder.begin_line_number}, which has "
-                                       f"no '#end document'")
-            builder = _DocumentBuilder(source, line_number, line.rstrip(), begin.group(1),
-                                       min_columns, ignored_text)
+                raise ConllFormatError(
+                    source,
+                    line_number,
+                    f"'#begin document' inside document {builder.doc_key!r} "
+                    f"begun on line {builder.begin_line_number}, which has "
+                    f"no '#end document'",
+                )
+            builder = _DocumentBuilder(source, line_number, line.rstrip(), begin.group(1), min_columns, ignored_text)
         elif _END_RE.match(line):
             if builder is None:
-                raise ConllFormatError(source, line_number,
-                                       "'#end document' without a matching '#begin document'")
+                raise ConllFormatError(source, line_number, "'#end document' without a matching '#begin document'")
             yield builder.finish(line_number)
             builder = None
         elif line.startswith("#"):
             if builder is not None:
-                raise ConllFormatError(source, line_number,
-                                       f"unexpected '#' line inside document "
-                                       f"{builder.doc_key!r}: {line[:60]!r}")
+                raise ConllFormatError(
+                    source, line_number, f"unexpected '#' line inside document {builder.doc_key!r}: {line[:60]!r}"
+                )
         elif builder is None:
-            raise ConllFormatError(source, line_number,
-                                   "token line outside a document (no '#begin document' "
-                                   "before it)")
+            raise ConllFormatError(
+                source, line_number, "token line outside a document (no '#begin document' before it)"
+            )
         else:
             builder.add_token_line(line, line_number)
     if builder is not None:
-        raise ConllFormatError(source, line_number,
-                               f"missing '#end document': document {builder.doc_key!r} begun "
-                               f"on line {builder.begin_line_number} runs to the end of the file")
+        raise ConllFormatError(
+            source,
+            line_number,
+            f"missing '#end document': document {builder.doc_key!r} begun "
+            f"on line {builder.begin_line_number} runs to the end of the file",
+        )
     if ignored_text.cells:
-        logger.warning("%s:%d: %d coreference cell(s) hold text that is no mention bracket, "
-                       "e.g. %r; it is read as no mention, as the reference scorer reads it "
-                       "(is coreference the last column?)", source, ignored_text.first_line,
-                       ignored_text.cells, ignored_text.first_cell)
+        logger.warning(
+            "%s:%d: %d coreference cell(s) hold text that is no mention bracket, "
+            "e.g. %r; it is read as no mention, as the reference scorer reads it "
+            "(is coreference the last column?)",
+            source,
+            ignored_text.first_line,
+            ignored_text.cells,
+            ignored_text.first_cell,
+        )
 
 
-def parse_conll_lines(lines: Iterable[str], source: str = "<string>",
-                      min_columns: int = MIN_COLUMNS) -> Iterator[ConllDocument]:
+def parse_conll_lines(
+    lines: Iterable[str], source: str = "<string>", min_columns: int = MIN_COLUMNS
+) -> Iterator[ConllDocument]:
     """
     Yields the documents of an iterable of lines (e.g. ``io.StringIO``) lazily.
 
@@ -399,32 +419,29 @@ def parse_conll_lines(lines: Iterable[str], source: str = "<string>",
     yield from parse_numbered_lines(enumerate(lines, start=1), source, min_columns)
 
 
-def iter_conll_documents(path: Union[str, os.PathLike],
-                         min_columns: int = MIN_COLUMNS) -> Iterator[ConllDocument]:
+def iter_conll_documents(path: Union[str, os.PathLike], min_columns: int = MIN_COLUMNS) -> Iterator[ConllDocument]:
     """Yields the documents of a UTF-8 CoNLL file one at a time (the file is read lazily);
     invalid UTF-8 raises ``InvalidEncodingError`` naming the file, line and byte offset."""
-    yield from parse_numbered_lines(read_lines(path), source=os.fspath(path),
-                                    min_columns=min_columns)
+    yield from parse_numbered_lines(read_lines(path), source=os.fspath(path), min_columns=min_columns)
 
 
-def read_conll_documents(path: Union[str, os.PathLike],
-                         min_columns: int = MIN_COLUMNS) -> List[ConllDocument]:
+def read_conll_documents(path: Union[str, os.PathLike], min_columns: int = MIN_COLUMNS) -> List[ConllDocument]:
     return list(iter_conll_documents(path, min_columns=min_columns))
 
 
 # ---------------------------------------------------------------------------------- writing
 
 
-def _check_clusters(clusters: Sequence[Sequence[Span]], num_words: int,
-                    what: str) -> List[List[Span]]:
+def _check_clusters(clusters: Sequence[Sequence[Span]], num_words: int, what: str) -> List[List[Span]]:
     checked = []
     for cluster in clusters:
         spans = []
         for span in cluster:
             start, end = int(span[0]), int(span[1])
             if not 0 <= start <= end < num_words:
-                raise ValueError(f"{what}: mention ({start}, {end}) is outside the document's "
-                                 f"{num_words} words or has start > end")
+                raise ValueError(
+                    f"{what}: mention ({start}, {end}) is outside the document's {num_words} words or has start > end"
+                )
             spans.append((start, end))
         checked.append(spans)
     return checked
@@ -438,14 +455,15 @@ def _check_bracketable(cluster_index: int, cluster: List[Span], what: str) -> No
         while open_ends and open_ends[-1][1] < start:
             open_ends.pop()
         if open_ends and open_ends[-1][1] < end:
-            raise ValueError(f"{what}: mentions {open_ends[-1]} and {(start, end)} of cluster "
-                             f"{cluster_index} cross each other and cannot be written in CoNLL "
-                             f"bracket notation")
+            raise ValueError(
+                f"{what}: mentions {open_ends[-1]} and {(start, end)} of cluster "
+                f"{cluster_index} cross each other and cannot be written in CoNLL "
+                f"bracket notation"
+            )
         open_ends.append((start, end))
 
 
-def coreference_cells(num_words: int, clusters: Sequence[Sequence[Span]],
-                      what: str = "clusters") -> List[str]:
+def coreference_cells(num_words: int, clusters: Sequence[Sequence[Span]], what: str = "clusters") -> List[str]:
     """
     The coreference column (one cell per word) for ``clusters``, cluster ``i`` written as id
     ``i``. Per cell: openings (longest mention first), one-word mentions, closings (shortest
@@ -478,62 +496,75 @@ def _replace_last_column(line: str, cell: str) -> str:
     has an empty last column (LitBank: ``..._<TAB>``): ``cell`` goes there."""
     stripped = line.rstrip()
     cut = max(stripped.rfind(" "), stripped.rfind("\t"))
-    if line.endswith("\t") and not any(parse_coreference_cell(stripped[cut + 1:])[:3]):
+    if line.endswith("\t") and not any(parse_coreference_cell(stripped[cut + 1 :])[:3]):
         return line + cell
-    return stripped[:cut + 1] + cell + line[len(stripped):]
+    return stripped[: cut + 1] + cell + line[len(stripped) :]
 
 
-def format_conll_document(document: ConllDocument,
-                          clusters: Optional[Sequence[Sequence[Span]]] = None) -> str:
+def format_conll_document(document: ConllDocument, clusters: Optional[Sequence[Sequence[Span]]] = None) -> str:
     """
     The document as CoNLL text with its coreference column replaced by ``clusters``
     (default: the document's own clusters). Other columns are kept from ``raw_lines`` when the
     document was read from a file; otherwise 12 tab-separated columns are written with ``-``
     for the unknown ones.
     """
-    cells = coreference_cells(document.num_words,
-                              document.clusters if clusters is None else clusters,
-                              what=document.describe())
+    cells = coreference_cells(
+        document.num_words, document.clusters if clusters is None else clusters, what=document.describe()
+    )
     out = [document.header]
     word = 0
     have_raw = len(document.raw_lines) == len(document.sentences) and all(
-        len(raw) == len(sentence) for raw, sentence in zip(document.raw_lines, document.sentences))
+        len(raw) == len(sentence) for raw, sentence in zip(document.raw_lines, document.sentences)
+    )
     part_column = str(int(document.part)) if document.part.isdigit() else (document.part or "0")
     for sentence_index, sentence in enumerate(document.sentences):
         for position, token in enumerate(sentence):
             if have_raw:
-                out.append(_replace_last_column(document.raw_lines[sentence_index][position],
-                                                cells[word]))
+                out.append(_replace_last_column(document.raw_lines[sentence_index][position], cells[word]))
             else:
                 speaker = "-"
-                if sentence_index < len(document.speakers) and position < len(
-                        document.speakers[sentence_index]):
+                if sentence_index < len(document.speakers) and position < len(document.speakers[sentence_index]):
                     speaker = document.speakers[sentence_index][position] or "-"
-                out.append("\t".join([document.doc_key, part_column, str(position), token,
-                                      "-", "-", "-", "-", "-", speaker, "*", cells[word]]))
+                out.append(
+                    "\t".join(
+                        [
+                            document.doc_key,
+                            part_column,
+                            str(position),
+                            token,
+                            "-",
+                            "-",
+                            "-",
+                            "-",
+                            "-",
+                            speaker,
+                            "*",
+                            cells[word],
+                        ]
+                    )
+                )
             word += 1
         out.append("")
     out.append("#end document")
     return "\n".join(out) + "\n"
 
 
-ClustersForDocuments = Union[Sequence[Sequence[Sequence[Span]]],
-                             Mapping[DocumentId, Sequence[Sequence[Span]]]]
+ClustersForDocuments = Union[Sequence[Sequence[Sequence[Span]]], Mapping[DocumentId, Sequence[Sequence[Span]]]]
 
 
-def write_conll_documents(destination: Union[str, os.PathLike, TextIO],
-                          documents: Iterable[ConllDocument],
-                          clusters: Optional[ClustersForDocuments] = None) -> None:
+def write_conll_documents(
+    destination: Union[str, os.PathLike, TextIO],
+    documents: Iterable[ConllDocument],
+    clusters: Optional[ClustersForDocuments] = None,
+) -> None:
     """
     Writes ``documents`` (same keys, parts, words and other columns) with the coreference
     column replaced by ``clusters``: a sequence parallel to ``documents`` or a mapping from
     ``(doc_key, part)``; None writes each document's own clusters.
     """
     documents = list(documents)
-    if clusters is not None and not isinstance(clusters, Mapping) and len(clusters) != len(
-            documents):
-        raise ValueError(f"got clusters for {len(clusters)} documents but {len(documents)} "
-                         f"documents")
+    if clusters is not None and not isinstance(clusters, Mapping) and len(clusters) != len(documents):
+        raise ValueError(f"got clusters for {len(clusters)} documents but {len(documents)} documents")
 
     def clusters_for(index: int, document: ConllDocument):
         if clusters is None:
@@ -555,8 +586,7 @@ def write_conll_documents(destination: Union[str, os.PathLike, TextIO],
         write(destination)
 
 
-def conll_text(documents: Iterable[ConllDocument],
-               clusters: Optional[ClustersForDocuments] = None) -> str:
+def conll_text(documents: Iterable[ConllDocument], clusters: Optional[ClustersForDocuments] = None) -> str:
     """``write_conll_documents`` into a string."""
     buffer = io.StringIO()
     write_conll_documents(buffer, documents, clusters)

@@ -1,3 +1,4 @@
 """Entity typing (Open Entity, UFET): reader and loose micro F1."""
+
 import spanbert_lib.entity_typing.dataset_readers  # noqa: F401
 import spanbert_lib.entity_typing.metrics  # noqa: F401

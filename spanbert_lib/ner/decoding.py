@@ -16,6 +16,7 @@ score keep the input order (the readers order spans by start, then end). Outputs
 ``label_names`` (a list, or a dict id -> name such as
 ``vocab.get_index_to_token_vocabulary("labels")``) is given.
 """
+
 from typing import List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -32,15 +33,18 @@ def _as_numpy(values: ArrayLike) -> np.ndarray:
     return np.asarray(values)
 
 
-def _ranked_candidates(spans: ArrayLike, labels: ArrayLike, scores: ArrayLike, outside_label: int,
-                       mask: Optional[ArrayLike]) -> Tuple[np.ndarray, np.ndarray]:
+def _ranked_candidates(
+    spans: ArrayLike, labels: ArrayLike, scores: ArrayLike, outside_label: int, mask: Optional[ArrayLike]
+) -> Tuple[np.ndarray, np.ndarray]:
     """Spans ``(K, 2)`` and labels ``(K,)`` predicted as entities, by descending score (stable)."""
     spans_np = _as_numpy(spans).astype(np.int64).reshape(-1, 2)
     labels_np = _as_numpy(labels).astype(np.int64).reshape(-1)
     scores_np = _as_numpy(scores).astype(np.float64).reshape(-1)
     if not len(spans_np) == len(labels_np) == len(scores_np):
-        raise ValueError(f"decoding needs one label and score per span, got {len(spans_np)} spans, "
-                         f"{len(labels_np)} labels, {len(scores_np)} scores")
+        raise ValueError(
+            f"decoding needs one label and score per span, got {len(spans_np)} spans, "
+            f"{len(labels_np)} labels, {len(scores_np)} scores"
+        )
     keep = labels_np != outside_label
     if mask is not None:
         mask_np = _as_numpy(mask).astype(bool).reshape(-1)
@@ -60,9 +64,14 @@ def _output(spans: np.ndarray, labels: np.ndarray, label_names: Optional[LabelNa
     return [(start, end, name) for (start, end), name in zip(spans[order].tolist(), names)]
 
 
-def decode_flat(spans: ArrayLike, labels: ArrayLike, scores: ArrayLike, outside_label: int = 0,
-                mask: Optional[ArrayLike] = None,
-                label_names: Optional[LabelNames] = None) -> List[Tuple[int, int, Label]]:
+def decode_flat(
+    spans: ArrayLike,
+    labels: ArrayLike,
+    scores: ArrayLike,
+    outside_label: int = 0,
+    mask: Optional[ArrayLike] = None,
+    label_names: Optional[LabelNames] = None,
+) -> List[Tuple[int, int, Label]]:
     """Non-overlapping entities, greedily by descending score (module docstring)."""
     ranked, ranked_labels = _ranked_candidates(spans, labels, scores, outside_label, mask)
     if not len(ranked):
@@ -70,15 +79,20 @@ def decode_flat(spans: ArrayLike, labels: ArrayLike, scores: ArrayLike, outside_
     taken = np.zeros(int(ranked[:, 1].max()) + 1, dtype=bool)
     kept = np.zeros(len(ranked), dtype=bool)
     for index, (start, end) in enumerate(ranked.tolist()):
-        if not taken[start:end + 1].any():
-            taken[start:end + 1] = True
+        if not taken[start : end + 1].any():
+            taken[start : end + 1] = True
             kept[index] = True
     return _output(ranked[kept], ranked_labels[kept], label_names)
 
 
-def decode_nested(spans: ArrayLike, labels: ArrayLike, scores: ArrayLike, outside_label: int = 0,
-                  mask: Optional[ArrayLike] = None,
-                  label_names: Optional[LabelNames] = None) -> List[Tuple[int, int, Label]]:
+def decode_nested(
+    spans: ArrayLike,
+    labels: ArrayLike,
+    scores: ArrayLike,
+    outside_label: int = 0,
+    mask: Optional[ArrayLike] = None,
+    label_names: Optional[LabelNames] = None,
+) -> List[Tuple[int, int, Label]]:
     """Entities that may nest but never cross, greedily by descending score (module docstring)."""
     ranked, ranked_labels = _ranked_candidates(spans, labels, scores, outside_label, mask)
     kept_starts = np.zeros(len(ranked), dtype=np.int64)
@@ -87,8 +101,9 @@ def decode_nested(spans: ArrayLike, labels: ArrayLike, scores: ArrayLike, outsid
     kept = np.zeros(len(ranked), dtype=bool)
     for index, (start, end) in enumerate(ranked.tolist()):
         starts, ends = kept_starts[:num_kept], kept_ends[:num_kept]
-        crosses = ((starts < start) & (start <= ends) & (ends < end)) | \
-                  ((start < starts) & (starts <= end) & (end < ends))
+        crosses = ((starts < start) & (start <= ends) & (ends < end)) | (
+            (start < starts) & (starts <= end) & (end < ends)
+        )
         if not crosses.any():
             kept_starts[num_kept], kept_ends[num_kept] = start, end
             num_kept += 1
@@ -96,9 +111,15 @@ def decode_nested(spans: ArrayLike, labels: ArrayLike, scores: ArrayLike, outsid
     return _output(ranked[kept], ranked_labels[kept], label_names)
 
 
-def decode_batch(spans: ArrayLike, labels: ArrayLike, scores: ArrayLike, mask: Optional[ArrayLike] = None,
-                 nested: bool = False, outside_label: int = 0,
-                 label_names: Optional[LabelNames] = None) -> List[List[Tuple[int, int, Label]]]:
+def decode_batch(
+    spans: ArrayLike,
+    labels: ArrayLike,
+    scores: ArrayLike,
+    mask: Optional[ArrayLike] = None,
+    nested: bool = False,
+    outside_label: int = 0,
+    label_names: Optional[LabelNames] = None,
+) -> List[List[Tuple[int, int, Label]]]:
     """
     :func:`decode_flat` (or :func:`decode_nested`) on each sentence of a batch of `B`
     sentences with `S` candidate spans each.
@@ -128,6 +149,9 @@ def decode_batch(spans: ArrayLike, labels: ArrayLike, scores: ArrayLike, mask: O
     decode = decode_nested if nested else decode_flat
     spans_np, labels_np, scores_np = _as_numpy(spans), _as_numpy(labels), _as_numpy(scores)
     mask_np = None if mask is None else _as_numpy(mask)
-    return [decode(spans_np[i], labels_np[i], scores_np[i], outside_label,
-                   None if mask_np is None else mask_np[i], label_names)
-            for i in range(len(spans_np))]
+    return [
+        decode(
+            spans_np[i], labels_np[i], scores_np[i], outside_label, None if mask_np is None else mask_np[i], label_names
+        )
+        for i in range(len(spans_np))
+    ]

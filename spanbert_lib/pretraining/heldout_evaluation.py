@@ -10,6 +10,7 @@ prediction heads collect the predictions, and the masks are redrawn beside it fr
 Shapes: `B` blocks in a batch, `L` wordpieces of a block, `N` masked positions (of a block, or of
 all blocks together where said).
 """
+
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Sequence
@@ -152,8 +153,9 @@ def most_frequent_wordpiece(instances: Iterable[Instance], special_ids: Sequence
     return counts.most_common(1)[0][0]
 
 
-def evaluate_heldout(model, instances: Sequence[Instance], seeds: Sequence[int] = (0,),
-                     batch_size: int = 32) -> HeldoutEvaluation:
+def evaluate_heldout(
+    model, instances: Sequence[Instance], seeds: Sequence[int] = (0,), batch_size: int = 32
+) -> HeldoutEvaluation:
     """
     Masks every block once per seed (the model's masker, the model's evaluation masking with
     ``masking_seed = seed``) and records the MLM and SBO predictions at the masked positions.
@@ -190,7 +192,7 @@ def evaluate_heldout(model, instances: Sequence[Instance], seeds: Sequence[int] 
             for seed in seeds:
                 model.masking_seed = seed
                 for start in range(0, len(instances), batch_size):
-                    batch = Batch(list(instances[start:start + batch_size]))
+                    batch = Batch(list(instances[start : start + batch_size]))
                     batch.index_instances(vocabulary)
                     tensors = batch.as_tensor_dict()
                     evaluation.blocks.extend(_masked_blocks(model, tensors, seed, captured))
@@ -202,37 +204,47 @@ def evaluate_heldout(model, instances: Sequence[Instance], seeds: Sequence[int] 
     return evaluation
 
 
-def _masked_blocks(model, tensors: Dict[str, torch.Tensor], seed: int,
-                   captured: Dict[str, torch.Tensor]) -> List[MaskedBlock]:
+def _masked_blocks(
+    model, tensors: Dict[str, torch.Tensor], seed: int, captured: Dict[str, torch.Tensor]
+) -> List[MaskedBlock]:
     captured.clear()
     model(**tensors)
     # The model's evaluation generator is re-seeded with `masking_seed` for every batch, so the
     # same seed redraws exactly the masks the forward pass used.
     generator = torch.Generator(device=tensors["input_ids"].device).manual_seed(seed)
-    masked = model.masker.mask(tensors["input_ids"], tensors["word_ids"], mask_token_id=model.mask_token_id,
-                               vocab_size=model.vocab_size, phrase_ids=tensors.get("phrase_ids"),
-                               generator=generator)
-    targets_at = masked.labels != IGNORE_INDEX                                   # [B, L]
+    masked = model.masker.mask(
+        tensors["input_ids"],
+        tensors["word_ids"],
+        mask_token_id=model.mask_token_id,
+        vocab_size=model.vocab_size,
+        phrase_ids=tensors.get("phrase_ids"),
+        generator=generator,
+    )
+    targets_at = masked.labels != IGNORE_INDEX  # [B, L]
     num_targets = int(targets_at.sum())
     if num_targets == 0:
         return []
     if captured["mlm"].size(0) != num_targets or captured["sbo"].size(0) != num_targets:
-        raise RuntimeError("the redrawn masks differ from the model's: is the masker deterministic given its generator?")
-    mlm_predictions = captured["mlm"].argmax(-1)                                 # [N]
-    sbo_predictions = captured["sbo"].argmax(-1)                                 # [N]
+        raise RuntimeError(
+            "the redrawn masks differ from the model's: is the masker deterministic given its generator?"
+        )
+    mlm_predictions = captured["mlm"].argmax(-1)  # [N]
+    sbo_predictions = captured["sbo"].argmax(-1)  # [N]
     rows_of_targets = targets_at.sum(dim=1).tolist()
     lengths = (tensors["input_ids"] != model.pad_token_id).sum(dim=1).tolist()
     blocks, first = [], 0
     for row, (count, length) in enumerate(zip(rows_of_targets, lengths)):
         positions = targets_at[row].nonzero(as_tuple=True)[0]
-        blocks.append(MaskedBlock(
-            input_ids=tensors["input_ids"][row, :length],
-            positions=positions,
-            targets=masked.labels[row, positions],
-            mlm_predictions=mlm_predictions[first:first + count],
-            sbo_predictions=sbo_predictions[first:first + count],
-            seen_ids=masked.input_ids[row, positions],
-        ))
+        blocks.append(
+            MaskedBlock(
+                input_ids=tensors["input_ids"][row, :length],
+                positions=positions,
+                targets=masked.labels[row, positions],
+                mlm_predictions=mlm_predictions[first : first + count],
+                sbo_predictions=sbo_predictions[first : first + count],
+                seen_ids=masked.input_ids[row, positions],
+            )
+        )
         first += count
     return blocks
 
@@ -264,7 +276,7 @@ def format_fill_ins(block: MaskedBlock, tokenizer, max_words: int = 60) -> str:
             end = position
             while end + 1 in predicted:
                 end += 1
-            gold = _join_pieces(tokens[position:end + 1])
+            gold = _join_pieces(tokens[position : end + 1])
             guess = _join_pieces([predicted[p] for p in range(position, end + 1)])
             pieces.append(f"[{gold} -> {guess}]")
             position = end + 1
@@ -275,7 +287,7 @@ def format_fill_ins(block: MaskedBlock, tokenizer, max_words: int = 60) -> str:
     if len(words) > max_words:
         first_span = next((i for i, word in enumerate(words) if word.startswith("[")), 0)
         start = max(0, min(first_span - max_words // 4, len(words) - max_words))
-        words = (["..."] if start else []) + words[start:start + max_words] + ["..."]
+        words = (["..."] if start else []) + words[start : start + max_words] + ["..."]
     return " ".join(words)
 
 

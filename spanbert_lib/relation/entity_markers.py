@@ -8,6 +8,7 @@ Markers are named after the TACRED types, as in SpanBERT's ``run_tacred.py``:
 (2 roles x 2 kinds x 17 types = 68 tokens), whatever data is read, so the tokenizer, the
 allennlp vocabulary and the embedding matrix are identical for every dataset and scheme.
 """
+
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from spanbert_lib.relation.tacred_schema import TACRED_ENTITY_TYPES

@@ -9,6 +9,7 @@ it. Saves are atomic now (:func:`spanbert_lib.safeguards.safe_torch_io.atomic_sa
 :func:`load_newest_complete_checkpoint` replaces ``load_checkpoint``: it tries checkpoints
 newest first, logs each one it skips and why, and removes temporary files a killed save left.
 """
+
 import glob
 import logging
 import os
@@ -61,8 +62,13 @@ def load_newest_complete_checkpoint(checkpointer) -> Optional["TrainerCheckpoint
             raise
         except Exception as error:  # truncated, empty or missing: torch raises several types
             reason = f"{type(error).__name__}: {str(error).strip().splitlines()[0] if str(error).strip() else ''}"
-            logger.warning("skipping checkpoint e%d_b%d in %s, it does not load (%s)",
-                           point[0], point[1], serialization_dir, reason)
+            logger.warning(
+                "skipping checkpoint e%d_b%d in %s, it does not load (%s)",
+                point[0],
+                point[1],
+                serialization_dir,
+                reason,
+            )
             skipped.append(f"e{point[0]}_b{point[1]} ({reason})")
             continue
         if skipped:

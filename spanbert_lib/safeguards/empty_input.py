@@ -13,6 +13,7 @@ distributed training): a shard may be empty while the data is not. For data load
 on what all workers together delivered (not in distributed training, where each process's loader
 sees its own shard).
 """
+
 import functools
 from types import ModuleType
 from typing import Any, Callable, Iterator
@@ -23,8 +24,9 @@ LIBRARY_PACKAGE = "spanbert_lib."
 def _reads_whole_data(reader: Any) -> bool:
     worker_info = getattr(reader, "_worker_info", None)
     distributed_info = getattr(reader, "_distributed_info", None)
-    return ((worker_info is None or worker_info.num_workers <= 1)
-            and (distributed_info is None or distributed_info.world_size <= 1))
+    return (worker_info is None or worker_info.num_workers <= 1) and (
+        distributed_info is None or distributed_info.world_size <= 1
+    )
 
 
 def _describe(file_path: Any) -> str:
@@ -60,11 +62,14 @@ def _empty_input_error(reader: Any, file_path: Any, what: str = "instance"):
     from spanbert_lib.common.errors import EmptyInputError
 
     if what == "batch":
-        problem = ("no batch could be made: the data is empty, every record in it was skipped (see the "
-                   "warnings above) or, with drop_last, it holds fewer instances than one batch")
+        problem = (
+            "no batch could be made: the data is empty, every record in it was skipped (see the "
+            "warnings above) or, with drop_last, it holds fewer instances than one batch"
+        )
     else:
-        problem = "no instance could be read: the data is empty or every record in it was skipped (see the " \
-                  "warnings above)"
+        problem = (
+            "no instance could be read: the data is empty or every record in it was skipped (see the warnings above)"
+        )
     return EmptyInputError(f"{problem} by the {type(reader).__name__}", path=_describe(file_path))
 
 
@@ -81,7 +86,8 @@ def refuse_empty_passes(iterate: Callable[..., Iterator], what: str) -> Callable
     def iterate_refusing_empty_input(self, *args, **kwargs):
         distributed_info = getattr(self.reader, "_distributed_info", None)
         if not type(self.reader).__module__.startswith(LIBRARY_PACKAGE) or (
-                distributed_info is not None and distributed_info.world_size > 1):
+            distributed_info is not None and distributed_info.world_size > 1
+        ):
             yield from iterate(self, *args, **kwargs)
             return
         count = 0

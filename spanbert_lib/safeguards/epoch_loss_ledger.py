@@ -9,6 +9,7 @@ batches after the checkpoint. The ``carry_epoch_loss`` shim makes ``get_metrics`
 active :class:`EpochLossLedger`, which records the sums and, after a resume, continues the
 checkpoint's sum with the very additions of the uninterrupted run.
 """
+
 from typing import Optional, Tuple
 
 
@@ -28,8 +29,9 @@ class EpochLossLedger:
         """Continues the sums of a checkpoint taken mid-epoch, until the epoch's final ``get_metrics``."""
         self.loss_sum, self._carried_reg_loss, self.carrying = loss_sum, reg_loss_sum, True
 
-    def totals(self, total_loss: float, total_reg_loss: Optional[float], batch_loss: Optional[float],
-               reset: bool) -> Tuple[float, Optional[float]]:
+    def totals(
+        self, total_loss: float, total_reg_loss: Optional[float], batch_loss: Optional[float], reset: bool
+    ) -> Tuple[float, Optional[float]]:
         """The totals ``get_metrics`` should use, given those the training loop passed."""
         if self.carrying:
             if batch_loss is not None:

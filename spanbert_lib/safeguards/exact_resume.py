@@ -25,6 +25,7 @@ as allennlp does), provided that the batches of the epochs replayed in full are 
 original run (allennlp's loaders shuffle with Python's ``random``; models draw from torch's
 generators).
 """
+
 import logging
 from typing import Any, Callable, Dict, Iterator, Optional
 
@@ -64,8 +65,14 @@ class ResumePoint:
         Called when the replay has gone through the whole epoch.
     """
 
-    def __init__(self, epoch: int, batches: int, epoch_start_states: Optional[Dict[str, Any]],
-                 on_reached: Callable[[], None], on_epoch_fully_replayed: Callable[[], None]) -> None:
+    def __init__(
+        self,
+        epoch: int,
+        batches: int,
+        epoch_start_states: Optional[Dict[str, Any]],
+        on_reached: Callable[[], None],
+        on_epoch_fully_replayed: Callable[[], None],
+    ) -> None:
         self.epoch, self.batches = epoch, batches
         self.epoch_start_states = epoch_start_states
         self.on_reached, self.on_epoch_fully_replayed = on_reached, on_epoch_fully_replayed
@@ -156,8 +163,9 @@ class ExactResumeCallback(TrainerCallback):
         if self._checkpoint_state is not None:
             self._plan_resume(self._checkpoint_state)
 
-    def on_end(self, trainer, metrics: Dict[str, Any] = None, epoch: int = None, is_primary: bool = True,
-               **kwargs) -> None:
+    def on_end(
+        self, trainer, metrics: Dict[str, Any] = None, epoch: int = None, is_primary: bool = True, **kwargs
+    ) -> None:
         epoch_loss_ledger.deactivate(self.ledger)
         if isinstance(trainer.data_loader, ResumableDataLoader):
             trainer.data_loader = trainer.data_loader.inner
@@ -169,8 +177,7 @@ class ExactResumeCallback(TrainerCallback):
         batches_in_epoch = trainer._batches_in_epoch_completed
         state: Dict[str, Any] = {
             "version": STATE_VERSION,
-            "position": {"epochs_completed": trainer._epochs_completed,
-                         "batches_in_epoch_completed": batches_in_epoch},
+            "position": {"epochs_completed": trainer._epochs_completed, "batches_in_epoch_completed": batches_in_epoch},
             "random": capture_global_random_states(),
             "model_random": capture_model_random_states(trainer.model),
         }
@@ -182,8 +189,10 @@ class ExactResumeCallback(TrainerCallback):
 
     def load_state_dict(self, state_dict: Dict[str, Any]) -> None:
         if state_dict.get("version") != STATE_VERSION:
-            logger.warning("the checkpoint holds no random states (saved without exact resume): the resumed run "
-                           "will not match an uninterrupted one exactly")
+            logger.warning(
+                "the checkpoint holds no random states (saved without exact resume): the resumed run "
+                "will not match an uninterrupted one exactly"
+            )
             return
         self._checkpoint_state = state_dict
 
@@ -197,9 +206,14 @@ class ExactResumeCallback(TrainerCallback):
         epoch, batches = trainer._start_after_epochs_completed, trainer._start_after_batches_in_epoch_completed
         saved = state["position"]
         if (saved["epochs_completed"], saved["batches_in_epoch_completed"]) != (epoch, batches):
-            logger.warning("the checkpoint's random states were taken at e%d_b%d, its trainer state at e%d_b%d: "
-                           "not reinstating them", saved["epochs_completed"], saved["batches_in_epoch_completed"],
-                           epoch, batches)
+            logger.warning(
+                "the checkpoint's random states were taken at e%d_b%d, its trainer state at e%d_b%d: "
+                "not reinstating them",
+                saved["epochs_completed"],
+                saved["batches_in_epoch_completed"],
+                epoch,
+                batches,
+            )
             return
         if trainer._checkpointer is not None:
             # Without this the next save_every_num_batches checkpoint counts from the resume point
@@ -207,9 +221,12 @@ class ExactResumeCallback(TrainerCallback):
             trainer._checkpointer._last_save_num_epochs_completed = epoch
             trainer._checkpointer._last_save_num_batches_in_epoch_completed = batches
         self.data_loader.resume_point = ResumePoint(
-            epoch, batches * trainer._num_gradient_accumulation_steps, state.get("epoch_start_random"),
+            epoch,
+            batches * trainer._num_gradient_accumulation_steps,
+            state.get("epoch_start_random"),
             on_reached=lambda: self._reinstate(state),
-            on_epoch_fully_replayed=self._report_replayed_epoch)
+            on_epoch_fully_replayed=self._report_replayed_epoch,
+        )
 
     def _reinstate(self, state: Dict[str, Any]) -> None:
         restore_global_random_states(state["random"])
@@ -217,8 +234,11 @@ class ExactResumeCallback(TrainerCallback):
         if "metrics" in state:
             restore_metric_states(self.trainer.model, state["metrics"])
             self.ledger.carry(state["loss_sums"]["loss"], state["loss_sums"]["reg_loss"])
-        logger.info("reinstated the random states and running metrics of checkpoint e%d_b%d",
-                    state["position"]["epochs_completed"], state["position"]["batches_in_epoch_completed"])
+        logger.info(
+            "reinstated the random states and running metrics of checkpoint e%d_b%d",
+            state["position"]["epochs_completed"],
+            state["position"]["batches_in_epoch_completed"],
+        )
 
     def _report_replayed_epoch(self) -> None:
         # Checkpoint after the epoch's last batch (its end-of-epoch checkpoint was lost): allennlp

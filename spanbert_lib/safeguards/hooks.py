@@ -6,6 +6,7 @@ These are not repairs of allennlp on the modern stack (those are :mod:`spanbert_
 they are this library's own behaviour for every ``allennlp`` command, installed by the same import hook
 so that they hold before ``--include-package`` is read.
 """
+
 import importlib
 from types import ModuleType
 

@@ -9,6 +9,7 @@ replacement of ``_PredictManager._get_json_data`` below decodes through
 of a malformed JSON object, and refuses an input file without any. Reading from stdin (``-``) is
 left as allennlp does it.
 """
+
 import functools
 import json
 from types import ModuleType
@@ -38,8 +39,11 @@ def read_json_lines_input(get_json_data):
                 try:
                     data = self._predictor.load_line(line)
                 except json.JSONDecodeError as error:
-                    raise UserInputError(f"not a valid JSON object (column {error.colno}): {error.msg}",
-                                         path=self._input_file, line=line_number) from None
+                    raise UserInputError(
+                        f"not a valid JSON object (column {error.colno}): {error.msg}",
+                        path=self._input_file,
+                        line=line_number,
+                    ) from None
                 count += 1
                 yield data
         if count == 0:

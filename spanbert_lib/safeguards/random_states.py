@@ -10,6 +10,7 @@ Capture and reinstate every random state a training run draws from, in a form th
 * the running state of the model's ``allennlp`` ``Metric`` objects (sums and counts of the
   epoch so far), found among the attributes of the model's submodules.
 """
+
 import logging
 import random
 from typing import Any, Dict, Iterator, Tuple
@@ -27,8 +28,13 @@ def capture_global_random_states() -> Dict[str, Any]:
     kind, keys, position, has_gauss, cached_gaussian = np.random.get_state(legacy=True)
     states: Dict[str, Any] = {
         "python": random.getstate(),
-        "numpy": {"kind": kind, "keys": torch.from_numpy(keys.astype(np.int64)), "position": int(position),
-                  "has_gauss": int(has_gauss), "cached_gaussian": float(cached_gaussian)},
+        "numpy": {
+            "kind": kind,
+            "keys": torch.from_numpy(keys.astype(np.int64)),
+            "position": int(position),
+            "has_gauss": int(has_gauss),
+            "cached_gaussian": float(cached_gaussian),
+        },
         "torch": torch.get_rng_state(),
     }
     if torch.cuda.is_available() and torch.cuda.is_initialized():
@@ -40,8 +46,15 @@ def restore_global_random_states(states: Dict[str, Any]) -> None:
     """Reinstates what :func:`capture_global_random_states` returned."""
     random.setstate(_as_python_random_state(states["python"]))
     numpy_state = states["numpy"]
-    np.random.set_state((numpy_state["kind"], numpy_state["keys"].numpy().astype(np.uint32),
-                         numpy_state["position"], numpy_state["has_gauss"], numpy_state["cached_gaussian"]))
+    np.random.set_state(
+        (
+            numpy_state["kind"],
+            numpy_state["keys"].numpy().astype(np.uint32),
+            numpy_state["position"],
+            numpy_state["has_gauss"],
+            numpy_state["cached_gaussian"],
+        )
+    )
     torch.set_rng_state(states["torch"])
     if "torch_cuda" in states and torch.cuda.is_available():
         torch.cuda.set_rng_state_all(states["torch_cuda"])
@@ -55,8 +68,11 @@ def _as_python_random_state(state: Any) -> tuple:
 
 def capture_model_random_states(model: torch.nn.Module) -> Dict[str, Any]:
     """``random_state_dict()`` of every submodule that has one, by submodule name."""
-    return {name: module.random_state_dict() for name, module in model.named_modules()
-            if callable(getattr(module, "random_state_dict", None))}
+    return {
+        name: module.random_state_dict()
+        for name, module in model.named_modules()
+        if callable(getattr(module, "random_state_dict", None))
+    }
 
 
 def restore_model_random_states(model: torch.nn.Module, states: Dict[str, Any]) -> None:
@@ -140,8 +156,13 @@ def capture_metric_states(model: torch.nn.Module) -> Dict[str, Dict[str, Any]]:
                 state[attribute] = plain
             elif (path, attribute) not in _warned_attributes:
                 _warned_attributes.add((path, attribute))
-                logger.warning("metric %s: attribute %r (%s) is not saved in checkpoints; after a resume "
-                               "mid-epoch it covers only the batches since", path, attribute, type(value).__name__)
+                logger.warning(
+                    "metric %s: attribute %r (%s) is not saved in checkpoints; after a resume "
+                    "mid-epoch it covers only the batches since",
+                    path,
+                    attribute,
+                    type(value).__name__,
+                )
         states[path] = state
     return states
 

@@ -7,6 +7,7 @@ allennlp's ``archival.extracted_archive`` (used by ``load_archive``, hence by ``
 ``../x``, an absolute path, or a link pointing outside, writes wherever it likes. Python's
 ``tarfile`` ``"data"`` filter (PEP 706) refuses exactly those members, plus device files.
 """
+
 import logging
 import os
 import shutil
@@ -49,7 +50,9 @@ def extract_archive_safely(archive_path: Union[str, os.PathLike], target_dir: Un
             member = error.tarinfo.name if error.tarinfo is not None else "?"
             raise UnsafeArchiveError(
                 f"refusing to extract member {member!r}: {error} (a model archive holds only plain files and "
-                f"directories under its own root)", path=archive_path) from error
+                f"directories under its own root)",
+                path=archive_path,
+            ) from error
 
 
 @contextmanager

@@ -12,6 +12,7 @@ checkpoints straight to their final names, so a kill mid-write leaves a truncate
 ``torch`` of their own whose ``load`` is :func:`load_weights_only` and whose ``save`` is
 :func:`atomic_save`; everything else is the real torch.
 """
+
 import functools
 import os
 import pickle
@@ -62,7 +63,8 @@ def load_weights_only(f: PathOrFile, map_location: Any = None, **kwargs: Any) ->
             "refusing to load: the file holds pickled Python objects other than tensors and plain containers, "
             "which could run code when loaded; only load it with torch.load(weights_only=False) if you trust its "
             f"origin ({reasons[0].split('. Please use')[0] if reasons else 'the weights-only unpickler refused it'})",
-            path=name) from error
+            path=name,
+        ) from error
 
 
 def _fsync_directory(directory: str) -> None:
@@ -115,8 +117,9 @@ def torch_with_safe_io() -> types.ModuleType:
     checkpoints. Attributes are copied, so attribute access costs what it costs on ``torch``.
     """
     safe_torch = _TorchWithSafeIO(torch.__name__, torch.__doc__)
-    safe_torch.__dict__.update({name: value for name, value in vars(torch).items()
-                                if name not in ("__name__", "__doc__")})
+    safe_torch.__dict__.update(
+        {name: value for name, value in vars(torch).items() if name not in ("__name__", "__doc__")}
+    )
     safe_torch.load = load_weights_only
     safe_torch.save = atomic_save
     return safe_torch
@@ -130,11 +133,11 @@ class _TorchWithSafeIO(types.ModuleType):
 
 # Modules of allennlp that call torch.load / torch.save on user files.
 MODULES_WITH_TORCH_FILE_IO = (
-    "allennlp.nn.util",                                # read_state_dict: archive weights, best.th
-    "allennlp.training.checkpointer",                  # model_state_* / training_state_*
-    "allennlp.training.gradient_descent_trainer",      # best.th
-    "allennlp.nn.initializers",                        # the `pretrained` initializer
-    "allennlp.common.file_utils",                      # embeddings cached in tensor form
+    "allennlp.nn.util",  # read_state_dict: archive weights, best.th
+    "allennlp.training.checkpointer",  # model_state_* / training_state_*
+    "allennlp.training.gradient_descent_trainer",  # best.th
+    "allennlp.nn.initializers",  # the `pretrained` initializer
+    "allennlp.common.file_utils",  # embeddings cached in tensor form
     "allennlp.nn.parallel.fairscale_fsdp_accelerator",  # sharded states
 )
 

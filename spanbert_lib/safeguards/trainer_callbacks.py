@@ -5,6 +5,7 @@ Imports nothing from allennlp at module level: it runs as the shim of
 ``allennlp.training.gradient_descent_trainer``, possibly while ``allennlp.training`` is still
 being imported (e.g. when a user imports :mod:`spanbert_lib.safeguards.exact_resume` first).
 """
+
 from types import ModuleType
 
 

@@ -8,6 +8,7 @@ label the model never saw. The wrapper below first asks
 :class:`~spanbert_lib.common.known_labels.UnknownLabelError` (file, record, the labels the model
 knows) instead.
 """
+
 import functools
 from types import ModuleType
 

@@ -22,6 +22,7 @@ by its class name and shown as the same one line.
 :func:`wrap_command_main` is applied by :mod:`spanbert_lib.safeguards.hooks` to
 ``allennlp.commands.main``, which the ``allennlp`` console script and ``python -m allennlp`` call.
 """
+
 import ast
 import functools
 import os

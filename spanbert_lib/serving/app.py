@@ -16,6 +16,7 @@ threads at once.
 FastAPI is imported when an application is built, not with this module: ``--include-package
 spanbert_lib`` imports every module of the library on every ``allennlp`` command.
 """
+
 import logging
 import os
 from typing import Dict, Iterable, Optional, Union
@@ -106,9 +107,13 @@ class ModelRegistry:
         return self._locks[name]
 
 
-def create_app(models: Iterable[Entry] = (), masking: Optional[MaskingPreview] = None, *,
-               max_request_chars: int = DEFAULT_MAX_REQUEST_CHARS,
-               max_concurrent_predictions: int = DEFAULT_MAX_CONCURRENT_PREDICTIONS):
+def create_app(
+    models: Iterable[Entry] = (),
+    masking: Optional[MaskingPreview] = None,
+    *,
+    max_request_chars: int = DEFAULT_MAX_REQUEST_CHARS,
+    max_concurrent_predictions: int = DEFAULT_MAX_CONCURRENT_PREDICTIONS,
+):
     """
     The FastAPI application serving the models (routes: see the module docstring).
 
@@ -187,7 +192,7 @@ def create_app(models: Iterable[Entry] = (), masking: Optional[MaskingPreview] =
         text, seed = body.get("text"), body.get("seed", 0)
         if not isinstance(text, str):
             raise ApiError(400, "the masking preview needs 'text': a string")
-        if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2 ** 63:
+        if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**63:
             raise ApiError(400, f"'seed' must be a non-negative integer, got {seed!r}")
         async with masking_lock:
             return json_response(await anyio.to_thread.run_sync(masking.preview, text, seed, limiter=limiter))

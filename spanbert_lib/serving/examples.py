@@ -2,6 +2,7 @@
 What each task of the page is called, which predictor serves it, and the example input the page
 starts with. The texts were written for this project.
 """
+
 from typing import Any, Dict, Optional
 
 # Registered names gained a ``spanbert_`` prefix; archives trained before keep the old model and reader
@@ -52,26 +53,31 @@ MASKING_EXAMPLE = (
 
 _COREFERENCE_EXAMPLE = {
     "document": "Anna told Ben that her old friend from Boston had called. She said he would visit next "
-                "week. The friend had lived in Boston for many years, and Anna missed him.",
+    "week. The friend had lived in Boston for many years, and Anna missed him.",
 }
 _QA_EXAMPLE = {
     "passage": "SpanBERT was introduced by Mandar Joshi and his colleagues in 2020. Instead of masking "
-               "random single tokens, it masks contiguous spans of whole words, and it adds a span "
-               "boundary objective that predicts each masked token from the two tokens at the boundary "
-               "of its span. The model reached an F1 score of 94.6 on SQuAD 1.1.",
+    "random single tokens, it masks contiguous spans of whole words, and it adds a span "
+    "boundary objective that predicts each masked token from the two tokens at the boundary "
+    "of its span. The model reached an F1 score of 94.6 on SQuAD 1.1.",
     "question": "What does the span boundary objective predict?",
 }
 _SPAN_NER_EXAMPLE = {
     "text": "Elizabeth Bennet walked from Longbourn to Netherfield, where Mr. Bingley and his two "
-            "sisters were staying with the officers of the regiment.",
+    "sisters were staying with the officers of the regiment.",
 }
 _TACRED_EXAMPLE = {
     "sentence": "Mandar Joshi, a researcher at the University of Washington, presented SpanBERT in Seattle.",
-    "subj_char_span": [0, 12], "obj_char_span": [34, 58], "subj_type": "PERSON", "obj_type": "ORGANIZATION",
+    "subj_char_span": [0, 12],
+    "obj_char_span": [34, 58],
+    "subj_type": "PERSON",
+    "obj_type": "ORGANIZATION",
 }
 _SEMEVAL_EXAMPLE = {"sentence": "The <e1>flood</e1> was caused by heavy <e2>rain</e2> in the mountains."}
 _ENTITY_TYPING_EXAMPLE = {
-    "sentence": "After the match, the young goalkeeper from Lisbon thanked the crowd.", "start": 17, "end": 37,
+    "sentence": "After the match, the young goalkeeper from Lisbon thanked the crowd.",
+    "start": 17,
+    "end": 37,
 }
 
 

@@ -9,6 +9,7 @@ of the same blocks, so that a paragraph already gives a readable histogram.
 
 Shapes: `B` blocks, `L` positions of the longest block (special tokens included).
 """
+
 import json
 import os
 from typing import Any, Dict, List, Optional, Union
@@ -94,7 +95,9 @@ def masker_from_config(config: Union[None, str, Dict[str, Any]]) -> Masker:
             try:
                 params = json.loads(config)
             except ValueError as error:
-                raise ValueError(f"--masker {config!r} is neither a file nor JSON masker parameters: {error}") from error
+                raise ValueError(
+                    f"--masker {config!r} is neither a file nor JSON masker parameters: {error}"
+                ) from error
     else:
         params = dict(config)
     if isinstance(params.get("model"), dict):
@@ -103,8 +106,10 @@ def masker_from_config(config: Union[None, str, Dict[str, Any]]) -> Masker:
         params = params["masker"]
     masker = Masker.from_params(Params(dict(params)))
     if masker.requires_phrase_ids:
-        raise ValueError(f"the masking preview cannot show {type(masker).__name__}: it needs phrase annotations "
-                         "(spaCy entities / noun chunks) that pasted text does not have")
+        raise ValueError(
+            f"the masking preview cannot show {type(masker).__name__}: it needs phrase annotations "
+            "(spaCy entities / noun chunks) that pasted text does not have"
+        )
     return masker
 
 
@@ -123,8 +128,11 @@ def masker_description(masker: Masker) -> Dict[str, Any]:
         ``{"type": registered name, **public int / float / bool / str attributes}``.
     """
     registered = {Masker.resolve_class_name(name)[0]: name for name in Masker.list_available()}
-    settings = {key: value for key, value in vars(masker).items()
-                if not key.startswith("_") and isinstance(value, (int, float, bool, str))}
+    settings = {
+        key: value
+        for key, value in vars(masker).items()
+        if not key.startswith("_") and isinstance(value, (int, float, bool, str))
+    }
     return {"type": registered.get(type(masker), type(masker).__name__), **settings}
 
 
@@ -144,8 +152,13 @@ class MaskingPreview:
         How many independent draws over the text the statistics are taken from (fewer for long texts).
     """
 
-    def __init__(self, tokenizer: Optional[str] = None, masker: Optional[Masker] = None,
-                 max_sequence_length: int = 512, statistics_draws: int = 200) -> None:
+    def __init__(
+        self,
+        tokenizer: Optional[str] = None,
+        masker: Optional[Masker] = None,
+        max_sequence_length: int = 512,
+        statistics_draws: int = 200,
+    ) -> None:
         from transformers import AutoTokenizer
 
         if max_sequence_length < 3:
@@ -182,7 +195,8 @@ class MaskingPreview:
         if isinstance(self.masker, GeometricSpanMasker):
             first = self.masker.min_span_length
             description["sampling_pmf"] = {
-                str(first + index): float(p) for index, p in enumerate(self.masker.length_pmf.tolist())}
+                str(first + index): float(p) for index, p in enumerate(self.masker.length_pmf.tolist())
+            }
         return description
 
     def preview(self, text: str, seed: int = 0) -> Dict[str, Any]:
@@ -205,25 +219,50 @@ class MaskingPreview:
             :class:`MaskingStatistics` over ``statistics_draws`` draws (``draws``).
         """
         blocks = self._blocks(text)
-        result: Dict[str, Any] = {**self.describe(), "seed": seed, "num_blocks": 0, "num_wordpieces": 0,
-                                  "spans": [], "draws": 0, "statistics": None}
+        result: Dict[str, Any] = {
+            **self.describe(),
+            "seed": seed,
+            "num_blocks": 0,
+            "num_wordpieces": 0,
+            "spans": [],
+            "draws": 0,
+            "statistics": None,
+        }
         if blocks is None:
             return result
         input_ids, word_ids, offsets, truncated_words = blocks
         generator = torch.Generator().manual_seed(seed)
-        shown = self.masker.mask(input_ids, word_ids, mask_token_id=self.tokenizer.mask_token_id,
-                                 vocab_size=self.vocab_size, generator=generator)
+        shown = self.masker.mask(
+            input_ids,
+            word_ids,
+            mask_token_id=self.tokenizer.mask_token_id,
+            vocab_size=self.vocab_size,
+            generator=generator,
+        )
         num_pieces = int((word_ids >= 0).sum())
         draws = max(1, min(self.statistics_draws, _MAX_STATISTICS_TOKENS // max(input_ids.numel(), 1)))
         statistics = MaskingStatistics()
         statistics.update(shown, word_ids)
         if draws > 1:
             repeated_ids, repeated_words = input_ids.repeat(draws - 1, 1), word_ids.repeat(draws - 1, 1)
-            statistics.update(self.masker.mask(repeated_ids, repeated_words, mask_token_id=self.tokenizer.mask_token_id,
-                                               vocab_size=self.vocab_size, generator=generator), repeated_words)
-        result.update(num_blocks=int(input_ids.shape[0]), num_wordpieces=num_pieces, truncated_words=truncated_words,
-                      spans=self._spans(text, shown, offsets), draws=draws,
-                      statistics=statistics.get_statistics())
+            statistics.update(
+                self.masker.mask(
+                    repeated_ids,
+                    repeated_words,
+                    mask_token_id=self.tokenizer.mask_token_id,
+                    vocab_size=self.vocab_size,
+                    generator=generator,
+                ),
+                repeated_words,
+            )
+        result.update(
+            num_blocks=int(input_ids.shape[0]),
+            num_wordpieces=num_pieces,
+            truncated_words=truncated_words,
+            spans=self._spans(text, shown, offsets),
+            draws=draws,
+            statistics=statistics.get_statistics(),
+        )
         return result
 
     def _blocks(self, text: str):
@@ -244,9 +283,9 @@ class MaskingPreview:
         for row, (start, end) in enumerate(ranges):
             size = end - start
             input_ids[row, 0], input_ids[row, size + 1] = self.tokenizer.cls_token_id, self.tokenizer.sep_token_id
-            input_ids[row, 1:size + 1] = ids[start:end]
-            word_ids[row, 1:size + 1] = word_index[start:end]
-            offsets[row, 1:size + 1] = char_offsets[start:end]
+            input_ids[row, 1 : size + 1] = ids[start:end]
+            word_ids[row, 1 : size + 1] = word_index[start:end]
+            offsets[row, 1 : size + 1] = char_offsets[start:end]
         return torch.from_numpy(input_ids), torch.from_numpy(word_ids), offsets, truncated_words
 
     def _spans(self, text: str, output, offsets: np.ndarray) -> List[Dict[str, Any]]:
@@ -257,19 +296,21 @@ class MaskingPreview:
         result = []
         for (row, first, last), replacement, words in zip(spans, replacements, num_words):
             char_start, char_end = int(offsets[row, first, 0]), int(offsets[row, last, 1])
-            result.append({
-                "char_start": char_start,
-                "char_end": char_end,
-                "text": text[char_start:char_end],
-                "num_words": int(words),
-                "num_wordpieces": last - first + 1,
-                "replacement": REPLACEMENT_NAMES[int(replacement)],
-                "original": self.tokenizer.convert_ids_to_tokens(self._original_ids(output, row, first, last)),
-                "output": self.tokenizer.convert_ids_to_tokens(new_ids[row, first:last + 1].tolist()),
-            })
+            result.append(
+                {
+                    "char_start": char_start,
+                    "char_end": char_end,
+                    "text": text[char_start:char_end],
+                    "num_words": int(words),
+                    "num_wordpieces": last - first + 1,
+                    "replacement": REPLACEMENT_NAMES[int(replacement)],
+                    "original": self.tokenizer.convert_ids_to_tokens(self._original_ids(output, row, first, last)),
+                    "output": self.tokenizer.convert_ids_to_tokens(new_ids[row, first : last + 1].tolist()),
+                }
+            )
         result.sort(key=lambda span: span["char_start"])
         return result
 
     @staticmethod
     def _original_ids(output, row: int, first: int, last: int) -> List[int]:
-        return output.labels[row, first:last + 1].tolist()
+        return output.labels[row, first : last + 1].tolist()

@@ -1,4 +1,5 @@
 """The ``--model NAME=ARCHIVE[:PREDICTOR]`` arguments of ``allennlp serve``."""
+
 import os
 import re
 from dataclasses import dataclass
@@ -60,8 +61,7 @@ class ModelSpec:
         if not name:
             name = _default_name(path)
         if not _NAME.match(name):
-            raise UserInputError(f"--model {text!r}: the name {name!r} may hold only letters, digits, "
-                                 "'_', '.' and '-'")
+            raise UserInputError(f"--model {text!r}: the name {name!r} may hold only letters, digits, '_', '.' and '-'")
         return cls(name=name, path=path, predictor=predictor)
 
 

@@ -1,4 +1,5 @@
 """Reading a JSON request body under a size limit, with errors the API answers as JSON."""
+
 import json
 from typing import Any
 

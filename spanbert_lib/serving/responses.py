@@ -1,4 +1,5 @@
 """JSON responses for predictor outputs, which may hold infinite scores (e.g. a QA span score of -inf)."""
+
 import json
 import math
 from typing import Any

@@ -7,6 +7,7 @@ HTTP 400 with the predictor's message), or inside the model (HTTP 500, logged wi
 answered with a short message). :func:`guard_model_calls` tells them apart by marking every
 exception raised from the model's own methods as :class:`ModelFailure`.
 """
+
 import functools
 import json
 import logging
@@ -20,7 +21,13 @@ from spanbert_lib.serving.model_spec import ModelSpec
 logger = logging.getLogger(__name__)
 
 _GUARDED_METHODS = ("forward", "forward_on_instance", "forward_on_instances", "make_output_human_readable")
-_ENCODER_KEYS = ("model_name", "transformer_model_name", "transformer_model", "pretrained_model_name", "model_name_or_path")
+_ENCODER_KEYS = (
+    "model_name",
+    "transformer_model_name",
+    "transformer_model",
+    "pretrained_model_name",
+    "model_name_or_path",
+)
 
 
 class InvalidModelInput(ValueError):
@@ -239,8 +246,11 @@ def read_validation_metrics(serialization_dir: str) -> Dict[str, Any]:
     except (OSError, ValueError):
         return {"validation_metrics": {}, "best_epoch": None}
     prefix = "best_validation_"
-    validation = {key[len(prefix):]: value for key, value in metrics.items()
-                  if key.startswith(prefix) and isinstance(value, (int, float)) and not isinstance(value, bool)}
+    validation = {
+        key[len(prefix) :]: value
+        for key, value in metrics.items()
+        if key.startswith(prefix) and isinstance(value, (int, float)) and not isinstance(value, bool)
+    }
     best_epoch = metrics.get("best_epoch")
     return {"validation_metrics": validation, "best_epoch": best_epoch if isinstance(best_epoch, int) else None}
 

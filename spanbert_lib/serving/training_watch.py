@@ -8,6 +8,7 @@ epochs) and ``out.log`` (the current epoch's progress bar: ``Epoch k/M`` lines a
 lines with ``loss: X ... 40%|... | 12/30 [...]``). A background thread polls the directory and
 loads the archive once its size has stopped changing.
 """
+
 import json
 import logging
 import os
@@ -133,9 +134,17 @@ class TrainingWatch:
         config = _read_json(os.path.join(self.directory, "config.json")) or {}
         num_epochs = (config.get("trainer") or {}).get("num_epochs")
         finished = _count_finished_epochs(self.directory)
-        progress: Dict[str, Any] = {"started": bool(config), "num_epochs": num_epochs, "epochs_finished": finished,
-                                    "epoch": None, "epoch_fraction": None, "phase": None, "loss": None,
-                                    "elapsed_s": None, "eta_s": None}
+        progress: Dict[str, Any] = {
+            "started": bool(config),
+            "num_epochs": num_epochs,
+            "epochs_finished": finished,
+            "epoch": None,
+            "epoch_fraction": None,
+            "phase": None,
+            "loss": None,
+            "elapsed_s": None,
+            "eta_s": None,
+        }
         log_path = os.path.join(self.directory, "out.log")
         progress.update(_parse_log_tail(_read_tail(log_path)))
         if progress["epoch"] is None and config:
@@ -224,7 +233,7 @@ def _parse_log_tail(text: str) -> Dict[str, Any]:
         return found
     epoch, last = map(int, _EPOCH_LINE.search(lines[epoch_line]).groups())
     found.update(epoch=epoch + 1, num_epochs=last + 1, phase="training")
-    for line in lines[epoch_line + 1:]:
+    for line in lines[epoch_line + 1 :]:
         if "Validating" in line:
             found["phase"] = "validation"
         bar = _BAR.search(line)

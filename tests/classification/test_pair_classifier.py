@@ -2,6 +2,7 @@
 Sentence-pair classification with allennlp's own components (allennlp-models' `snli` reader,
 `basic_classifier` with `cls_pooler`) on the tiny BERT and the project's pair fixture.
 """
+
 from pathlib import Path
 
 import allennlp_models.pair_classification  # noqa: F401  (registers the "snli" reader)
@@ -12,8 +13,10 @@ from allennlp.data import DatasetReader
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CONFIG = REPO_ROOT / "fixtures" / "configs" / "classification" / "tiny_pair_classifier.jsonnet"
 TRAIN = REPO_ROOT / "fixtures" / "classification_pair" / "train.jsonl"
-POOLER = {"_text_field_embedder.token_embedder_tokens.transformer_model.pooler.dense.weight",
-          "_text_field_embedder.token_embedder_tokens.transformer_model.pooler.dense.bias"}
+POOLER = {
+    "_text_field_embedder.token_embedder_tokens.transformer_model.pooler.dense.weight",
+    "_text_field_embedder.token_embedder_tokens.transformer_model.pooler.dense.bias",
+}
 
 
 class TestPairClassifier(ModelTestCase):
@@ -34,7 +37,7 @@ class TestPairClassifier(ModelTestCase):
         first_sep = texts.index("[SEP]")
         assert texts[0] == "[CLS]" and texts[-1] == "[SEP]" and texts.count("[SEP]") == 2
         assert texts[1:4] == ["A", "man", "is"] and texts[first_sep - 1] == "."
-        assert texts[first_sep + 1:first_sep + 4] == ["A", "man", "is"]
+        assert texts[first_sep + 1 : first_sep + 4] == ["A", "man", "is"]
         # segment A = [CLS] premise [SEP], segment B = hypothesis [SEP]
         assert [t.type_id for t in tokens] == [0] * (first_sep + 1) + [1] * (len(tokens) - first_sep - 1)
         assert first["label"].label == "entailment"

@@ -1,4 +1,5 @@
 """Dataset path specs: files, directories, globs, comma lists and #files=START:END slices."""
+
 import pytest
 
 from spanbert_lib.common.data_files import resolve_data_files

@@ -16,8 +16,8 @@ from spanbert_lib.common.deprecated_names import (
     register_deprecated_alias,
     renamed_argument,
 )
-from tests.conftest import TINY_BERT_DIR
 from spanbert_lib.ner.dataset_readers.span_ner_conll import SpanNerConllReader
+from tests.conftest import TINY_BERT_DIR
 
 PREFIXED_BASES = (Model, DatasetReader, Predictor)
 TINY_BERT = str(TINY_BERT_DIR)
@@ -30,12 +30,14 @@ def fresh_warnings(monkeypatch):
 
 def test_old_reader_name_builds_the_same_reader_and_warns_once(fresh_warnings, caplog):
     with caplog.at_level(logging.WARNING, logger=deprecated_names.__name__):
-        readers = [DatasetReader.from_params(Params({"type": "span_ner_conll", "model_name": TINY_BERT}))
-                   for _ in range(2)]
+        readers = [
+            DatasetReader.from_params(Params({"type": "span_ner_conll", "model_name": TINY_BERT})) for _ in range(2)
+        ]
     assert all(type(reader) is SpanNerConllReader for reader in readers)
     warnings = [record.getMessage() for record in caplog.records]
-    assert warnings == ["DatasetReader type 'span_ner_conll' is deprecated and will be removed; "
-                        "use 'spanbert_span_ner_conll' instead."]
+    assert warnings == [
+        "DatasetReader type 'span_ner_conll' is deprecated and will be removed; use 'spanbert_span_ner_conll' instead."
+    ]
 
 
 def test_new_name_does_not_warn(fresh_warnings, caplog):
@@ -58,9 +60,11 @@ def test_every_alias_resolves_like_its_new_name(base):
 @pytest.mark.parametrize("base", PREFIXED_BASES, ids=lambda base: base.__name__)
 def test_models_readers_and_predictors_of_the_library_are_prefixed(base):
     aliases = deprecated_aliases(base)
-    unprefixed = [name for name, (subclass, _) in Registrable._registry[base].items()
-                  if subclass.__module__.startswith("spanbert_lib.") and not name.startswith("spanbert_")
-                  and name not in aliases]
+    unprefixed = [
+        name
+        for name, (subclass, _) in Registrable._registry[base].items()
+        if subclass.__module__.startswith("spanbert_lib.") and not name.startswith("spanbert_") and name not in aliases
+    ]
     assert unprefixed == []
 
 
@@ -98,7 +102,8 @@ def test_renamed_argument(fresh_warnings, caplog):
         for _ in range(2):
             assert renamed_argument("Reader", "model_name", None, "transformer_model_name", "old") == "old"
     assert [record.getMessage() for record in caplog.records] == [
-        "Reader argument 'transformer_model_name' is deprecated and will be removed; use 'model_name' instead."]
+        "Reader argument 'transformer_model_name' is deprecated and will be removed; use 'model_name' instead."
+    ]
     with pytest.raises(ConfigurationError, match=r"^Reader: give model_name only \(transformer_model_name is"):
         renamed_argument("Reader", "model_name", "new", "transformer_model_name", "old")
     with pytest.raises(ConfigurationError, match="^Reader: model_name is required$"):

@@ -20,6 +20,7 @@ def test_slow_tokenizer_is_refused():
 
 
 def test_no_room_for_text_is_refused_by_the_readers_that_use_it():
-    with pytest.raises(ConfigurationError, match="^SpanNerConllReader: max_seq_length 2 leaves no room next to "
-                                                 "the 2 special tokens$"):
+    with pytest.raises(
+        ConfigurationError, match="^SpanNerConllReader: max_seq_length 2 leaves no room next to the 2 special tokens$"
+    ):
         SpanNerConllReader(TINY_BERT, max_seq_length=2)

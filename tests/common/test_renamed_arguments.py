@@ -2,6 +2,7 @@
 Every model takes its encoder as ``transformer`` (README "Conventions"); configs written with the former
 argument names build the same model and log one deprecation warning per name.
 """
+
 import json
 import logging
 
@@ -19,18 +20,34 @@ from tests.conftest import REPO_ROOT
 TINY_BERT = str(REPO_ROOT / "fixtures" / "tiny_bert")
 ENTITY_AWARE = {"type": "entity_aware_transformer", "model_name": TINY_BERT, "entity_embedding_dim": 16}
 SEGMENTED = {"token_embedders": {"tokens": {"type": "segmented_transformer", "model_name": TINY_BERT}}}
-MARKER_AWARE = {"token_embedders": {"tokens": {"type": "entity_marker_aware", "model_name": TINY_BERT,
-                                               "tokenizer_kwargs": {"additional_special_tokens": ["[E1]", "[/E1]"]}}}}
+MARKER_AWARE = {
+    "token_embedders": {
+        "tokens": {
+            "type": "entity_marker_aware",
+            "model_name": TINY_BERT,
+            "tokenizer_kwargs": {"additional_special_tokens": ["[E1]", "[/E1]"]},
+        }
+    }
+}
 TINY_CONFIG = {"hidden_size": 16, "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 32}
 
 # registered model -> (its other arguments, the value under `transformer`, the former arguments for the same model)
 CASES = {
-    "spanbert_pretraining": ({}, {"model_name": TINY_BERT, "config": TINY_CONFIG},
-                             {"transformer_model": TINY_BERT, "transformer_config": TINY_CONFIG}),
-    "spanbert_qa": ({}, {"model_name": TINY_BERT, "from_pretrained_kwargs": {"attn_implementation": "eager"}},
-                    {"transformer_model_name": TINY_BERT, "transformer_kwargs": {"attn_implementation": "eager"}}),
-    "spanbert_coref": ({"ffnn_size": 8, "use_speaker": False, "use_genre": False}, SEGMENTED,
-                       {"text_field_embedder": SEGMENTED}),
+    "spanbert_pretraining": (
+        {},
+        {"model_name": TINY_BERT, "config": TINY_CONFIG},
+        {"transformer_model": TINY_BERT, "transformer_config": TINY_CONFIG},
+    ),
+    "spanbert_qa": (
+        {},
+        {"model_name": TINY_BERT, "from_pretrained_kwargs": {"attn_implementation": "eager"}},
+        {"transformer_model_name": TINY_BERT, "transformer_kwargs": {"attn_implementation": "eager"}},
+    ),
+    "spanbert_coref": (
+        {"ffnn_size": 8, "use_speaker": False, "use_genre": False},
+        SEGMENTED,
+        {"text_field_embedder": SEGMENTED},
+    ),
     "spanbert_relation_classifier": ({"negative_label": "Other"}, MARKER_AWARE, {"text_field_embedder": MARKER_AWARE}),
     "spanbert_span_ner": ({}, ENTITY_AWARE, {"encoder": ENTITY_AWARE}),
     "spanbert_entity_typing": ({}, ENTITY_AWARE, {"encoder": ENTITY_AWARE}),
@@ -95,5 +112,6 @@ def test_pretraining_readers_take_model_name_and_still_accept_tokenizer(reader_t
     with caplog.at_level(logging.WARNING, logger="spanbert_lib.common.deprecated_names"):
         old = DatasetReader.from_params(Params({"type": reader_type, "tokenizer": TINY_BERT}))
     assert old.model_name == TINY_BERT and old.tokenizer.vocab == reader.tokenizer.vocab
-    assert any("'tokenizer' is deprecated" in r.getMessage() and "'model_name'" in r.getMessage()
-               for r in caplog.records)
+    assert any(
+        "'tokenizer' is deprecated" in r.getMessage() and "'model_name'" in r.getMessage() for r in caplog.records
+    )

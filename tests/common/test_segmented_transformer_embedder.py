@@ -2,6 +2,7 @@
 The ``segmented_transformer`` embedder: each segment is encoded on its own, exactly as the
 plain transformer encodes ``[CLS] pieces [SEP]``, and the pieces come back in document order.
 """
+
 from pathlib import Path
 
 import pytest
@@ -38,8 +39,10 @@ def reference_model():
 
 
 def batch_tensors(document_sentences, indexer):
-    instances = [Instance({"text": TextField(sentence_tokens(sentences), {"tokens": indexer})})
-                 for sentences in document_sentences]
+    instances = [
+        Instance({"text": TextField(sentence_tokens(sentences), {"tokens": indexer})})
+        for sentences in document_sentences
+    ]
     batch = Batch(instances)
     batch.index_instances(Vocabulary())
     return batch.as_tensor_dict()["text"]
@@ -51,8 +54,7 @@ def expected_piece_states(sentences, indexer, model) -> torch.Tensor:
     states = []
     with torch.no_grad():
         for start, end in zip(document.segment_starts, document.segment_ends):
-            ids = [document.cls_token_id, *document.piece_ids[start:end].tolist(),
-                   document.sep_token_id]
+            ids = [document.cls_token_id, *document.piece_ids[start:end].tolist(), document.sep_token_id]
             output = model(input_ids=torch.tensor([ids])).last_hidden_state[0]
             states.append(output[1:-1])
     return torch.cat(states, dim=0)
@@ -79,13 +81,13 @@ def test_batched_equals_one_document_at_a_time(documents, indexer):
         together = embedder(**text["tokens"])
         for row, document in enumerate(documents):
             alone = embedder(**batch_tensors([document.sentences], indexer)["tokens"])
-            torch.testing.assert_close(together[row, :alone.size(1)], alone[0], atol=1e-5,
-                                       rtol=1e-4)
+            torch.testing.assert_close(together[row, : alone.size(1)], alone[0], atol=1e-5, rtol=1e-4)
 
 
 def test_text_field_embedder_from_params_and_word_spans(documents, indexer):
-    embedder = TextFieldEmbedder.from_params(Params({"token_embedders": {"tokens": {
-        "type": "segmented_transformer", "model_name": TINY_BERT}}}))
+    embedder = TextFieldEmbedder.from_params(
+        Params({"token_embedders": {"tokens": {"type": "segmented_transformer", "model_name": TINY_BERT}}})
+    )
     assert isinstance(embedder, BasicTextFieldEmbedder)
     assert embedder.get_output_dim() == 32
     text = batch_tensors([documents[0].sentences], indexer)

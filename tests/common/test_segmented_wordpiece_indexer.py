@@ -3,6 +3,7 @@ Segmentation into independent transformer segments (``segment_document``) and th
 ``segmented_wordpiece`` token indexer. Expected values come from the definitions: the
 tokenizer run word by word, sentence/word boundaries computed here, greedy maximality.
 """
+
 from pathlib import Path
 from typing import List
 
@@ -50,7 +51,7 @@ def check_segmentation(document, sentences: List[List[str]], tokenizer, max_segm
     word_end_set = set(np.cumsum(lengths).tolist())
     sentence_pieces, first_word = [], 0
     for sentence in sentences:
-        sentence_pieces.append(sum(lengths[first_word:first_word + len(sentence)]))
+        sentence_pieces.append(sum(lengths[first_word : first_word + len(sentence)]))
         first_word += len(sentence)
     sentence_ends = set(np.cumsum(sentence_pieces).tolist())
 
@@ -59,8 +60,8 @@ def check_segmentation(document, sentences: List[List[str]], tokenizer, max_segm
     assert document.piece_ids.tolist() == expected_pieces
     for index, pieces in enumerate(pieces_per_word):
         start, end = document.word_starts[index], document.word_ends[index]
-        assert document.piece_ids[start:end + 1].tolist() == pieces, words[index]
-        assert (document.piece_word_ids[start:end + 1] == index).all()
+        assert document.piece_ids[start : end + 1].tolist() == pieces, words[index]
+        assert (document.piece_word_ids[start : end + 1] == index).all()
     # sentence of each piece
     word_sentence = np.repeat(np.arange(len(sentences)), [len(s) for s in sentences])
     assert document.piece_sentence_ids.tolist() == word_sentence[document.piece_word_ids].tolist()
@@ -70,8 +71,7 @@ def check_segmentation(document, sentences: List[List[str]], tokenizer, max_segm
     assert starts[0] == 0 and ends[-1] == len(expected_pieces)
     assert starts[1:] == ends[:-1]
     assert all(0 < end - start <= budget for start, end in zip(starts, ends))
-    assert document.piece_segment_ids.tolist() == [s for s, (a, b) in enumerate(zip(starts, ends))
-                                                   for _ in range(a, b)]
+    assert document.piece_segment_ids.tolist() == [s for s, (a, b) in enumerate(zip(starts, ends)) for _ in range(a, b)]
 
     # 3. greedy maximality: a segment ends at the last sentence end that fits; else at the last
     # word end that fits; else (one word longer than a segment) exactly after `budget` pieces
@@ -86,8 +86,7 @@ def check_segmentation(document, sentences: List[List[str]], tokenizer, max_segm
             assert end == start + budget
 
     # 4. a word is split over segments iff it has more pieces than a segment holds
-    split = document.piece_segment_ids[document.word_starts] != document.piece_segment_ids[
-        document.word_ends]
+    split = document.piece_segment_ids[document.word_starts] != document.piece_segment_ids[document.word_ends]
     assert split.tolist() == [length > budget for length in lengths]
     assert document.num_cut_words == sum(length > budget for length in lengths)
 
@@ -99,9 +98,9 @@ def check_segmentation(document, sentences: List[List[str]], tokenizer, max_segm
         n = end - start
         assert input_ids[row, 0] == tokenizer.cls_token_id
         assert input_ids[row, n + 1] == tokenizer.sep_token_id
-        assert (input_ids[row, n + 2:] == tokenizer.pad_token_id).all()
+        assert (input_ids[row, n + 2 :] == tokenizer.pad_token_id).all()
         assert mask[row].tolist() == [True] * (n + 2) + [False] * (max_segment_len - n - 2)
-        recovered.extend(input_ids[row, 1:n + 1].tolist())
+        recovered.extend(input_ids[row, 1 : n + 1].tolist())
     assert recovered == expected_pieces
     # piece_positions address the same pieces in the flat layout
     flat = input_ids.reshape(-1)
@@ -122,9 +121,11 @@ def test_hand_computed_segmentation(tokenizer):
     input_ids, mask = document.segment_input_ids()
     ids = [tokenizer.convert_tokens_to_ids(t) for t in ["the", "man", "a", "b", "c", "d", "x"]]
     cls, sep, pad = tokenizer.cls_token_id, tokenizer.sep_token_id, tokenizer.pad_token_id
-    assert input_ids.tolist() == [[cls, ids[0], ids[1], sep, pad],
-                                  [cls, ids[2], ids[3], ids[4], sep],
-                                  [cls, ids[5], ids[6], sep, pad]]
+    assert input_ids.tolist() == [
+        [cls, ids[0], ids[1], sep, pad],
+        [cls, ids[2], ids[3], ids[4], sep],
+        [cls, ids[5], ids[6], sep, pad],
+    ]
     assert document.piece_positions(5).tolist() == [1, 2, 6, 7, 8, 11, 12]
     # window of segments 1..2 = words whose first piece is in pieces 2..6
     assert document.window_words(1, 2) == (2, 7)
@@ -161,8 +162,9 @@ def test_words_without_pieces_get_an_unknown_piece(tokenizer):
     document = segment_document(sentences, tokenizer, max_segment_len=8)
     assert document.num_empty_words == 2
     hello = word_pieces(tokenizer, "Hello")
-    assert document.piece_ids.tolist() == hello + [tokenizer.unk_token_id] + word_pieces(
-        tokenizer, "world") + [tokenizer.unk_token_id]
+    assert document.piece_ids.tolist() == hello + [tokenizer.unk_token_id] + word_pieces(tokenizer, "world") + [
+        tokenizer.unk_token_id
+    ]
     assert document.word_starts.tolist() == [0, len(hello), len(hello) + 1, len(hello) + 2]
     assert (document.word_ends >= document.word_starts).all()
 
@@ -227,9 +229,9 @@ def text_instance(sentences, indexer) -> Instance:
 
 
 def test_registered_and_built_from_params():
-    indexer = TokenIndexer.from_params(Params({"type": "segmented_wordpiece",
-                                               "model_name": str(TINY_BERT),
-                                               "max_segment_len": 128}))
+    indexer = TokenIndexer.from_params(
+        Params({"type": "segmented_wordpiece", "model_name": str(TINY_BERT), "max_segment_len": 128})
+    )
     assert isinstance(indexer, SegmentedWordpieceIndexer)
     assert indexer.max_segment_len == 128
     with pytest.raises(ConfigurationError, match="max_segment_len"):
@@ -265,12 +267,14 @@ def test_single_document_tensors(indexer, tokenizer):
     input_ids, mask = document.segment_input_ids(L)
     assert tensors["input_ids"][0].tolist() == input_ids.tolist()
     assert tensors["segment_mask"][0].tolist() == mask.tolist()
-    for key, expected in [("piece_word_ids", document.piece_word_ids),
-                          ("piece_sentence_ids", document.piece_sentence_ids),
-                          ("piece_segment_ids", document.piece_segment_ids),
-                          ("word_starts", document.word_starts),
-                          ("word_ends", document.word_ends),
-                          ("piece_positions", document.piece_positions(L))]:
+    for key, expected in [
+        ("piece_word_ids", document.piece_word_ids),
+        ("piece_sentence_ids", document.piece_sentence_ids),
+        ("piece_segment_ids", document.piece_segment_ids),
+        ("word_starts", document.word_starts),
+        ("word_ends", document.word_ends),
+        ("piece_positions", document.piece_positions(L)),
+    ]:
         assert tensors[key][0].tolist() == expected.tolist(), key
     assert tensors["mask"].shape == (1, P) and tensors["mask"].all()
     assert tensors["word_mask"].shape == (1, W) and tensors["word_mask"].all()
@@ -311,9 +315,14 @@ def test_empty_text_field_pads_to_nothing(indexer):
     field = TextField([], {"tokens": indexer})
     field.index(Vocabulary())
     lengths = field.get_padding_lengths()
-    assert lengths == {"tokens___num_segments": 0, "tokens___segment_length": 0,
-                       "tokens___num_pieces": 0, "tokens___num_words": 0}
-    tensors = field.as_tensor({**lengths, "tokens___num_segments": 2,
-                               "tokens___segment_length": 4, "tokens___num_pieces": 3})["tokens"]
+    assert lengths == {
+        "tokens___num_segments": 0,
+        "tokens___segment_length": 0,
+        "tokens___num_pieces": 0,
+        "tokens___num_words": 0,
+    }
+    tensors = field.as_tensor(
+        {**lengths, "tokens___num_segments": 2, "tokens___segment_length": 4, "tokens___num_pieces": 3}
+    )["tokens"]
     assert tensors["input_ids"].shape == (2, 4) and not tensors["segment_mask"].any()
     assert not tensors["mask"].any()

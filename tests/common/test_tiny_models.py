@@ -1,4 +1,5 @@
 """The committed tiny model is exactly what the deterministic builder writes, and loads offline."""
+
 import json
 
 import torch

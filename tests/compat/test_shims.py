@@ -1,4 +1,5 @@
 """Each compatibility shim does what it says, in a fresh interpreter where that matters."""
+
 import json
 import os
 import subprocess
@@ -6,7 +7,6 @@ import sys
 
 import pytest
 import torch
-
 
 FRESH_INTERPRETER_CHECKS = r"""
 import json, os, sys
@@ -29,13 +29,19 @@ print(json.dumps({
 def test_shims_in_a_fresh_interpreter():
     """One fresh interpreter (the .pth hook only acts at start-up): plain `import allennlp` works,
     offline is the default, torchvision is a placeholder, both plugins load without nltk noise."""
-    completed = subprocess.run([sys.executable, "-c", FRESH_INTERPRETER_CHECKS], capture_output=True, text=True,
-                               timeout=300)
+    completed = subprocess.run(
+        [sys.executable, "-c", FRESH_INTERPRETER_CHECKS], capture_output=True, text=True, timeout=300
+    )
     assert completed.returncode == 0, completed.stderr[-4000:]
     assert "nltk" not in completed.stderr.lower() and "could not be loaded" not in completed.stderr
     result = json.loads(completed.stdout.strip().splitlines()[-1])
-    assert result == {"hook_active": True, "hf_hub_offline": "1", "transformers_adamw": True,
-                      "torchvision_placeholder": True, "plugins": ["allennlp_models", "spanbert_lib.commands"]}
+    assert result == {
+        "hook_active": True,
+        "hf_hub_offline": "1",
+        "transformers_adamw": True,
+        "torchvision_placeholder": True,
+        "plugins": ["allennlp_models", "spanbert_lib.commands"],
+    }
 
 
 def test_offline_setting_of_the_user_is_respected(monkeypatch):
@@ -59,7 +65,7 @@ def test_huggingface_adamw_is_torch_adamw_with_bias_correction():
     for _ in range(3):
         for param, opt in ((ours, optimizer), (reference, reference_optimizer)):
             opt.zero_grad()
-            (param ** 2).sum().backward()
+            (param**2).sum().backward()
             opt.step()
     assert torch.allclose(ours, reference)
 
@@ -69,12 +75,12 @@ def test_adamw_without_bias_correction_matches_the_formula():
 
     param = torch.nn.Parameter(torch.tensor([1.0, -2.0]))
     optimizer = AdamW([param], lr=0.1, betas=(0.9, 0.999), eps=1e-6, weight_decay=0.5, correct_bias=False)
-    (param ** 2).sum().backward()  # grad = 2p = [2, -4]
+    (param**2).sum().backward()  # grad = 2p = [2, -4]
     optimizer.step()
     grad = torch.tensor([2.0, -4.0])
-    m, v = 0.1 * grad, 0.001 * grad ** 2          # first step, no bias correction
+    m, v = 0.1 * grad, 0.001 * grad**2  # first step, no bias correction
     p = torch.tensor([1.0, -2.0]) - 0.1 * m / (v.sqrt() + 1e-6)
-    p = p - 0.1 * 0.5 * p                           # decoupled weight decay after the update
+    p = p - 0.1 * 0.5 * p  # decoupled weight decay after the update
     assert torch.allclose(param.detach(), p, atol=1e-6)
 
 

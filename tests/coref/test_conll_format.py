@@ -12,12 +12,12 @@ from spanbert_lib.coref.conll_format import (
     MIN_COLUMNS_WITH_WORDS,
     ConllDocument,
     ConllFormatError,
-    coreference_cells,
     conll_text,
+    coreference_cells,
     format_conll_document,
     iter_conll_documents,
-    parse_coreference_cell,
     parse_conll_lines,
+    parse_coreference_cell,
     read_conll_documents,
     split_columns,
     write_conll_documents,
@@ -33,7 +33,7 @@ def sorted_clusters(clusters):
 
 
 def words_of(document, span):
-    return document.words[span[0]:span[1] + 1]
+    return document.words[span[0] : span[1] + 1]
 
 
 # ----------------------------------------------------------------------- OntoNotes sample
@@ -44,8 +44,9 @@ def test_ontonotes_sample_documents_tokens_speakers_and_clusters():
     path = require_external_data("coref", "ontonotes_sample", "coref.gold_conll")
     documents = read_conll_documents(path)
 
-    assert [d.document_id for d in documents] == [("bc/cctv/00/cctv_0000", part)
-                                                  for part in ("000", "001", "003", "005")]
+    assert [d.document_id for d in documents] == [
+        ("bc/cctv/00/cctv_0000", part) for part in ("000", "001", "003", "005")
+    ]
     assert {d.genre for d in documents} == {"bc"}
     assert [len(d.sentences) for d in documents] == [3, 1, 4, 1]
     assert [len(s) for s in documents[0].sentences] == [27, 24, 14]
@@ -142,15 +143,19 @@ def test_all_litbank_files_parse_and_round_trip_through_the_writer():
 
 def test_fixture_with_parts_speakers_nested_and_singleton_mentions():
     documents = read_conll_documents(GOLD_FIXTURE)
-    assert [d.document_id for d in documents] == [("nw/test/00/test_0001", "000"),
-                                                  ("nw/test/00/test_0001", "001"),
-                                                  ("bc/test/00/test_0002", "000")]
+    assert [d.document_id for d in documents] == [
+        ("nw/test/00/test_0001", "000"),
+        ("nw/test/00/test_0001", "001"),
+        ("bc/test/00/test_0002", "000"),
+    ]
     assert [d.genre for d in documents] == ["nw", "nw", "bc"]
     part0, part1, other = documents
 
     # sentence 1 has 13 columns (one predicate), sentence 2 has 12: allowed per sentence
-    assert part0.sentences == [["John", "said", "his", "sister", "likes", "him", "."],
-                               ["She", "lives", "in", "Paris", "."]]
+    assert part0.sentences == [
+        ["John", "said", "his", "sister", "likes", "him", "."],
+        ["She", "lives", "in", "Paris", "."],
+    ]
     assert part0.speakers == [["Alice"] * 7, ["Bob"] * 5]
     # "(2|(1)" on "his": the one-word mention of 1 and the start of "his sister" (2)
     assert part0.clusters == [[(0, 0), (2, 2), (5, 5)], [(2, 3), (7, 7)], [(10, 10)]]
@@ -166,9 +171,11 @@ def test_fixture_with_parts_speakers_nested_and_singleton_mentions():
 
 def test_tab_separated_response_fixture_with_empty_last_column():
     documents = read_conll_documents(RESPONSE_FIXTURE)
-    assert [d.document_id for d in documents] == [("nw/test/00/test_0001", "001"),
-                                                  ("nw/test/00/test_0001", "000"),
-                                                  ("nw/test/00/not_in_key", "000")]
+    assert [d.document_id for d in documents] == [
+        ("nw/test/00/test_0001", "001"),
+        ("nw/test/00/test_0001", "000"),
+        ("nw/test/00/not_in_key", "000"),
+    ]
     part1, part0, _ = documents
     # "(0|(0" then "0)" one word later: the later opening closes first -> (0, 1), then (0, 4)
     assert part1.clusters == [[(0, 1), (0, 4), (7, 7)], [(9, 10)]]
@@ -191,37 +198,48 @@ HEADER = "#begin document (nw/x/00/x_0000); part 000\n"
 
 def token(index, word, coref="-", columns=12):
     extra = ["*"] * (columns - 12)
-    return " ".join(["nw/x/00/x_0000", "0", str(index), word, "NN", "*", "-", "-", "-",
-                     "Speaker#1", "*"] + extra + [coref]) + "\n"
+    return (
+        " ".join(
+            ["nw/x/00/x_0000", "0", str(index), word, "NN", "*", "-", "-", "-", "Speaker#1", "*"] + extra + [coref]
+        )
+        + "\n"
+    )
 
 
 MALFORMED = {
     # name: (file text, line number in the message, phrase in the message)
     "closing_never_opened": (
         HEADER + token(0, "a", "(1)") + token(1, "b", "2)") + "#end document\n",
-        3, "closes a mention of cluster 2 that was never opened"),
+        3,
+        "closes a mention of cluster 2 that was never opened",
+    ),
     "left_open_at_end": (
         HEADER + token(0, "a", "(1") + token(1, "b") + "\n#end document\n",
-        5, "cluster 1 opened on line 2 is still open"),
+        5,
+        "cluster 1 opened on line 2 is still open",
+    ),
     "one_column": (
         HEADER + token(0, "a") + "(1)\n#end document\n",
-        3, "expected at least 2 columns (the document id, then coreference in the last), "
-           "found 1"),
-    "missing_end_document": (
-        HEADER + token(0, "a") + token(1, "b") + "\n",
-        4, "missing '#end document'"),
+        3,
+        "expected at least 2 columns (the document id, then coreference in the last), found 1",
+    ),
+    "missing_end_document": (HEADER + token(0, "a") + token(1, "b") + "\n", 4, "missing '#end document'"),
     "begin_inside_open_document": (
         HEADER + token(0, "a") + "\n" + HEADER + token(0, "b") + "#end document\n",
-        4, "'#begin document' inside document 'nw/x/00/x_0000' begun on line 1"),
-    "token_outside_document": (
-        token(0, "a") + HEADER + "#end document\n",
-        1, "token line outside a document"),
+        4,
+        "'#begin document' inside document 'nw/x/00/x_0000' begun on line 1",
+    ),
+    "token_outside_document": (token(0, "a") + HEADER + "#end document\n", 1, "token line outside a document"),
     "end_without_begin": (
         HEADER + token(0, "a") + "#end document\n#end document\n",
-        4, "'#end document' without a matching '#begin document'"),
+        4,
+        "'#end document' without a matching '#begin document'",
+    ),
     "hash_line_inside_document": (
         HEADER + token(0, "a") + "# sent_id = 2\n#end document\n",
-        3, "unexpected '#' line inside document"),
+        3,
+        "unexpected '#' line inside document",
+    ),
 }
 
 
@@ -248,54 +266,59 @@ def test_invalid_utf8_names_file_line_and_byte_offset(tmp_path):
     with pytest.raises(InvalidEncodingError) as error:
         read_conll_documents(path)
     offset = len(first_lines) + len("nw/x/00/x_0000 0 1 caf")
-    assert str(error.value) == (f"{path}:3: invalid UTF-8 byte(s) b'\\xe9' at byte offset "
-                                f"{offset}; convert the file to UTF-8")
+    assert str(error.value) == (
+        f"{path}:3: invalid UTF-8 byte(s) b'\\xe9' at byte offset {offset}; convert the file to UTF-8"
+    )
 
 
-@pytest.mark.parametrize("cell, singles, opens, closes, ignored", [
-    ("-", [], [], [], ""),
-    ("_", [], [], [], ""),
-    ("(12)", ["12"], [], [], ""),
-    ("(1|(2)", ["2"], ["1"], [], ""),
-    ("1)|(4)", ["4"], [], ["1"], ""),
-    # several brackets on one token without '|'
-    ("(1(1", [], ["1", "1"], [], ""),
-    ("1)1)", [], [], ["1", "1"], ""),
-    ("(2)(3", ["2"], ["3"], [], ""),
-    ("7)(8)", ["8"], [], ["7"], ""),
-    ("(1(2", [], ["1", "2"], [], ""),
-    # removing "(2)" joins "(1" and "3)" into "(13)", which the reference then reads too
-    ("(1(2)3)", ["2", "13"], [], [], ""),
-    # a split antecedent is dropped
-    ("(3+1)|(4)", ["4"], [], [], ""),
-    # other text is no mention (reported by the reader)
-    ("*", [], [], [], "*"),
-    ("(x", [], [], [], "(x"),
-    ("B-PER", [], [], [], "B-PER"),
-])
-def test_coreference_cells_are_read_as_the_reference_reads_them(cell, singles, opens, closes,
-                                                                 ignored):
+@pytest.mark.parametrize(
+    "cell, singles, opens, closes, ignored",
+    [
+        ("-", [], [], [], ""),
+        ("_", [], [], [], ""),
+        ("(12)", ["12"], [], [], ""),
+        ("(1|(2)", ["2"], ["1"], [], ""),
+        ("1)|(4)", ["4"], [], ["1"], ""),
+        # several brackets on one token without '|'
+        ("(1(1", [], ["1", "1"], [], ""),
+        ("1)1)", [], [], ["1", "1"], ""),
+        ("(2)(3", ["2"], ["3"], [], ""),
+        ("7)(8)", ["8"], [], ["7"], ""),
+        ("(1(2", [], ["1", "2"], [], ""),
+        # removing "(2)" joins "(1" and "3)" into "(13)", which the reference then reads too
+        ("(1(2)3)", ["2", "13"], [], [], ""),
+        # a split antecedent is dropped
+        ("(3+1)|(4)", ["4"], [], [], ""),
+        # other text is no mention (reported by the reader)
+        ("*", [], [], [], "*"),
+        ("(x", [], [], [], "(x"),
+        ("B-PER", [], [], [], "B-PER"),
+    ],
+)
+def test_coreference_cells_are_read_as_the_reference_reads_them(cell, singles, opens, closes, ignored):
     assert parse_coreference_cell(cell) == (singles, opens, closes, ignored)
 
 
 def test_other_text_in_the_last_column_is_no_mention_with_one_warning(caplog):
-    text = (HEADER + token(0, "a", "*") + token(1, "b", "(1)") + token(2, "c", "(x")
-            + "#end document\n")
+    text = HEADER + token(0, "a", "*") + token(1, "b", "(1)") + token(2, "c", "(x") + "#end document\n"
     with caplog.at_level(logging.WARNING, logger="spanbert_lib.coref.conll_format"):
         [document] = parse_conll_lines(io.StringIO(text), source="odd.conll")
     assert document.clusters == [[(1, 1)]]
     [record] = caplog.records
-    assert record.getMessage().startswith("odd.conll:2: 2 coreference cell(s) hold text that is "
-                                          "no mention bracket, e.g. '*'")
+    assert record.getMessage().startswith(
+        "odd.conll:2: 2 coreference cell(s) hold text that is no mention bracket, e.g. '*'"
+    )
 
 
 def test_lines_of_any_column_count_and_whitespace():
     # the reference scorer's own layouts: 5 tab-separated columns, a header without a part and
     # with a trailing space, a trailing tab, lines of a sentence with different column counts
-    text = ("#begin document (LuoTestCase); \n"
-            "test1\t0\t0\ta1\t(0\ntest1\t0\t1\ta2\t0)\t\ntest1 0 2 junk * * -  \n"
-            " \t \n"
-            "test2\t0\t0\tc\t(1)\ntest2\t0\t1\td\t(0)\n#end document \n")
+    text = (
+        "#begin document (LuoTestCase); \n"
+        "test1\t0\t0\ta1\t(0\ntest1\t0\t1\ta2\t0)\t\ntest1 0 2 junk * * -  \n"
+        " \t \n"
+        "test2\t0\t0\tc\t(1)\ntest2\t0\t1\td\t(0)\n#end document \n"
+    )
     [document] = parse_conll_lines(io.StringIO(text))
     assert document.document_id == ("LuoTestCase", "")
     assert document.sentences == [["a1", "a2", "junk"], ["c", "d"]]
@@ -315,17 +338,19 @@ def test_windows_line_ends_and_a_byte_order_mark(tmp_path):
 
 
 def test_document_id_and_coreference_only():
-    text = ("#begin document (nw/x); part 000\nnw/x -\nnw/x (1\nnw/x 1)\n\n"
-            "nw/x (1)\n#end document\n")
+    text = "#begin document (nw/x); part 000\nnw/x -\nnw/x (1\nnw/x 1)\n\nnw/x (1)\n#end document\n"
     [document] = parse_conll_lines(io.StringIO(text))
     assert document.clusters == [[(1, 2), (3, 3)]]
     assert document.num_words == 4
     assert not document.has_words
     assert document.sentences == [["", "", ""], [""]]
     # readers that need words ask for five columns
-    with pytest.raises(ConllFormatError, match=r"<string>:2: expected at least 5 columns \(the "
-                                               r"word in column 4, coreference in the last\), "
-                                               r"found 2"):
+    with pytest.raises(
+        ConllFormatError,
+        match=r"<string>:2: expected at least 5 columns \(the "
+        r"word in column 4, coreference in the last\), "
+        r"found 2",
+    ):
         list(parse_conll_lines(io.StringIO(text), min_columns=MIN_COLUMNS_WITH_WORDS))
     with pytest.raises(ValueError, match="min_columns must be at least 2"):
         list(parse_conll_lines(io.StringIO(text), min_columns=1))
@@ -338,15 +363,16 @@ def test_well_formed_version_of_the_error_cases_parses():
 
 
 def test_writer_keeps_every_column_of_the_reference_layouts():
-    text = ("#begin document (LuoTestCase); \n"
-            "t\t0\t0\ta1\t(0\nt\t0\t1\ta2\t0)\t\nt 0 2 junk -  \n"
-            "t\t0\t3\tx\t_\t\n#end document\n")
+    text = (
+        "#begin document (LuoTestCase); \n"
+        "t\t0\t0\ta1\t(0\nt\t0\t1\ta2\t0)\t\nt 0 2 junk -  \n"
+        "t\t0\t3\tx\t_\t\n#end document\n"
+    )
     [document] = parse_conll_lines(io.StringIO(text))
     assert document.clusters == [[(0, 1)]]
     written = format_conll_document(document, [[(2, 3)]]).splitlines()
     # a stray tab after a cell stays; LitBank's empty last column (after '_') gets the cell
-    assert written[1:5] == ["t\t0\t0\ta1\t-", "t\t0\t1\ta2\t-\t", "t 0 2 junk (0  ",
-                            "t\t0\t3\tx\t_\t0)"]
+    assert written[1:5] == ["t\t0\t0\ta1\t-", "t\t0\t1\ta2\t-\t", "t 0 2 junk (0  ", "t\t0\t3\tx\t_\t0)"]
     [again] = parse_conll_lines(io.StringIO("\n".join(written)))
     assert again.clusters == [[(2, 3)]]
 
@@ -411,15 +437,18 @@ def test_writer_round_trips_gold_and_accepts_clusters_by_document_id():
 
 
 def test_writer_for_a_document_built_in_memory():
-    document = ConllDocument(doc_key="wb/a/00/a_0001", part="002",
-                             sentences=[["Mary", "smiled", "."], ["She", "left", "."]],
-                             speakers=[["M"] * 3, ["N"] * 3], genre="wb",
-                             clusters=[[(0, 0), (3, 3)]])
+    document = ConllDocument(
+        doc_key="wb/a/00/a_0001",
+        part="002",
+        sentences=[["Mary", "smiled", "."], ["She", "left", "."]],
+        speakers=[["M"] * 3, ["N"] * 3],
+        genre="wb",
+        clusters=[[(0, 0), (3, 3)]],
+    )
     text = format_conll_document(document)
     lines = text.splitlines()
     assert lines[0] == "#begin document (wb/a/00/a_0001); part 002"
-    assert lines[1].split("\t") == ["wb/a/00/a_0001", "2", "0", "Mary", "-", "-", "-", "-", "-",
-                                    "M", "*", "(0)"]
+    assert lines[1].split("\t") == ["wb/a/00/a_0001", "2", "0", "Mary", "-", "-", "-", "-", "-", "M", "*", "(0)"]
     assert lines[-1] == "#end document"
     [again] = parse_conll_lines(io.StringIO(text))
     assert again.document_id == ("wb/a/00/a_0001", "002")

@@ -28,8 +28,7 @@ def f1(recall, precision):
 def assert_scores(scores, expected):
     for metric, (recall, precision, f) in expected.items():
         got = scores[metric]
-        assert (got["recall"], got["precision"], got["f1"]) == pytest.approx(
-            (recall, precision, f), abs=1e-9), metric
+        assert (got["recall"], got["precision"], got["f1"]) == pytest.approx((recall, precision, f), abs=1e-9), metric
 
 
 # Key (fixtures/coref/multi_part.gold_conll), spans named by their words:
@@ -71,8 +70,7 @@ def test_fixture_scores_worked_out_by_hand():
 
 
 def test_human_readable_report_and_json_output(capsys):
-    args = argparse.Namespace(key_file=str(GOLD_FIXTURE), response_file=str(RESPONSE_FIXTURE),
-                              json=False)
+    args = argparse.Namespace(key_file=str(GOLD_FIXTURE), response_file=str(RESPONSE_FIXTURE), json=False)
     coref_score_from_args(args)
     out = capsys.readouterr().out
     for metric in METRICS:
@@ -106,8 +104,7 @@ def conll(doc_id="(d); part 000", cells=("(1", "1)", "-", "(1)"), words=None):
     """A one-document CoNLL text with five tab-separated columns."""
     words = words or [f"w{index}" for index in range(len(cells))]
     lines = [f"#begin document {doc_id}"]
-    lines += ["\t".join(["d", "0", str(index), word, cell])
-              for index, (word, cell) in enumerate(zip(words, cells))]
+    lines += ["\t".join(["d", "0", str(index), word, cell]) for index, (word, cell) in enumerate(zip(words, cells))]
     return "\n".join(lines + ["#end document", ""])
 
 
@@ -117,53 +114,96 @@ GOOD = conll()
 #        (file the message names: "key"/"response", line or None), message after the location)
 SCORE_ERRORS = {
     "empty_key": (
-        "", GOOD, [], ("key", None),
-        "the key file holds no document (no '#begin document' line); nothing to score"),
+        "",
+        GOOD,
+        [],
+        ("key", None),
+        "the key file holds no document (no '#begin document' line); nothing to score",
+    ),
     "key_without_documents": (
-        "\n  \n", GOOD, [], ("key", None),
-        "the key file holds no document (no '#begin document' line); nothing to score"),
+        "\n  \n",
+        GOOD,
+        [],
+        ("key", None),
+        "the key file holds no document (no '#begin document' line); nothing to score",
+    ),
     "empty_response": (
-        GOOD, "", [], ("response", None),
+        GOOD,
+        "",
+        [],
+        ("response", None),
         "the response shares no document with the key (1 documents, e.g. (d) part '000'): it "
-        "holds no document (no '#begin document' line)"),
+        "holds no document (no '#begin document' line)",
+    ),
     "no_document_in_common": (
-        GOOD, conll("(d); part 0"), [], ("response", None),
+        GOOD,
+        conll("(d); part 0"),
+        [],
+        ("response", None),
         "the response shares no document with the key (1 documents, e.g. (d) part '000'): its "
-        "documents are (d) part '0'"),
+        "documents are (d) part '0'",
+    ),
     "fewer_tokens": (
-        GOOD, conll(cells=("(1", "1)", "-")), [], ("response", 1),
+        GOOD,
+        conll(cells=("(1", "1)", "-")),
+        [],
+        ("response", 1),
         "document 'd' part '000' has 3 tokens but 4 in the key (KEY:1); key and response "
-        "tokens are aligned by position"),
+        "tokens are aligned by position",
+    ),
     "invalid_utf8_key": (
-        GOOD.replace("w1", "caf\u00e9").encode("latin-1"), GOOD, [], ("key", 3),
-        "invalid UTF-8 byte(s) b'\\xe9' at byte offset 51; convert the file to UTF-8"),
+        GOOD.replace("w1", "caf\u00e9").encode("latin-1"),
+        GOOD,
+        [],
+        ("key", 3),
+        "invalid UTF-8 byte(s) b'\\xe9' at byte offset 51; convert the file to UTF-8",
+    ),
     "invalid_utf8_response": (
-        GOOD, GOOD.replace("w3", "\u00e9t\u00e9").encode("latin-1"), [], ("response", 5),
-        "invalid UTF-8 byte(s) b'\\xe9' at byte offset"),
+        GOOD,
+        GOOD.replace("w3", "\u00e9t\u00e9").encode("latin-1"),
+        [],
+        ("response", 5),
+        "invalid UTF-8 byte(s) b'\\xe9' at byte offset",
+    ),
     "closing_never_opened": (
-        GOOD, conll(cells=("(1", "1)", "2)", "(1)")), [], ("response", 4),
-        "unbalanced coreference brackets: '2)' closes a mention of cluster 2 that was never "
-        "opened"),
+        GOOD,
+        conll(cells=("(1", "1)", "2)", "(1)")),
+        [],
+        ("response", 4),
+        "unbalanced coreference brackets: '2)' closes a mention of cluster 2 that was never opened",
+    ),
     "mention_left_open": (
-        conll(cells=("(1", "(2", "1)", "-")), GOOD, [], ("key", 6),
+        conll(cells=("(1", "(2", "1)", "-")),
+        GOOD,
+        [],
+        ("key", 6),
         "unbalanced coreference brackets: a mention of cluster 2 opened on line 3 is still "
-        "open at the end of document 'd'"),
+        "open at the end of document 'd'",
+    ),
     "one_column_line": (
-        GOOD, GOOD.replace("d\t0\t2\tw2\t-", "-"), [], ("response", 4),
-        "expected at least 2 columns (the document id, then coreference in the last), found 1 "
-        "in document 'd'"),
-    "document_twice": (
-        GOOD + GOOD, GOOD, [], ("key", 7),
-        "document 'd' part '000' appears twice (first on line 1)"),
+        GOOD,
+        GOOD.replace("d\t0\t2\tw2\t-", "-"),
+        [],
+        ("response", 4),
+        "expected at least 2 columns (the document id, then coreference in the last), found 1 in document 'd'",
+    ),
+    "document_twice": (GOOD + GOOD, GOOD, [], ("key", 7), "document 'd' part '000' appears twice (first on line 1)"),
     "too_many_repeated_mentions": (
-        conll(cells=["(1)"] * 12), conll(cells=["(1)|(2)"] * 12), [], ("response", None),
+        conll(cells=["(1)"] * 12),
+        conll(cells=["(1)|(2)"] * 12),
+        [],
+        ("response", None),
         "found 12 repeated mentions (> 10) in the response; the reference scorer refuses to "
-        "score it: please fix the output"),
+        "score it: please fix the output",
+    ),
     "different_words_with_check_words": (
-        GOOD, conll(words=["w0", "W1", "w2", "w3"]), ["--check-words"], ("response", 3),
-        "token 1 of document 'd' part '000' is 'W1' but 'w1' in the key (KEY:3)"),
-    "missing_key_file": (
-        None, GOOD, [], ("key", None), "No such file or directory"),
+        GOOD,
+        conll(words=["w0", "W1", "w2", "w3"]),
+        ["--check-words"],
+        ("response", 3),
+        "token 1 of document 'd' part '000' is 'W1' but 'w1' in the key (KEY:3)",
+    ),
+    "missing_key_file": (None, GOOD, [], ("key", None), "No such file or directory"),
 }
 
 
@@ -263,15 +303,29 @@ def test_subcommand_is_registered_and_parses_its_arguments():
     assert Subcommand.by_name("coref-score") is CorefScore
     parser = argparse.ArgumentParser()
     CorefScore().add_subparser(parser.add_subparsers())
-    args = parser.parse_args(["coref-score", "key.conll", "response.conll", "--json",
-                              "--min-columns", "5", "--check-words",
-                              "--include-package", "my_package"])
-    assert (args.key_file, args.response_file, args.json, args.min_columns, args.check_words,
-            args.include_package) == ("key.conll", "response.conll", True, 5, True,
-                                      ["my_package"])
+    args = parser.parse_args(
+        [
+            "coref-score",
+            "key.conll",
+            "response.conll",
+            "--json",
+            "--min-columns",
+            "5",
+            "--check-words",
+            "--include-package",
+            "my_package",
+        ]
+    )
+    assert (args.key_file, args.response_file, args.json, args.min_columns, args.check_words, args.include_package) == (
+        "key.conll",
+        "response.conll",
+        True,
+        5,
+        True,
+        ["my_package"],
+    )
     assert args.func is coref_score_from_args
     defaults = parser.parse_args(["coref-score", "k", "r"])
-    assert (defaults.min_columns, defaults.check_words, defaults.include_package) == (
-        2, False, [])
+    assert (defaults.min_columns, defaults.check_words, defaults.include_package) == (2, False, [])
     with pytest.raises(SystemExit):
         parser.parse_args(["coref-score", "k", "r", "--min-columns", "1"])

@@ -5,6 +5,7 @@ the CoNLL-2012 reference scorer v8.01 (arithmetic in the comments).
 Most cases use the key of Pradhan et al. (2014, "Scoring coreference partitions of predicted
 mentions"): {a} {b c} {d e f}; x, y, z are response mentions not in the key (twinless).
 """
+
 import itertools
 import random
 
@@ -176,11 +177,9 @@ def test_empty_key_and_or_response_give_zero():
         assert rpf(empty, metric) == approx(0, 0, 0)
     assert empty["conll_f1"] == 0
     no_response = score(KEY, [])
-    assert all(rpf(no_response, m) == approx(0, 0, 0)
-               for m in ("muc", "bcub", "ceafm", "ceafe", "blanc"))
+    assert all(rpf(no_response, m) == approx(0, 0, 0) for m in ("muc", "bcub", "ceafm", "ceafe", "blanc"))
     no_key = score([], [[x, y], [z]])
-    assert all(rpf(no_key, m) == approx(0, 0, 0)
-               for m in ("muc", "bcub", "ceafm", "ceafe", "blanc"))
+    assert all(rpf(no_key, m) == approx(0, 0, 0) for m in ("muc", "bcub", "ceafm", "ceafe", "blanc"))
 
 
 def test_blanc_when_the_key_has_no_coreference_links():
@@ -203,14 +202,13 @@ def test_blanc_when_the_key_has_no_non_coreference_links():
 
 
 def test_micro_average_over_documents_differs_from_macro():
-    doc1_key, doc1_response = [[a, b, c, d, e]], [[a, b, c, d, e]]    # MUC 4/4, 4/4
-    doc2_key, doc2_response = [[a, b], [c, d]], [[a, b, c, d]]        # MUC 2/2, 2/3
+    doc1_key, doc1_response = [[a, b, c, d, e]], [[a, b, c, d, e]]  # MUC 4/4, 4/4
+    doc2_key, doc2_response = [[a, b], [c, d]], [[a, b, c, d]]  # MUC 2/2, 2/3
     scores = score_documents([doc1_key, doc2_key], [doc1_response, doc2_response])
     # micro: R (4+2)/(4+2) = 1, P (4+2)/(4+3) = 6/7, F = 12/13
     assert rpf(scores, "muc") == approx(1, 6 / 7, 12 / 13)
     # macro F would be (1 + 0.8)/2 = 0.9
-    macro = (rpf(score(doc1_key, doc1_response), "muc")[2]
-             + rpf(score(doc2_key, doc2_response), "muc")[2]) / 2
+    macro = (rpf(score(doc1_key, doc1_response), "muc")[2] + rpf(score(doc2_key, doc2_response), "muc")[2]) / 2
     assert macro == pytest.approx(0.9)
     # B3 sums per-mention contributions: P = (5 + 4 * 2/4) / (5 + 4) = 7/9
     assert scores["bcub"]["precision"] == pytest.approx(7 / 9)
@@ -272,9 +270,9 @@ def test_allennlp_metric_is_registered_and_accumulates_documents():
     metric.add_document(predicted[1], gold[1])
     values = metric.get_metric(reset=False)
     expected = score_documents(gold, predicted)
-    assert set(values) == {f"{m}_{k}" for m in ("muc", "bcub", "ceafm", "ceafe", "blanc",
-                                                 "mention")
-                           for k in ("precision", "recall", "f1")} | {"conll_f1"}
+    assert set(values) == {
+        f"{m}_{k}" for m in ("muc", "bcub", "ceafm", "ceafe", "blanc", "mention") for k in ("precision", "recall", "f1")
+    } | {"conll_f1"}
     for name in ("muc", "bcub", "ceafm", "ceafe", "blanc"):
         for kind in ("precision", "recall", "f1"):
             assert values[f"{name}_{kind}"] == pytest.approx(expected[name][kind])
@@ -316,8 +314,7 @@ def test_allennlp_metric_sums_counts_across_distributed_workers(tmp_path):
     metric = ConllCorefScores()
     metric([[[a], [d, e]]], [KEY])
     expected = metric.get_metric()
-    dist.init_process_group("gloo", init_method=f"file://{tmp_path / 'rendezvous'}", rank=0,
-                            world_size=1)
+    dist.init_process_group("gloo", init_method=f"file://{tmp_path / 'rendezvous'}", rank=0, world_size=1)
     try:
         # one worker: the all-reduced counts are this worker's counts
         assert metric.get_metric() == pytest.approx(expected)

@@ -1,4 +1,5 @@
 """scripts/coref_litbank_side_by_side.py: per-seed scores summarised, and scored runs never trained again."""
+
 import importlib.util
 import json
 from pathlib import Path
@@ -10,23 +11,30 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="module")
 def script():
-    spec = importlib.util.spec_from_file_location("coref_litbank_side_by_side",
-                                                  REPO_ROOT / "scripts" / "coref_litbank_side_by_side.py")
+    spec = importlib.util.spec_from_file_location(
+        "coref_litbank_side_by_side", REPO_ROOT / "scripts" / "coref_litbank_side_by_side.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
 def scores(conll_with: float, conll_without: float, wall: int, cpu: int) -> dict:
-    return {"documents": 10, "predict_seconds": 20.0,
-            "gold_with_singletons": {"muc": 70.0, "bcub": 40.0, "ceafe": 5.0, "conll_f1": conll_with},
-            "gold_without_singletons": {"muc": 70.0, "bcub": 50.0, "ceafe": 20.0, "conll_f1": conll_without},
-            "wall_seconds": wall, "cpu_seconds": cpu}
+    return {
+        "documents": 10,
+        "predict_seconds": 20.0,
+        "gold_with_singletons": {"muc": 70.0, "bcub": 40.0, "ceafe": 5.0, "conll_f1": conll_with},
+        "gold_without_singletons": {"muc": 70.0, "bcub": 50.0, "ceafe": 20.0, "conll_f1": conll_without},
+        "wall_seconds": wall,
+        "cpu_seconds": cpu,
+    }
 
 
 def test_summary_gives_mean_and_sample_std_per_system(script):
-    results = {script.OURS: {1: scores(42.0, 49.0, 100, 80), 2: scores(44.0, 51.0, 300, 120)},
-               script.THEIRS: {1: scores(41.0, 48.0, 500, 400)}}
+    results = {
+        script.OURS: {1: scores(42.0, 49.0, 100, 80), 2: scores(44.0, 51.0, 300, 120)},
+        script.THEIRS: {1: scores(41.0, 48.0, 500, 400)},
+    }
     summary = script.summarise(results)
     ours = summary[script.OURS]
     assert ours["conll_f1_with_singletons"] == {"mean": 43.0, "std": pytest.approx(1.41, abs=0.01)}
@@ -41,8 +49,9 @@ def test_a_scored_run_is_read_back_without_training(script, tmp_path, monkeypatc
     run_dir = tmp_path / "run_seed7"
     run_dir.mkdir()
     saved = scores(40.0, 47.0, 0, 0)
-    (run_dir / script.SCORE_FILE).write_text(json.dumps(
-        {k: v for k, v in saved.items() if k not in ("wall_seconds", "cpu_seconds")}))
+    (run_dir / script.SCORE_FILE).write_text(
+        json.dumps({k: v for k, v in saved.items() if k not in ("wall_seconds", "cpu_seconds")})
+    )
     (run_dir / "training_cost.json").write_text(json.dumps({"wall_seconds": 11, "cpu_seconds": 9}))
 
     def no_training(*args, **kwargs):

@@ -3,6 +3,7 @@
 options: the fixture pairs of ``fixtures/coref/reference_forms/`` (written for this project;
 their README works out each expected value by hand from the metric definitions).
 """
+
 import argparse
 import json
 import os
@@ -64,25 +65,23 @@ def assert_scores(scores, expected):
     for metric in METRICS:
         got = scores[metric]
         assert (got["recall"], got["precision"], got["f1"]) == pytest.approx(
-            tuple(float(value) for value in expected[metric]), abs=1e-12), metric
+            tuple(float(value) for value in expected[metric]), abs=1e-12
+        ), metric
     assert scores["conll_f1"] == pytest.approx(float(conll_f1(expected)), abs=1e-12)
 
 
 def test_the_fixture_hand_working_is_what_the_tests_assert():
     # the two scenarios' F1 values as the README writes them
-    assert [SCENARIO_A[m][2] for m in ("muc", "bcub", "ceafe")] == [
-        Fraction(4, 7), Fraction(11, 20), Fraction(44, 75)]
+    assert [SCENARIO_A[m][2] for m in ("muc", "bcub", "ceafe")] == [Fraction(4, 7), Fraction(11, 20), Fraction(44, 75)]
     assert [SCENARIO_B[m][2] for m in ("muc", "ceafe")] == [Fraction(4, 7), Fraction(23, 35)]
-    assert sorted(path.name for path in FORMS.glob("*.key")) == sorted(
-        f"{name}.key" for name in EXPECTED)
+    assert sorted(path.name for path in FORMS.glob("*.key")) == sorted(f"{name}.key" for name in EXPECTED)
 
 
 @pytest.mark.parametrize("form", sorted(EXPECTED))
 def test_coref_score_reads_every_reference_form_with_default_options(form, capsys):
     parser = argparse.ArgumentParser()
     CorefScore().add_subparser(parser.add_subparsers())
-    args = parser.parse_args(["coref-score", str(FORMS / f"{form}.key"),
-                              str(FORMS / f"{form}.response"), "--json"])
+    args = parser.parse_args(["coref-score", str(FORMS / f"{form}.key"), str(FORMS / f"{form}.response"), "--json"])
     args.func(args)
     captured = capsys.readouterr()
     assert captured.err == ""  # every key document matched, nothing ignored
@@ -94,9 +93,20 @@ def test_cli_scores_a_reference_form_with_include_package(tmp_path):
     allennlp = Path(sys.executable).with_name("allennlp")
     environment = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
     result = subprocess.run(
-        [str(allennlp), "coref-score", str(FORMS / "unseparated_brackets.key"),
-         str(FORMS / "unseparated_brackets.response"), "--json",
-         "--include-package", "spanbert_lib.coref.metrics"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=300, env=environment)
+        [
+            str(allennlp),
+            "coref-score",
+            str(FORMS / "unseparated_brackets.key"),
+            str(FORMS / "unseparated_brackets.response"),
+            "--json",
+            "--include-package",
+            "spanbert_lib.coref.metrics",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=environment,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     assert_scores(json.loads(result.stdout.strip().splitlines()[-1]), SCENARIO_B)

@@ -1,4 +1,5 @@
 """The loose_micro_f1 metric on hand-computed examples."""
+
 import pytest
 import torch
 from allennlp.common.checks import ConfigurationError

@@ -2,6 +2,7 @@
 The open_entity reader on the project's fixtures (the same 12 invented mentions in the LUKE/ERNIE
 format and the UFET format; tiny BERT, pieces written out by hand).
 """
+
 import json
 from pathlib import Path
 
@@ -23,7 +24,7 @@ def pieces(instance):
 
 def mention_pieces(instance):
     span = instance["mention_span"]
-    return pieces(instance)[span.span_start:span.span_end + 1]
+    return pieces(instance)[span.span_start : span.span_end + 1]
 
 
 def test_luke_format_token_by_token():
@@ -31,21 +32,76 @@ def test_luke_format_token_by_token():
     instances = list(reader.read(LUKE))
     assert len(instances) == 12
     first = instances[0]
-    assert pieces(first) == ["[CLS]", "Alice", "visit", "##ed", "the", "old", "market", "in", "Paris", "on",
-                             "Monday", ".", "[SEP]"]
+    assert pieces(first) == [
+        "[CLS]",
+        "Alice",
+        "visit",
+        "##ed",
+        "the",
+        "old",
+        "market",
+        "in",
+        "Paris",
+        "on",
+        "Monday",
+        ".",
+        "[SEP]",
+    ]
     assert (first["mention_span"].span_start, first["mention_span"].span_end) == (1, 1)
     assert first["labels"].labels == ["person"] and first["labels"]._label_namespace == "labels"
     assert first["metadata"]["mention"] == "Alice" and first["metadata"]["labels"] == ["person"]
     assert first["metadata"]["sentence"] == "Alice visited the old market in Paris on Monday ."
     assert first["metadata"]["index"] == 0 and first["metadata"]["truncated"] is False
     second = instances[1]  # "The river boat left Boston before the storm ."
-    assert pieces(second) == ["[CLS]", "T", "##h", "##e", "river", "boat", "l", "##e", "##f", "##t", "Boston",
-                              "before", "the", "s", "##t", "##o", "##r", "##m", ".", "[SEP]"]
+    assert pieces(second) == [
+        "[CLS]",
+        "T",
+        "##h",
+        "##e",
+        "river",
+        "boat",
+        "l",
+        "##e",
+        "##f",
+        "##t",
+        "Boston",
+        "before",
+        "the",
+        "s",
+        "##t",
+        "##o",
+        "##r",
+        "##m",
+        ".",
+        "[SEP]",
+    ]
     assert (second["mention_span"].span_start, second["mention_span"].span_end) == (10, 10)
     assert second["labels"].labels == ["location", "city", "place"]
     fourth = instances[3]  # mention "The Northern Atlas Company" at the start
-    assert mention_pieces(fourth) == ["T", "##h", "##e", "N", "##o", "##r", "##t", "##h", "##er", "##n", "A", "##t",
-                                      "##l", "##a", "##s", "C", "##o", "##m", "##p", "##a", "##n", "##y"]
+    assert mention_pieces(fourth) == [
+        "T",
+        "##h",
+        "##e",
+        "N",
+        "##o",
+        "##r",
+        "##t",
+        "##h",
+        "##er",
+        "##n",
+        "A",
+        "##t",
+        "##l",
+        "##a",
+        "##s",
+        "C",
+        "##o",
+        "##m",
+        "##p",
+        "##a",
+        "##n",
+        "##y",
+    ]
     assert fourth["mention_span"].span_start == 1
     assert [i["metadata"]["mention"] for i in instances[4:7]] == ["the teacher", "the night train", "January"]
     assert mention_pieces(instances[4]) == ["the", "teacher"]
@@ -59,8 +115,10 @@ def test_ufet_format_gives_the_same_instances():
     assert len(ufet) == 12
     for a, b in zip(luke, ufet):
         assert pieces(a) == pieces(b)
-        assert (a["mention_span"].span_start, a["mention_span"].span_end) == \
-               (b["mention_span"].span_start, b["mention_span"].span_end)
+        assert (a["mention_span"].span_start, a["mention_span"].span_end) == (
+            b["mention_span"].span_start,
+            b["mention_span"].span_end,
+        )
         assert a["labels"].labels == b["labels"].labels
         assert a["metadata"]["sentence"] == b["metadata"]["sentence"]
 
@@ -98,16 +156,19 @@ def test_context_is_cut_around_the_mention():
         reader.text_to_instance("The Northern Atlas Company", 0, 26)
 
 
-@pytest.mark.parametrize("record, message", [
-    ({"sent": "Alice left", "start": 6, "end": 20, "labels": []}, r"offsets \[6, 20\) are out of range"),
-    ({"sent": "Alice left", "start": 0, "end": 5, "mention": "Alicia"}, "does not match sent"),
-    ({"sent": "   ", "start": 0, "end": 1}, "'sent' is empty"),
-    ({"sent": "Alice left", "start": 5, "end": 6}, "empty or only whitespace"),
-    ({"sent": "Alice left", "start": "0", "end": 5}, "integer character offsets"),
-    ({"left_context_token": [], "mention_span": "", "right_context_token": []}, "sentence is empty"),
-    ({"left_context_token": ["a"], "mention_span": "b", "y_str": "person"}, "'y_str' must be a list"),
-    ({"text": "Alice"}, "neither an Open Entity record"),
-])
+@pytest.mark.parametrize(
+    "record, message",
+    [
+        ({"sent": "Alice left", "start": 6, "end": 20, "labels": []}, r"offsets \[6, 20\) are out of range"),
+        ({"sent": "Alice left", "start": 0, "end": 5, "mention": "Alicia"}, "does not match sent"),
+        ({"sent": "   ", "start": 0, "end": 1}, "'sent' is empty"),
+        ({"sent": "Alice left", "start": 5, "end": 6}, "empty or only whitespace"),
+        ({"sent": "Alice left", "start": "0", "end": 5}, "integer character offsets"),
+        ({"left_context_token": [], "mention_span": "", "right_context_token": []}, "sentence is empty"),
+        ({"left_context_token": ["a"], "mention_span": "b", "y_str": "person"}, "'y_str' must be a list"),
+        ({"text": "Alice"}, "neither an Open Entity record"),
+    ],
+)
 def test_bad_records_name_file_and_record(tmp_path, record, message):
     path = tmp_path / "bad.json"
     path.write_text(json.dumps([{"sent": "Alice left", "start": 0, "end": 5, "labels": ["person"]}, record]))

@@ -1,4 +1,5 @@
 """BIO -> entity conversion with conlleval's chunk semantics, and merging nested layers (all hand-worked)."""
+
 import pytest
 
 from spanbert_lib.ner.dataset_readers import NerFormatError, merge_tag_layers, tags_to_entities
@@ -6,7 +7,10 @@ from spanbert_lib.ner.dataset_readers import NerFormatError, merge_tag_layers, t
 
 def test_iob2_sequences():
     assert tags_to_entities(["B-PER", "I-PER", "O", "B-LOC", "B-LOC", "I-LOC"]) == [
-        (0, 1, "PER"), (3, 3, "LOC"), (4, 5, "LOC")]
+        (0, 1, "PER"),
+        (3, 3, "LOC"),
+        (4, 5, "LOC"),
+    ]
     assert tags_to_entities(["O", "O"]) == []
     assert tags_to_entities([]) == []
     assert tags_to_entities(["B-ORG"]) == [(0, 0, "ORG")]
@@ -25,7 +29,11 @@ def test_conlleval_starts_a_chunk_at_i_after_o_and_at_a_type_switch():
     assert tags_to_entities(["I-PER", "O", "I-PER", "I-PER"]) == [(0, 0, "PER"), (2, 3, "PER")]
     # I-X after B-Y / I-Y starts a new X entity; B-X after I-X of the same type also starts one
     assert tags_to_entities(["O", "I-PER", "B-LOC", "I-PER", "I-PER", "B-PER"]) == [
-        (1, 1, "PER"), (2, 2, "LOC"), (3, 4, "PER"), (5, 5, "PER")]
+        (1, 1, "PER"),
+        (2, 2, "LOC"),
+        (3, 4, "PER"),
+        (5, 5, "PER"),
+    ]
     assert tags_to_entities(["B-PER", "I-LOC", "I-LOC"]) == [(0, 0, "PER"), (1, 2, "LOC")]
 
 

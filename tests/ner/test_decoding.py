@@ -1,4 +1,5 @@
 """Flat and nested greedy span decoding, worked out by hand."""
+
 import numpy as np
 import torch
 
@@ -14,8 +15,9 @@ def test_flat_keeps_the_best_non_overlapping_spans():
     # by score among non-O: (3,3) .95 kept, (0,1) .9 kept, (2,3) .7 overlaps (3,3), (0,0) .6 overlaps (0,1);
     # (1,1) has the top score but is O
     assert decode_flat(SPANS, LABELS, SCORES) == [(0, 1, 1), (3, 3, 2)]
-    assert decode_flat(torch.tensor(SPANS), torch.tensor(LABELS), torch.tensor(SCORES),
-                       label_names=["O", "PER", "LOC"]) == [(0, 1, "PER"), (3, 3, "LOC")]
+    assert decode_flat(
+        torch.tensor(SPANS), torch.tensor(LABELS), torch.tensor(SCORES), label_names=["O", "PER", "LOC"]
+    ) == [(0, 1, "PER"), (3, 3, "LOC")]
     # masking (0,1) out lets (0,0) in
     assert decode_flat(SPANS, LABELS, SCORES, mask=[True, False, True, True, True]) == [(0, 0, 1), (3, 3, 2)]
     # another id for O: label 0 spans are entities, label 2 spans are not: (1,1) .99 kept, (0,1) .9 overlaps it,

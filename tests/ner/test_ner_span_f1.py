@@ -1,4 +1,5 @@
 """The ner_span_f1 metric: hand-computed exact-match scores, and BIO input read as conlleval does."""
+
 import pytest
 import torch
 from allennlp.common.testing import run_distributed_test
@@ -35,15 +36,23 @@ def test_accumulates_until_reset():
     assert metric.get_metric(reset=True)["f1"] == pytest.approx(2 * 0.5 * 0.4 / 0.9)
     assert metric.get_metric() == {"precision": 0.0, "recall": 0.0, "f1": 0.0}
     metric([[(0, 0, "PER"), (0, 0, "PER")]], [[(0, 0, "PER")]])  # a repeated prediction counts once
-    assert metric.get_metric() == {"precision": 1.0, "recall": 1.0, "f1": 1.0,
-                                   "precision-PER": 1.0, "recall-PER": 1.0, "f1-PER": 1.0}
+    assert metric.get_metric() == {
+        "precision": 1.0,
+        "recall": 1.0,
+        "f1": 1.0,
+        "precision-PER": 1.0,
+        "recall-PER": 1.0,
+        "f1-PER": 1.0,
+    }
     with pytest.raises(ValueError, match="2 predicted sentences but 1 gold"):
         metric([[], []], [[]])
 
 
 def test_bio_sequences_scored_with_conlleval_semantics():
-    gold = [tags_to_entities(["B-PER", "I-PER", "O", "B-LOC"]),      # (0,1,PER) (3,3,LOC)
-            tags_to_entities(["I-ORG", "I-ORG", "B-ORG", "O"])]      # IOB1: (0,1,ORG) (2,2,ORG)
+    gold = [
+        tags_to_entities(["B-PER", "I-PER", "O", "B-LOC"]),  # (0,1,PER) (3,3,LOC)
+        tags_to_entities(["I-ORG", "I-ORG", "B-ORG", "O"]),
+    ]  # IOB1: (0,1,ORG) (2,2,ORG)
     predicted = [
         # I after O starts an entity: (0,1,PER) correct; (3,3,ORG) has the wrong type
         tags_to_entities(["I-PER", "I-PER", "O", "I-ORG"]),

@@ -2,6 +2,7 @@
 The span_ner_conll reader on the project's CoNLL-2003 fixture (tiny BERT; every wordpiece and span
 written out by hand from its vocabulary).
 """
+
 import logging
 from pathlib import Path
 
@@ -40,18 +41,65 @@ def test_sentence_instances_token_by_token():
     assert metadata["words"] == ["Alice", "visited", "Paris", "on", "Monday", "."]
     assert metadata["doc_id"] == "conll2003_iob1.txt#0" and metadata["sentence_index"] == 0
     # all spans of <= 3 words in (start, end) order: 6 + 5 + 4 = 15
-    assert metadata["word_spans"] == [(0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (1, 3), (2, 2), (2, 3), (2, 4),
-                                      (3, 3), (3, 4), (3, 5), (4, 4), (4, 5), (5, 5)]
+    assert metadata["word_spans"] == [
+        (0, 0),
+        (0, 1),
+        (0, 2),
+        (1, 1),
+        (1, 2),
+        (1, 3),
+        (2, 2),
+        (2, 3),
+        (2, 4),
+        (3, 3),
+        (3, 4),
+        (3, 5),
+        (4, 4),
+        (4, 5),
+        (5, 5),
+    ]
     # first piece of the first word .. last piece of the last word ("visited" = pieces 2-3)
-    assert piece_spans(first) == [(1, 1), (1, 3), (1, 4), (2, 3), (2, 4), (2, 5), (4, 4), (4, 5), (4, 6),
-                                  (5, 5), (5, 6), (5, 7), (6, 6), (6, 7), (7, 7)]
+    assert piece_spans(first) == [
+        (1, 1),
+        (1, 3),
+        (1, 4),
+        (2, 3),
+        (2, 4),
+        (2, 5),
+        (4, 4),
+        (4, 5),
+        (4, 6),
+        (5, 5),
+        (5, 6),
+        (5, 7),
+        (6, 6),
+        (6, 7),
+        (7, 7),
+    ]
     assert first["span_labels"].labels == ["PER"] + ["O"] * 5 + ["LOC"] + ["O"] * 8
     assert first["span_labels"]._label_namespace == "labels"
     assert metadata["gold_entities"] == [(0, 0, "PER"), (2, 2, "LOC")]
 
     third = instances[2]  # "The Boston Globe news team visited London ."
-    assert pieces(third) == ["[CLS]", "T", "##h", "##e", "Boston", "G", "##l", "##o", "##b", "##e", "news",
-                             "team", "visit", "##ed", "London", ".", "[SEP]"]
+    assert pieces(third) == [
+        "[CLS]",
+        "T",
+        "##h",
+        "##e",
+        "Boston",
+        "G",
+        "##l",
+        "##o",
+        "##b",
+        "##e",
+        "news",
+        "team",
+        "visit",
+        "##ed",
+        "London",
+        ".",
+        "[SEP]",
+    ]
     assert third["metadata"]["gold_entities"] == [(1, 2, "ORG"), (6, 6, "LOC")]
     spans = dict(zip(third["metadata"]["word_spans"], zip(piece_spans(third), third["span_labels"].labels)))
     assert spans[(1, 2)] == ((4, 9), "ORG")
@@ -88,16 +136,49 @@ def test_iob1_and_iob2_files_give_the_same_instances():
 def test_context_window_is_encoded_but_not_enumerated_and_stays_in_its_document():
     instances, _ = read(max_span_width=2, context_window=2)
     second = instances[1]  # left context "Monday .", right context "The Boston"
-    assert pieces(second) == ["[CLS]", "Monday", ".", "Peter", "Grace", "g", "##a", "##v", "##e", "Emma", "Frank",
-                              "a", "book", ".", "T", "##h", "##e", "Boston", "[SEP]"]
+    assert pieces(second) == [
+        "[CLS]",
+        "Monday",
+        ".",
+        "Peter",
+        "Grace",
+        "g",
+        "##a",
+        "##v",
+        "##e",
+        "Emma",
+        "Frank",
+        "a",
+        "book",
+        ".",
+        "T",
+        "##h",
+        "##e",
+        "Boston",
+        "[SEP]",
+    ]
     assert second["metadata"]["words"] == ["Peter", "Grace", "gave", "Emma", "Frank", "a", "book", "."]
     assert piece_spans(second)[:4] == [(3, 3), (3, 4), (4, 4), (4, 8)]
     assert piece_spans(second)[-1] == (13, 13)
     assert len(second["spans"].field_list) == 8 + 7
     # no context across -DOCSTART-: the last sentence of document 0 and the first of document 1
     assert pieces(instances[2])[-3:] == ["London", ".", "[SEP]"]
-    assert pieces(instances[3]) == ["[CLS]", "Mary", "l", "##e", "##f", "##t", ".", "S", "##h", "##e", "we", "##n",
-                                    "##t", "[SEP]"]
+    assert pieces(instances[3]) == [
+        "[CLS]",
+        "Mary",
+        "l",
+        "##e",
+        "##f",
+        "##t",
+        ".",
+        "S",
+        "##h",
+        "##e",
+        "we",
+        "##n",
+        "##t",
+        "[SEP]",
+    ]
 
 
 def test_context_is_cut_before_the_sentence_and_too_long_sentences_are_skipped_and_counted():
@@ -105,8 +186,22 @@ def test_context_is_cut_before_the_sentence_and_too_long_sentences_are_skipped_a
     # "Monday ." does not), 2 for the right ("The" = 3 pieces does not fit)
     instances, reader = read(max_span_width=2, context_window=2, max_seq_length=16)
     second = [i for i in instances if i["metadata"]["words"][0] == "Peter"][0]
-    assert pieces(second) == ["[CLS]", ".", "Peter", "Grace", "g", "##a", "##v", "##e", "Emma", "Frank", "a", "book",
-                              ".", "[SEP]"]
+    assert pieces(second) == [
+        "[CLS]",
+        ".",
+        "Peter",
+        "Grace",
+        "g",
+        "##a",
+        "##v",
+        "##e",
+        "Emma",
+        "Frank",
+        "a",
+        "book",
+        ".",
+        "[SEP]",
+    ]
     assert piece_spans(second)[0] == (2, 2)
     # budget 10: sentences of 7 and 6 pieces fit; those of 11, 15, 15 and 26 pieces are skipped
     instances, reader = read(max_seq_length=12)
@@ -114,8 +209,9 @@ def test_context_is_cut_before_the_sentence_and_too_long_sentences_are_skipped_a
     stats = reader.last_read_stats
     assert (stats.sentences, stats.instances, stats.skipped_too_long, stats.entities_in_skipped) == (6, 2, 4, 8)
     with pytest.raises(ValueError, match="more than max_seq_length 12"):
-        SpanNerConllReader(TINY_BERT, max_seq_length=12).text_to_instance(["Peter", "Grace", "gave", "Emma", "Frank",
-                                                                           "a", "book", "."])
+        SpanNerConllReader(TINY_BERT, max_seq_length=12).text_to_instance(
+            ["Peter", "Grace", "gave", "Emma", "Frank", "a", "book", "."]
+        )
 
 
 def test_skipped_sentences_are_reported_with_file_and_line(caplog):
@@ -124,8 +220,10 @@ def test_skipped_sentences_are_reported_with_file_and_line(caplog):
     messages = [record.getMessage() for record in caplog.records]
     skipped = [message for message in messages if "skipped: the sentence's" in message]
     assert len(skipped) == 4 and all(message.startswith(f"{IOB1}:") for message in skipped)
-    assert any("8 gold entities can never be predicted" in message and "in 4 sentences skipped as too long" in message
-               for message in messages)
+    assert any(
+        "8 gold entities can never be predicted" in message and "in 4 sentences skipped as too long" in message
+        for message in messages
+    )
 
 
 def test_fill_context_uses_the_whole_budget_evenly():
@@ -133,18 +231,58 @@ def test_fill_context_uses_the_whole_budget_evenly():
     by_first_word = {i["metadata"]["words"][0]: i for i in instances}
     # "Peter ... ." takes 11 of 18 pieces; 7 left: 3 to the left ("on Monday ."), 4 to the right ("The Boston")
     assert pieces(by_first_word["Peter"]) == [
-        "[CLS]", "on", "Monday", ".", "Peter", "Grace", "g", "##a", "##v", "##e", "Emma", "Frank", "a", "book", ".",
-        "T", "##h", "##e", "Boston", "[SEP]"]
+        "[CLS]",
+        "on",
+        "Monday",
+        ".",
+        "Peter",
+        "Grace",
+        "g",
+        "##a",
+        "##v",
+        "##e",
+        "Emma",
+        "Frank",
+        "a",
+        "book",
+        ".",
+        "T",
+        "##h",
+        "##e",
+        "Boston",
+        "[SEP]",
+    ]
     # "Mary left ." (6 pieces) opens document 1: all 12 pieces go to the right side, whole words only
     assert pieces(by_first_word["Mary"]) == [
-        "[CLS]", "Mary", "l", "##e", "##f", "##t", ".", "S", "##h", "##e", "we", "##n", "##t", "to", "Berlin", "[SEP]"]
+        "[CLS]",
+        "Mary",
+        "l",
+        "##e",
+        "##f",
+        "##t",
+        ".",
+        "S",
+        "##h",
+        "##e",
+        "we",
+        "##n",
+        "##t",
+        "to",
+        "Berlin",
+        "[SEP]",
+    ]
     assert all(len(pieces(i)) <= 20 for i in instances)
 
 
 def test_text_to_instance_and_tensors():
     reader = SpanNerConllReader(TINY_BERT, max_span_width=2, context_window=1)
-    instance = reader.text_to_instance(["Alice", "met", "Bob"], entities=[(2, 2, "PER"), (0, 0, "PER")],
-                                       left_context=["Monday", "."], right_context=["in", "Rome"], doc_id="d")
+    instance = reader.text_to_instance(
+        ["Alice", "met", "Bob"],
+        entities=[(2, 2, "PER"), (0, 0, "PER")],
+        left_context=["Monday", "."],
+        right_context=["in", "Rome"],
+        doc_id="d",
+    )
     assert pieces(instance) == ["[CLS]", ".", "Alice", "me", "##t", "Bob", "in", "[SEP]"]
     assert instance["metadata"]["gold_entities"] == [(0, 0, "PER"), (2, 2, "PER")]
     assert piece_spans(instance) == [(2, 2), (2, 4), (3, 4), (3, 5), (5, 5)]
@@ -173,8 +311,11 @@ def test_words_without_wordpieces_become_unknown():
 
 
 def test_from_params_and_paths(tmp_path):
-    reader = DatasetReader.from_params(Params({"type": "spanbert_span_ner_conll", "model_name": TINY_BERT,
-                                               "context_window": "fill", "max_span_width": 2}))
+    reader = DatasetReader.from_params(
+        Params(
+            {"type": "spanbert_span_ner_conll", "model_name": TINY_BERT, "context_window": "fill", "max_span_width": 2}
+        )
+    )
     assert isinstance(reader, SpanNerConllReader) and reader.context_window == "fill"
     assert len(list(reader.read(f"{IOB1},{IOB2}"))) == 12
     assert len(list(reader.read([IOB2, IOB1]))) == 12

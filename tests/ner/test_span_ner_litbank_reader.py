@@ -2,6 +2,7 @@
 The span_ner_litbank reader on the project's nested-NER fixture (tiny BERT, pieces written out by
 hand) and on a real LitBank file in ../shared/data.
 """
+
 import glob
 import os
 from pathlib import Path
@@ -27,19 +28,42 @@ def piece_spans(instance):
 
 def labelled(instance):
     """{word span: label} of the candidates that are gold entities."""
-    return {span: label for span, label in zip(instance["metadata"]["word_spans"], instance["span_labels"].labels)
-            if label != "O"}
+    return {
+        span: label
+        for span, label in zip(instance["metadata"]["word_spans"], instance["span_labels"].labels)
+        if label != "O"
+    }
 
 
 def test_nested_fixture_token_by_token():
     reader = SpanNerLitBankReader(TINY_BERT, max_span_width=4)
     instances = list(reader.read(str(FIXTURE_DIR)))
     assert [(i["metadata"]["doc_id"], i["metadata"]["sentence_index"]) for i in instances] == [
-        ("1_a_river_story_brat", 0), ("1_a_river_story_brat", 1), ("1_a_river_story_brat", 2),
-        ("2_the_night_train_brat", 0), ("2_the_night_train_brat", 1)]
+        ("1_a_river_story_brat", 0),
+        ("1_a_river_story_brat", 1),
+        ("1_a_river_story_brat", 2),
+        ("2_the_night_train_brat", 0),
+        ("2_the_night_train_brat", 1),
+    ]
     first = instances[0]  # "The teacher of the school in London left ."
-    assert pieces(first) == ["[CLS]", "T", "##h", "##e", "teacher", "of", "the", "school", "in", "London",
-                             "l", "##e", "##f", "##t", ".", "[SEP]"]
+    assert pieces(first) == [
+        "[CLS]",
+        "T",
+        "##h",
+        "##e",
+        "teacher",
+        "of",
+        "the",
+        "school",
+        "in",
+        "London",
+        "l",
+        "##e",
+        "##f",
+        "##t",
+        ".",
+        "[SEP]",
+    ]
     # PER over words 0-6 (wider than 4: gold only), FAC 3-6 inside it, GPE 6 inside both
     assert first["metadata"]["gold_entities"] == [(0, 6, "PER"), (3, 6, "FAC"), (6, 6, "GPE")]
     assert labelled(first) == {(3, 6): "FAC", (6, 6): "GPE"}
@@ -56,8 +80,7 @@ def test_nested_fixture_token_by_token():
     # a file with 5 tag layers; "John and his family" (layer 1) holds "John", "his family" (layer 2), "his" (layer 3)
     assert pieces(instances[3]) == ["[CLS]", "Henry", "too", "##k", "the", "night", "train", ".", "[SEP]"]
     assert instances[3]["metadata"]["gold_entities"] == [(0, 0, "PER"), (2, 4, "VEH")]
-    assert instances[4]["metadata"]["gold_entities"] == [(0, 0, "PER"), (0, 3, "PER"), (2, 2, "PER"),
-                                                         (2, 3, "PER")]
+    assert instances[4]["metadata"]["gold_entities"] == [(0, 0, "PER"), (0, 3, "PER"), (2, 2, "PER"), (2, 3, "PER")]
     stats = reader.last_read_stats
     assert (stats.documents, stats.instances, stats.entities, stats.unreachable) == (2, 5, 13, 2)
     assert (stats.relabelled, stats.duplicates) == (1, 1)  # Paris GPE/LOC; Emma PER twice
@@ -68,8 +91,22 @@ def test_file_slices_and_context():
     instances = list(reader.read(f"{FIXTURE_DIR}/#files=1:"))
     assert {i["metadata"]["doc_id"] for i in instances} == {"2_the_night_train_brat"}
     # "John and his family slept ." with "night train ." before it, nothing after it
-    assert pieces(instances[1]) == ["[CLS]", "train", ".", "John", "and", "his", "family", "s", "##l", "##e", "##p",
-                                    "##t", ".", "[SEP]"]
+    assert pieces(instances[1]) == [
+        "[CLS]",
+        "train",
+        ".",
+        "John",
+        "and",
+        "his",
+        "family",
+        "s",
+        "##l",
+        "##e",
+        "##p",
+        "##t",
+        ".",
+        "[SEP]",
+    ]
     assert piece_spans(instances[1])[:3] == [(3, 3), (3, 4), (4, 4)]
     # ..., "family slept", "slept", "slept .", "."
     assert piece_spans(instances[1])[-4:] == [(6, 11), (7, 11), (7, 12), (12, 12)]
@@ -131,8 +168,29 @@ def test_real_litbank_file():
 
     first, second = instances[0], instances[1]
     assert first["metadata"]["words"] == ["CHAPTER", "I", "In", "Chancery", "London", "."]
-    assert pieces(first) == ["[CLS]", "C", "##H", "##A", "##P", "##T", "##E", "##R", "I", "I", "##n", "C", "##h",
-                             "##a", "##n", "##c", "##er", "##y", "London", ".", "[SEP]"]
+    assert pieces(first) == [
+        "[CLS]",
+        "C",
+        "##H",
+        "##A",
+        "##P",
+        "##T",
+        "##E",
+        "##R",
+        "I",
+        "I",
+        "##n",
+        "C",
+        "##h",
+        "##a",
+        "##n",
+        "##c",
+        "##er",
+        "##y",
+        "London",
+        ".",
+        "[SEP]",
+    ]
     assert labelled(first) == {(3, 3): "FAC", (4, 4): "GPE"}
     spans = dict(zip(first["metadata"]["word_spans"], piece_spans(first)))
     assert spans[(3, 3)] == (11, 17) and spans[(4, 4)] == (18, 18) and spans[(0, 5)] == (1, 19)
@@ -140,10 +198,40 @@ def test_real_litbank_file():
     assert second["metadata"]["gold_entities"] == [(7, 7, "PER"), (7, 8, "PER"), (11, 14, "FAC")]
     assert labelled(second) == {(7, 7): "PER", (7, 8): "PER", (11, 14): "FAC"}
     spans = dict(zip(second["metadata"]["word_spans"], piece_spans(second)))
-    assert pieces(second)[spans[(7, 8)][0]:spans[(7, 8)][1] + 1] == [
-        "L", "##o", "##r", "##d", "C", "##h", "##a", "##n", "##c", "##e", "##l", "##l", "##o", "##r"]
-    assert pieces(second)[spans[(11, 14)][0]:spans[(11, 14)][1] + 1] == [
-        "L", "##i", "##n", "##c", "##o", "##l", "##n", "'", "s", "I", "##n", "##n", "H", "##a", "##l", "##l"]
+    assert pieces(second)[spans[(7, 8)][0] : spans[(7, 8)][1] + 1] == [
+        "L",
+        "##o",
+        "##r",
+        "##d",
+        "C",
+        "##h",
+        "##a",
+        "##n",
+        "##c",
+        "##e",
+        "##l",
+        "##l",
+        "##o",
+        "##r",
+    ]
+    assert pieces(second)[spans[(11, 14)][0] : spans[(11, 14)][1] + 1] == [
+        "L",
+        "##i",
+        "##n",
+        "##c",
+        "##o",
+        "##l",
+        "##n",
+        "'",
+        "s",
+        "I",
+        "##n",
+        "##n",
+        "H",
+        "##a",
+        "##l",
+        "##l",
+    ]
     assert len(second["spans"].field_list) == 16 * 17 // 2
 
     # every instance: pieces = the words tokenised one by one; spans from those lengths
@@ -155,8 +243,9 @@ def test_real_litbank_file():
         for ps in word_pieces:
             starts.append(position)
             position += len(ps)
-        expected_spans = [(starts[s], starts[e] + len(word_pieces[e]) - 1)
-                          for s, e in instance["metadata"]["word_spans"]]
+        expected_spans = [
+            (starts[s], starts[e] + len(word_pieces[e]) - 1) for s, e in instance["metadata"]["word_spans"]
+        ]
         assert piece_spans(instance) == expected_spans
         n = len(word_pieces)
         assert instance["metadata"]["word_spans"] == [(s, e) for s in range(n) for e in range(s, min(s + 16, n))]

@@ -56,8 +56,9 @@ def test_missing_input_is_an_error(tmp_path):
 @pytest.mark.slow
 def test_command_line_on_the_fixture_corpus(tmp_path, repo_root):
     # from the repository root, the .allennlp_plugins file registers the command
-    completed = run_allennlp(["build-wordpiece-vocab", "fixtures/corpus", str(tmp_path / "vocab"), "--vocab-size", "500"],
-                             cwd=repo_root)
+    completed = run_allennlp(
+        ["build-wordpiece-vocab", "fixtures/corpus", str(tmp_path / "vocab"), "--vocab-size", "500"], cwd=repo_root
+    )
     assert f"cased WordPiece vocabulary of 500 entries to {tmp_path / 'vocab'}" in completed.stdout
     tokenizer = AutoTokenizer.from_pretrained(str(tmp_path / "vocab"))
     assert len(tokenizer) == 500 and tokenizer.is_fast

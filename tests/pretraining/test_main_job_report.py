@@ -1,5 +1,6 @@
 """The main job's report: held-out evaluation with fixed masks, the unigram baseline, fill-ins,
 training curves and summary.json, on a tiny trained archive."""
+
 import importlib.util
 import json
 
@@ -37,8 +38,13 @@ def _load_report_script():
 @pytest.fixture(scope="module")
 def trained_run(tmp_path_factory):
     serialization_dir = tmp_path_factory.mktemp("main_job") / "model"
-    overrides = {"train_data_path": TRAIN, "validation_data_path": HELDOUT, "trainer.num_epochs": 2,
-                 "data_loader.batches_per_epoch": 4, "validation_data_loader": {"batch_size": 16}}
+    overrides = {
+        "train_data_path": TRAIN,
+        "validation_data_path": HELDOUT,
+        "trainer.num_epochs": 2,
+        "data_loader.batches_per_epoch": 4,
+        "validation_data_loader": {"batch_size": 16},
+    }
     train_model_from_file(str(CONFIG), str(serialization_dir), overrides=json.dumps(overrides))
     return serialization_dir
 
@@ -52,7 +58,7 @@ def test_heldout_accuracy_is_the_models_own_metric_under_the_same_seed(trained_r
     model.get_metrics(reset=True)
     with torch.no_grad():
         for start in range(0, len(instances), 8):
-            batch = Batch(instances[start:start + 8])
+            batch = Batch(instances[start : start + 8])
             batch.index_instances(Vocabulary())
             model(**batch.as_tensor_dict())
     metrics = model.get_metrics(reset=True)
@@ -62,20 +68,38 @@ def test_heldout_accuracy_is_the_models_own_metric_under_the_same_seed(trained_r
     # each seed is a fixed, different set of masks: the same seed twice gives the same predictions
     twice = evaluate_heldout(model, instances, seeds=[3, 3, 4], batch_size=8)
     per_seed = len(instances)
-    first, second, third = (twice.blocks[i * per_seed:(i + 1) * per_seed] for i in range(3))
-    assert all(torch.equal(a.positions, b.positions) and torch.equal(a.mlm_predictions, b.mlm_predictions)
-               for a, b in zip(first, second))
+    first, second, third = (twice.blocks[i * per_seed : (i + 1) * per_seed] for i in range(3))
+    assert all(
+        torch.equal(a.positions, b.positions) and torch.equal(a.mlm_predictions, b.mlm_predictions)
+        for a, b in zip(first, second)
+    )
     assert any(not torch.equal(a.positions, c.positions) for a, c in zip(first, third))
 
 
 def test_report_writes_summary_and_curves(trained_run, tmp_path, capsys):
     report = _load_report_script()
     out = tmp_path / "out"
-    exit_code = report.main([str(trained_run), "--train", TRAIN, "--heldout", HELDOUT, "--out", str(out),
-                             "--seeds", "2", "--examples", "2", "--job-cpu-seconds", "5"])
+    exit_code = report.main(
+        [
+            str(trained_run),
+            "--train",
+            TRAIN,
+            "--heldout",
+            HELDOUT,
+            "--out",
+            str(out),
+            "--seeds",
+            "2",
+            "--examples",
+            "2",
+            "--job-cpu-seconds",
+            "5",
+        ]
+    )
     summary = json.loads((out / "summary.json").read_text())
-    assert {"heldout_mlm_accuracy", "heldout_sbo_accuracy", "unigram_mlm_accuracy", "seconds",
-            "cpu_seconds"} <= set(summary)
+    assert {"heldout_mlm_accuracy", "heldout_sbo_accuracy", "unigram_mlm_accuracy", "seconds", "cpu_seconds"} <= set(
+        summary
+    )
     assert 0.0 <= summary["heldout_mlm_accuracy"] <= 1.0 and 0.0 < summary["unigram_mlm_accuracy"] < 1.0
     assert summary["cpu_seconds"] > 5 and summary["optimizer_steps"] == 8 and summary["epochs"] == 2
     assert summary["heldout_masked_tokens"] > 100
@@ -99,18 +123,27 @@ def test_fill_ins_show_each_masked_span_with_the_prediction():
     tokenizer = AutoTokenizer.from_pretrained(str(REPO_ROOT / "fixtures" / "tiny_bert"))
     ids = tokenizer("the harbour was in the town .")["input_ids"]  # [CLS] the harbour was in the town . [SEP]
     predicted = tokenizer.convert_tokens_to_ids(["in", "the", "harbour"])
-    block = MaskedBlock(input_ids=torch.tensor(ids), positions=torch.tensor([2, 4, 5]),
-                        targets=torch.tensor([ids[2], ids[4], ids[5]]), mlm_predictions=torch.tensor(predicted),
-                        sbo_predictions=torch.tensor(predicted), seen_ids=torch.tensor([ids[2], 4, 4]))
+    block = MaskedBlock(
+        input_ids=torch.tensor(ids),
+        positions=torch.tensor([2, 4, 5]),
+        targets=torch.tensor([ids[2], ids[4], ids[5]]),
+        mlm_predictions=torch.tensor(predicted),
+        sbo_predictions=torch.tensor(predicted),
+        seen_ids=torch.tensor([ids[2], 4, 4]),
+    )
     assert format_fill_ins(block, tokenizer) == "the [harbour -> in] was [in the -> the harbour] town ."
 
 
 def test_accuracy_over_all_targets_and_over_positions_seen_as_mask():
     mask = 4
-    block = MaskedBlock(input_ids=torch.arange(6), positions=torch.tensor([1, 2, 3, 4]),
-                        targets=torch.tensor([5, 6, 7, 8]),
-                        seen_ids=torch.tensor([mask, mask, 7, 9]),  # masked, masked, kept, random
-                        mlm_predictions=torch.tensor([5, 0, 7, 8]), sbo_predictions=torch.tensor([0, 0, 0, 8]))
+    block = MaskedBlock(
+        input_ids=torch.arange(6),
+        positions=torch.tensor([1, 2, 3, 4]),
+        targets=torch.tensor([5, 6, 7, 8]),
+        seen_ids=torch.tensor([mask, mask, 7, 9]),  # masked, masked, kept, random
+        mlm_predictions=torch.tensor([5, 0, 7, 8]),
+        sbo_predictions=torch.tensor([0, 0, 0, 8]),
+    )
     evaluation = HeldoutEvaluation(mask_token_id=mask, blocks=[block])
     assert evaluation.num_predictions == 4
     assert evaluation.accuracy("mlm") == 0.75

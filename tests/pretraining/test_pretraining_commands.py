@@ -1,4 +1,5 @@
 """export-encoder and masking-stats, in process and through the allennlp CLI."""
+
 import json
 
 import pytest
@@ -41,7 +42,11 @@ def test_export_writes_the_span_boundary_head_beside_the_encoder(trained_archive
     output = export_encoder(str(trained_archive), str(tmp_path / "exported"))
     assert (output / "sbo_head.safetensors").is_file()
     assert json.loads((output / "sbo_head_config.json").read_text()) == {
-        "input_dim": 16, "position_embedding_dim": 8, "max_span_width": 32, "layer_norm_eps": 1e-12}
+        "input_dim": 16,
+        "position_embedding_dim": 8,
+        "max_span_width": 32,
+        "layer_norm_eps": 1e-12,
+    }
     original = load_archive(str(trained_archive)).model.sbo_head.state_dict()
     exported = load_span_boundary_head(output).state_dict()
     assert original.keys() == exported.keys()
@@ -50,8 +55,11 @@ def test_export_writes_the_span_boundary_head_beside_the_encoder(trained_archive
 
 def test_export_of_a_model_of_another_package_takes_the_transformer_inside_it(tmp_path):
     serialization_dir = tmp_path / "classifier"
-    train_model_from_file(str(REPO_ROOT / "fixtures" / "configs" / "tiny_classifier.jsonnet"), str(serialization_dir),
-                          overrides=json.dumps({"trainer.num_epochs": 1}))
+    train_model_from_file(
+        str(REPO_ROOT / "fixtures" / "configs" / "tiny_classifier.jsonnet"),
+        str(serialization_dir),
+        overrides=json.dumps({"trainer.num_epochs": 1}),
+    )
     output = export_encoder(str(serialization_dir / "model.tar.gz"), str(tmp_path / "out"))
     assert AutoModel.from_pretrained(str(output)).config.hidden_size == 32  # fixtures/tiny_bert
 
@@ -82,8 +90,16 @@ def test_masking_statistics_of_the_default_scheme(tmp_path):
 
 def test_masking_statistics_from_reader_params_with_masker(tmp_path):
     reader_params = tmp_path / "reader.json"
-    reader_params.write_text(json.dumps({"type": "spanbert_pretraining_corpus", "model_name": "fixtures/tiny_bert",
-                                         "max_sequence_length": 128, "masker": {"type": "subword"}}))
+    reader_params.write_text(
+        json.dumps(
+            {
+                "type": "spanbert_pretraining_corpus",
+                "model_name": "fixtures/tiny_bert",
+                "max_sequence_length": 128,
+                "masker": {"type": "subword"},
+            }
+        )
+    )
     statistics = masking_statistics(str(reader_params), str(CORPUS), seed=0)
     assert set(statistics["span_length_histogram"]) == {1}  # subword masking: one-token units
 
@@ -94,8 +110,16 @@ def test_masking_statistics_block_fill_rate_of_a_book(tmp_path, separator, fill_
     book = tmp_path / "book.txt"
     book.write_text("\n\n".join([paragraph] * 40) + "\n", encoding="utf-8")
     reader_params = tmp_path / "reader.json"
-    reader_params.write_text(json.dumps({"type": "spanbert_pretraining_corpus", "model_name": "fixtures/tiny_bert",
-                                         "max_sequence_length": 128, "document_separator": separator}))
+    reader_params.write_text(
+        json.dumps(
+            {
+                "type": "spanbert_pretraining_corpus",
+                "model_name": "fixtures/tiny_bert",
+                "max_sequence_length": 128,
+                "document_separator": separator,
+            }
+        )
+    )
     statistics = masking_statistics(str(reader_params), str(book), seed=0)
     # one 720-piece document in blocks of up to 126 + 2, or 40 blocks of 18 + 2
     expected_blocks = {"file": 6, "blank_line": 40}[separator]
@@ -109,8 +133,14 @@ def test_masking_statistics_block_fill_rate_of_a_book(tmp_path, separator, fill_
 def test_cli_commands(trained_archive, tmp_path):
     completed = run_allennlp(["masking-stats", str(CONFIG), str(CORPUS), "--json"])
     statistics = json.loads(completed.stdout.strip().splitlines()[-1])
-    assert {"masked_fraction", "mean_span_length_words", "span_length_histogram", "replacement",
-            "spans_start_at_word_start", "num_tokens"} <= set(statistics)
+    assert {
+        "masked_fraction",
+        "mean_span_length_words",
+        "span_length_histogram",
+        "replacement",
+        "spans_start_at_word_start",
+        "num_tokens",
+    } <= set(statistics)
     run_allennlp(["export-encoder", str(trained_archive), str(tmp_path / "hf")])
     assert (tmp_path / "hf" / "config.json").exists() and (tmp_path / "hf" / "tokenizer.json").exists()
     assert (tmp_path / "hf" / "sbo_head.safetensors").exists()

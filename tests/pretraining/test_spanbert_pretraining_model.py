@@ -1,5 +1,5 @@
 """The SpanBERT pre-training model: training, save/load, ablations, masking behaviour, export."""
-import copy
+
 import json
 
 import pytest
@@ -43,11 +43,18 @@ class TestSpanBertPretraining(ModelTestCase):
         self.ensure_model_can_train_save_and_load(config)
 
     def test_bi_sequence_nsp_baseline(self, tmp_path):
-        config = overridden_config(tmp_path, {
-            "dataset_reader": {"type": "spanbert_nsp_corpus", "model_name": "fixtures/tiny_bert",
-                               "max_sequence_length": 64, "sentence_splitter": "line"},
-            "model.nsp_weight": 1.0,
-        })
+        config = overridden_config(
+            tmp_path,
+            {
+                "dataset_reader": {
+                    "type": "spanbert_nsp_corpus",
+                    "model_name": "fixtures/tiny_bert",
+                    "max_sequence_length": 64,
+                    "sentence_splitter": "line",
+                },
+                "model.nsp_weight": 1.0,
+            },
+        )
         self.ensure_model_can_train_save_and_load(config)
 
     def test_subword_masking_ablation(self, tmp_path):
@@ -58,16 +65,19 @@ class TestSpanBertPretraining(ModelTestCase):
         entities = "fixtures/entities/miscellany_entities.txt"
         corpus = tmp_path / "corpus.txt"  # a fifth of the corpus: spaCy annotation is the slow part
         corpus.write_text(CORPUS.read_text(encoding="utf-8")[:9000], encoding="utf-8")
-        config = overridden_config(tmp_path, {
-            "train_data_path": str(corpus),
-            "validation_data_path": str(corpus),
-            "dataset_reader.phrase_annotation": "named_entity",
-            "dataset_reader.entity_vocabulary": entities,
-            "model.entity_mlm_weight": 1.0,
-            "model.entity_vocabulary": entities,
-            "model.entity_embedding_dim": 8,
-            "model.entity_masking_probability": 0.5,
-        })
+        config = overridden_config(
+            tmp_path,
+            {
+                "train_data_path": str(corpus),
+                "validation_data_path": str(corpus),
+                "dataset_reader.phrase_annotation": "named_entity",
+                "dataset_reader.entity_vocabulary": entities,
+                "model.entity_mlm_weight": 1.0,
+                "model.entity_vocabulary": entities,
+                "model.entity_embedding_dim": 8,
+                "model.entity_masking_probability": 0.5,
+            },
+        )
         model, _ = self.ensure_model_can_train_save_and_load(config)
         assert model.entity_encoder.transformer is model.encoder  # one set of word weights, exported as before
         assert model.entity_head.entity_embeddings is model.entity_encoder.entity_embeddings.entity_embeddings
@@ -104,19 +114,25 @@ class TestSpanBertPretraining(ModelTestCase):
         self.model.mlm_weight, self.model.sbo_weight = 0.5, 2.0
         with torch.no_grad():
             output = self.model(**tensors)
-        assert output["loss"].item() == pytest.approx(0.5 * output["mlm_loss"].item() + 2.0 * output["sbo_loss"].item(),
-                                                      rel=1e-6)
+        assert output["loss"].item() == pytest.approx(
+            0.5 * output["mlm_loss"].item() + 2.0 * output["sbo_loss"].item(), rel=1e-6
+        )
         metrics = self.model.get_metrics(reset=True)
         assert set(metrics) == {"mlm_accuracy", "mlm_perplexity", "sbo_accuracy", "sbo_perplexity"}
         assert 0.0 <= metrics["sbo_accuracy"] <= 1.0 and metrics["mlm_perplexity"] > 1.0
 
     def test_nsp_without_labels_is_a_clear_error(self, tmp_path):
-        model = SpanBertPretrainingModel(Vocabulary(), TransformerSpec("fixtures/tiny_bert", config={
-            "hidden_size": 16, "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 32}), nsp_weight=1.0)
+        model = SpanBertPretrainingModel(
+            Vocabulary(),
+            TransformerSpec(
+                "fixtures/tiny_bert",
+                config={"hidden_size": 16, "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 32},
+            ),
+            nsp_weight=1.0,
+        )
         tensors = Batch(self.instances[:2]).as_tensor_dict()
         with pytest.raises(ValueError, match="spanbert_nsp_corpus"):
             model(**tensors)
-
 
     def test_pooler_is_frozen_without_nsp(self):
         assert not any(p.requires_grad for p in self.model.encoder.pooler.parameters())
@@ -126,7 +142,9 @@ def test_pretrained_encoder_is_loaded(tiny_bert_dir):
     """transformer.config absent -> the weights of the HF directory are used as they are."""
     from transformers import AutoModel
 
-    model = Model.from_params(vocab=Vocabulary(), params=Params({
-        "type": "spanbert_pretraining", "transformer": {"model_name": str(tiny_bert_dir)}}))
+    model = Model.from_params(
+        vocab=Vocabulary(),
+        params=Params({"type": "spanbert_pretraining", "transformer": {"model_name": str(tiny_bert_dir)}}),
+    )
     reference = AutoModel.from_pretrained(str(tiny_bert_dir))
     assert torch.equal(model.encoder.embeddings.word_embeddings.weight, reference.embeddings.word_embeddings.weight)

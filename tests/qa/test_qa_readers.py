@@ -2,6 +2,7 @@
 The SQuAD and MRQA readers: exact character offsets (unicode, uncased tokenizer), window layout
 and labels, unanswerable questions, relocated / missing answers (counted), clear errors.
 """
+
 import copy
 import gzip
 import json
@@ -23,8 +24,9 @@ SQUAD20 = str(REPO_ROOT / "fixtures" / "qa" / "squad20.json")
 MRQA = str(REPO_ROOT / "fixtures" / "qa" / "mrqa.jsonl")
 MRQA_SAMPLE = str(REPO_ROOT / "fixtures" / "qa" / "mrqa_sample.jsonl")
 
-UNICODE_PASSAGE = ("Café Zoë in  Kraków\tserves crème brûlée; Jose\u0301 Núñez (東京タワー) says 😀 "
-                   "İstanbul straße ﬁne. ")
+UNICODE_PASSAGE = (
+    "Café Zoë in  Kraków\tserves crème brûlée; Jose\u0301 Núñez (東京タワー) says 😀 İstanbul straße ﬁne. "
+)
 
 
 def minilm_dir():
@@ -45,7 +47,7 @@ def window_text(arrays, context, window, start, end):
     """Passage text of window positions start..end (inclusive), through the instance's own offsets."""
     first = arrays["context_token_index"][window, start]
     last = arrays["context_token_index"][window, end]
-    return context[arrays["context_offsets"][first, 0]:arrays["context_offsets"][last, 1]]
+    return context[arrays["context_offsets"][first, 0] : arrays["context_offsets"][last, 1]]
 
 
 @pytest.mark.parametrize("model", ["tiny", "minilm"])
@@ -70,7 +72,7 @@ def test_passage_offsets_are_exact_character_by_character(model):
     # the combining accent of "Jose\u0301" belongs to its token, so answers keep it
     jose = UNICODE_PASSAGE.index("Jose\u0301")
     span = char_span_to_token_span(offsets, jose, jose + 5)
-    assert UNICODE_PASSAGE[offsets[span[0], 0]:offsets[span[1], 1]] == "Jose\u0301"
+    assert UNICODE_PASSAGE[offsets[span[0], 0] : offsets[span[1], 1]] == "Jose\u0301"
     # every character span from the start of token i to the end of token j maps back to (i, j),
     # also when it starts or ends inside those tokens
     for i in range(len(offsets)):
@@ -85,8 +87,13 @@ def test_minilm_labels_map_back_to_original_case_and_accents():
     reader = SquadReader(minilm_dir(), max_seq_length=40, doc_stride=8, max_query_length=8)
     answers = ["Café Zoë", "Kraków", "crème brûlée", "Jose\u0301 Núñez", "東京タワー", "straße ﬁne"]
     for answer in answers:
-        instance = reader.text_to_instance("Where?", UNICODE_PASSAGE, "q", answer_texts=[answer],
-                                           answer_candidates=[(answer, UNICODE_PASSAGE.index(answer))])
+        instance = reader.text_to_instance(
+            "Where?",
+            UNICODE_PASSAGE,
+            "q",
+            answer_texts=[answer],
+            answer_candidates=[(answer, UNICODE_PASSAGE.index(answer))],
+        )
         arrays = instance_arrays(instance)
         labelled = np.flatnonzero(arrays["answer_span"][:, 0] > 0)
         assert len(labelled) >= 1
@@ -111,15 +118,20 @@ def test_multi_window_layout_and_labels():
         capacity = 64 - 3 - len(question_ids)
         for w in range(num_windows):
             ids = arrays["input_ids"][w][arrays["attention_mask"][w]]
-            chunk = passage.ids[24 * w:24 * w + capacity]
+            chunk = passage.ids[24 * w : 24 * w + capacity]
             # [CLS] passage [SEP] question [SEP], token types 0...0 1...1
-            assert ids.tolist() == [tokenizer.cls_token_id, *chunk, tokenizer.sep_token_id, *question_ids,
-                                    tokenizer.sep_token_id]
+            assert ids.tolist() == [
+                tokenizer.cls_token_id,
+                *chunk,
+                tokenizer.sep_token_id,
+                *question_ids,
+                tokenizer.sep_token_id,
+            ]
             types = arrays["token_type_ids"][w][arrays["attention_mask"][w]]
             assert types.tolist() == [0] * (len(chunk) + 2) + [1] * (len(question_ids) + 1)
             index = arrays["context_token_index"][w]
-            assert index[1:1 + len(chunk)].tolist() == list(range(24 * w, 24 * w + len(chunk)))
-            assert (index[1 + len(chunk):] == -1).all() and index[0] == -1
+            assert index[1 : 1 + len(chunk)].tolist() == list(range(24 * w, 24 * w + len(chunk)))
+            assert (index[1 + len(chunk) :] == -1).all() and index[0] == -1
         # each passage token is max-context in exactly one window
         counts = np.bincount(arrays["context_token_index"][arrays["max_context_mask"]], minlength=len(passage.ids))
         assert (counts == 1).all()
@@ -139,13 +151,15 @@ def test_multi_window_layout_and_labels():
 
 def test_question_first_and_overlap_windows_match_hugging_face():
     """stride_mode="overlap" + question_first reproduce the HF tokenizer's overflowing windows exactly."""
-    reader = SquadReader(TINY, max_seq_length=48, doc_stride=10, stride_mode="overlap", question_first=True,
-                         max_query_length=30)
+    reader = SquadReader(
+        TINY, max_seq_length=48, doc_stride=10, stride_mode="overlap", question_first=True, max_query_length=30
+    )
     context = json.load(open(SQUAD11))["data"][0]["paragraphs"][3]["context"]
     question = "Which village has a school?"
     arrays = instance_arrays(reader.text_to_instance(question, context, "x"))
     hf = transformers.AutoTokenizer.from_pretrained(TINY)(
-        question, context, truncation="only_second", max_length=48, stride=10, return_overflowing_tokens=True)
+        question, context, truncation="only_second", max_length=48, stride=10, return_overflowing_tokens=True
+    )
     assert arrays["input_ids"].shape[0] == len(hf["input_ids"]) > 3
     for w, expected in enumerate(hf["input_ids"]):
         assert arrays["input_ids"][w][arrays["attention_mask"][w]].tolist() == expected
@@ -194,8 +208,9 @@ def test_answer_not_in_passage_is_skipped_not_mislabelled(tmp_path):
 
 @pytest.mark.parametrize("skip", [False, True])
 def test_unanswerable_questions_point_at_cls(skip):
-    reader = SquadReader(TINY, max_seq_length=64, doc_stride=24, max_query_length=24,
-                         skip_impossible_windows_in_training=skip)
+    reader = SquadReader(
+        TINY, max_seq_length=64, doc_stride=24, max_query_length=24, skip_impossible_windows_in_training=skip
+    )
     instances = {i["metadata"]["id"]: i for i in reader.read(SQUAD20)}
     assert reader.stats.unanswerable_questions == 3
     for qid in ("u1", "u2", "u3"):
@@ -248,20 +263,28 @@ def squad_with(question_changes=None, context=None):
     return data
 
 
-@pytest.mark.parametrize("content, message", [
-    ('{"data": [ {"title": "x", ', r"not valid JSON: .*line 1 column"),
-    ({"version": "1.1"}, r"no top-level 'data' list"),
-    (squad_with(lambda qa: qa.pop("question")), r"paragraphs\[1\]\.qas\[1\]: question q5 has no 'question'"),
-    (squad_with(lambda qa: qa.pop("id")), r"paragraphs\[1\]\.qas\[1\]: no 'id' string"),
-    (squad_with(lambda qa: qa.pop("answers")), r"question q5 has no 'answers' list"),
-    (squad_with(lambda qa: qa["answers"][0].pop("answer_start")), r"q5: answers\[0\] has no integer 'answer_start'"),
-    (squad_with(lambda qa: qa["answers"][0].pop("text")), r"q5: answers\[0\] has no 'text'"),
-    (squad_with(lambda qa: qa.update(answers=[])), r"q5 has no answer and is not marked is_impossible"),
-    (squad_with(lambda qa: qa.update(is_impossible=True)), r"q5 is marked is_impossible but has 2 answer"),
-    (squad_with(context="   "), r"paragraphs\[1\]: an empty context \(question ids \['q4', 'q5', 'q6'\]\)"),
-    ({"data": [{"paragraphs": [{"qas": [{"id": "z"}]}]}]},
-     r"paragraphs\[0\]: no 'context' string \(question ids \['z'\]\)"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ('{"data": [ {"title": "x", ', r"not valid JSON: .*line 1 column"),
+        ({"version": "1.1"}, r"no top-level 'data' list"),
+        (squad_with(lambda qa: qa.pop("question")), r"paragraphs\[1\]\.qas\[1\]: question q5 has no 'question'"),
+        (squad_with(lambda qa: qa.pop("id")), r"paragraphs\[1\]\.qas\[1\]: no 'id' string"),
+        (squad_with(lambda qa: qa.pop("answers")), r"question q5 has no 'answers' list"),
+        (
+            squad_with(lambda qa: qa["answers"][0].pop("answer_start")),
+            r"q5: answers\[0\] has no integer 'answer_start'",
+        ),
+        (squad_with(lambda qa: qa["answers"][0].pop("text")), r"q5: answers\[0\] has no 'text'"),
+        (squad_with(lambda qa: qa.update(answers=[])), r"q5 has no answer and is not marked is_impossible"),
+        (squad_with(lambda qa: qa.update(is_impossible=True)), r"q5 is marked is_impossible but has 2 answer"),
+        (squad_with(context="   "), r"paragraphs\[1\]: an empty context \(question ids \['q4', 'q5', 'q6'\]\)"),
+        (
+            {"data": [{"paragraphs": [{"qas": [{"id": "z"}]}]}]},
+            r"paragraphs\[0\]: no 'context' string \(question ids \['z'\]\)",
+        ),
+    ],
+)
 def test_squad_errors_name_file_and_question(tmp_path, content, message):
     path = write(tmp_path, "broken.json", content)
     reader = SquadReader(TINY, max_seq_length=64, doc_stride=24, max_query_length=24)
@@ -304,16 +327,16 @@ def test_mrqa_sample_in_the_official_format():
         context, tokens = record["context"], record["context_tokens"]
         assert set(record) == {"context", "context_tokens", "qas"}
         for token, offset in tokens:
-            assert context[offset:offset + len(token)] == token
+            assert context[offset : offset + len(token)] == token
         for qa in record["qas"]:
             assert set(qa) == {"qid", "question", "question_tokens", "answers", "is_impossible", "detected_answers"}
             for token, offset in qa["question_tokens"]:
-                assert qa["question"][offset:offset + len(token)] == token
+                assert qa["question"][offset : offset + len(token)] == token
             for detected in qa["detected_answers"]:
                 assert set(detected) == {"text", "char_spans", "token_spans"}
                 occurrences.append(len(detected["char_spans"]))
                 for (start, end), (first, last) in zip(detected["char_spans"], detected["token_spans"], strict=True):
-                    assert context[start:end + 1].lower() == detected["text"].lower()
+                    assert context[start : end + 1].lower() == detected["text"].lower()
                     assert tokens[first][1] == start and tokens[last][1] + len(tokens[last][0]) - 1 == end
     assert len(lines) == 4 and max(occurrences) == 3
 
@@ -357,9 +380,11 @@ def test_mrqa_sample_labels_are_the_first_inclusive_char_span(tmp_path):
             first = arrays["context_token_index"][window, start]
             last = arrays["context_token_index"][window, end]
             # wordpieces back to characters: exactly the inclusive MRQA span, end + 1 exclusive
-            assert (arrays["context_offsets"][first, 0], arrays["context_offsets"][last, 1]) == (start_char,
-                                                                                                 end_char + 1)
-            assert window_text(arrays, context, window, start, end) == context[start_char:end_char + 1]
+            assert (arrays["context_offsets"][first, 0], arrays["context_offsets"][last, 1]) == (
+                start_char,
+                end_char + 1,
+            )
+            assert window_text(arrays, context, window, start, end) == context[start_char : end_char + 1]
     by_id = {i["metadata"]["id"]: i for i in compressed}
     museum = by_id["fx-3"]["metadata"]
     assert museum["num_windows"] == 7
@@ -374,9 +399,19 @@ def test_mrqa_sample_labels_are_the_first_inclusive_char_span(tmp_path):
 def test_mrqa_span_text_mismatch_is_counted(tmp_path):
     """A file written with EXCLUSIVE ends ("1932" as [17, 21]) is read as MRQA says (inclusive: "1932.") and
     counted; the same answer with the inclusive end gives "1932"."""
+
     def read(end):
-        record = {"context": "Alice met Bob in 1932.", "qas": [{"qid": "a", "question": "When?", "answers": ["1932"],
-                  "detected_answers": [{"text": "1932", "char_spans": [[17, end]], "token_spans": [[4, 4]]}]}]}
+        record = {
+            "context": "Alice met Bob in 1932.",
+            "qas": [
+                {
+                    "qid": "a",
+                    "question": "When?",
+                    "answers": ["1932"],
+                    "detected_answers": [{"text": "1932", "char_spans": [[17, end]], "token_spans": [[4, 4]]}],
+                }
+            ],
+        }
         path = write(tmp_path, f"end{end}.jsonl", json.dumps({"header": {}}) + "\n" + json.dumps(record) + "\n")
         reader = MrqaReader(TINY, max_seq_length=64, doc_stride=24, max_query_length=24)
         arrays = instance_arrays(list(reader.read(path))[0])
@@ -387,21 +422,44 @@ def test_mrqa_span_text_mismatch_is_counted(tmp_path):
     assert read(21) == ("1932.", 1)
 
 
-@pytest.mark.parametrize("lines, message", [
-    (['{"context": "x", "qas": []}'], r"line 1: expected the MRQA header"),
-    (['{"header": {}}', '{"context": "Alice met Bob.", "qas": [{"qid": "a"'], r"line 2: not valid JSON"),
-    (['{"header": {}}', '', '{"context": "", "qas": [{"qid": "a"}]}'],
-     r"line 3: an empty context \(question ids \['a'\]\)"),
-    (['{"header": {}}', '{"context": "Alice met Bob.", "qas": [{"qid": "a", "question": "Who?", "answers": []}]}'],
-     r"line 2 qas\[0\]: question a needs a non-empty 'answers' list"),
-    (['{"header": {}}', '{"context": "Alice met Bob.", "qas": [{"question": "Who?", "answers": ["Bob"]}]}'],
-     r"line 2 qas\[0\]: no 'qid' string"),
-    (['{"header": {}}', '{"context": "Alice met Bob.", "qas": [{"qid": "a", "question": "Who?", "answers": ["Bob"], '
-      '"detected_answers": [{"text": "Bob.", "char_spans": [[10, 14]]}]}]}'],
-     r"line 2 qas\[0\]: question a: detected_answers\[0\] char span \[10, 14\] is not inside the context of 14 "),
-    (['{"header": {}}', '{"context": "Alice met Bob.", "qas": [{"qid": "a", "question": "Who?", "answers": ["Bob"], '
-      '"is_impossible": true}]}'], r"line 2 qas\[0\]: question a: 'is_impossible' must be false"),
-])
+@pytest.mark.parametrize(
+    "lines, message",
+    [
+        (['{"context": "x", "qas": []}'], r"line 1: expected the MRQA header"),
+        (['{"header": {}}', '{"context": "Alice met Bob.", "qas": [{"qid": "a"'], r"line 2: not valid JSON"),
+        (
+            ['{"header": {}}', "", '{"context": "", "qas": [{"qid": "a"}]}'],
+            r"line 3: an empty context \(question ids \['a'\]\)",
+        ),
+        (
+            [
+                '{"header": {}}',
+                '{"context": "Alice met Bob.", "qas": [{"qid": "a", "question": "Who?", "answers": []}]}',
+            ],
+            r"line 2 qas\[0\]: question a needs a non-empty 'answers' list",
+        ),
+        (
+            ['{"header": {}}', '{"context": "Alice met Bob.", "qas": [{"question": "Who?", "answers": ["Bob"]}]}'],
+            r"line 2 qas\[0\]: no 'qid' string",
+        ),
+        (
+            [
+                '{"header": {}}',
+                '{"context": "Alice met Bob.", "qas": [{"qid": "a", "question": "Who?", "answers": ["Bob"], '
+                '"detected_answers": [{"text": "Bob.", "char_spans": [[10, 14]]}]}]}',
+            ],
+            r"line 2 qas\[0\]: question a: detected_answers\[0\] char span \[10, 14\] is not inside the context of 14 ",
+        ),
+        (
+            [
+                '{"header": {}}',
+                '{"context": "Alice met Bob.", "qas": [{"qid": "a", "question": "Who?", "answers": ["Bob"], '
+                '"is_impossible": true}]}',
+            ],
+            r"line 2 qas\[0\]: question a: 'is_impossible' must be false",
+        ),
+    ],
+)
 def test_mrqa_errors(tmp_path, lines, message):
     path = write(tmp_path, "broken.jsonl", "\n".join(lines) + "\n")
     reader = MrqaReader(TINY, max_seq_length=64, doc_stride=24, max_query_length=24)
@@ -432,8 +490,11 @@ def test_answer_longer_than_a_window_is_counted():
     reader = SquadReader(TINY, max_seq_length=24, doc_stride=8, max_query_length=8)
     passage = "Alice met Bob at the old market near the river bridge on a cold Monday morning in March."
     answer = "Alice met Bob at the old market near the river bridge on a cold Monday morning"
-    labels = instance_arrays(reader.text_to_instance("What happened?", passage, "long", answer_texts=[answer],
-                                                     answer_candidates=[(answer, 0)]))["answer_span"]
+    labels = instance_arrays(
+        reader.text_to_instance(
+            "What happened?", passage, "long", answer_texts=[answer], answer_candidates=[(answer, 0)]
+        )
+    )["answer_span"]
     assert (labels == 0).all() and labels.shape[0] > 1
     assert reader.stats.answers_in_no_window == 1 and reader.stats.answers_at_given_offset == 1
 

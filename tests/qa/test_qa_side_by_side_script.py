@@ -1,4 +1,5 @@
 """scripts/qa_side_by_side.py: the run_qa-style labels of its baseline, and its smoke mode end to end."""
+
 import importlib.util
 import json
 from pathlib import Path
@@ -20,8 +21,25 @@ def test_baseline_windows_label_the_answer_or_cls(script, tmp_path):
     from transformers import AutoTokenizer
 
     args = script.parse_args(["--smoke"])
-    budget = script.Budget(str(REPO_ROOT / args.encoder), "", ":", ":", None, None, args.max_seq_length,
-                           args.doc_stride, args.max_query_length, 1, 1e-3, 8, 0.1, 0.01, 1.0, 13, 1)
+    budget = script.Budget(
+        str(REPO_ROOT / args.encoder),
+        "",
+        ":",
+        ":",
+        None,
+        None,
+        args.max_seq_length,
+        args.doc_stride,
+        args.max_query_length,
+        1,
+        1e-3,
+        8,
+        0.1,
+        0.01,
+        1.0,
+        13,
+        1,
+    )
     data = json.loads((REPO_ROOT / "fixtures" / "qa" / "squad11.json").read_text(encoding="utf-8"))
     script.write_subset(data, ":", None, tmp_path / "train.json")
     questions = script.squad_questions(tmp_path / "train.json")
@@ -39,7 +57,7 @@ def test_baseline_windows_label_the_answer_or_cls(script, tmp_path):
         offsets = encoded["offset_mapping"][i]
         first, last = script.passage_range(encoded.sequence_ids(i))
         assert first <= start <= end <= last
-        text = question["context"][offsets[start][0]:offsets[end][1]]
+        text = question["context"][offsets[start][0] : offsets[end][1]]
         assert question["answer_text"] in text and len(text) - len(question["answer_text"]) <= 12
         labelled.add(question["id"])
     assert labelled == {q["id"] for q in questions}  # every answer is in some window

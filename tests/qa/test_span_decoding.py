@@ -1,5 +1,6 @@
 """Answer decoding over windows on hand-made logits: n-best, max length, start <= end, passage only,
 cross-window best, max-context starts, no-answer threshold."""
+
 import math
 
 import pytest
@@ -25,10 +26,12 @@ def test_span_candidate_scores_by_hand():
     end_mask = torch.tensor([[[False, True, True, False]]])
     scores = span_candidate_scores(start, end, start_mask, end_mask, max_answer_length=2)
     assert scores.shape == (1, 1, 4, 2)
-    expected = [[NEG, NEG],  # start 0 not allowed
-                [22.0, 32.0],  # (1,1), (1,2)
-                [33.0, NEG],  # (2,2); end 3 not allowed
-                [NEG, NEG]]  # (3,3) end not allowed; (3,4) past the window
+    expected = [
+        [NEG, NEG],  # start 0 not allowed
+        [22.0, 32.0],  # (1,1), (1,2)
+        [33.0, NEG],  # (2,2); end 3 not allowed
+        [NEG, NEG],
+    ]  # (3,3) end not allowed; (3,4) past the window
     assert scores[0, 0].tolist() == expected
     top = top_spans(scores, 3)
     top = top_spans(scores, 4)
@@ -36,8 +39,13 @@ def test_span_candidate_scores_by_hand():
     assert list(zip(top.starts[0].tolist()[:3], top.ends[0].tolist()[:3])) == [(2, 2), (1, 2), (1, 1)]
     assert top.windows[0].tolist()[:3] == [0, 0, 0]
     # several windows: indices are per window
-    two = span_candidate_scores(torch.cat([start, start + 100]).view(1, 2, 4), torch.cat([end, end]).view(1, 2, 4),
-                                start_mask.expand(1, 2, 4), end_mask.expand(1, 2, 4), max_answer_length=2)
+    two = span_candidate_scores(
+        torch.cat([start, start + 100]).view(1, 2, 4),
+        torch.cat([end, end]).view(1, 2, 4),
+        start_mask.expand(1, 2, 4),
+        end_mask.expand(1, 2, 4),
+        max_answer_length=2,
+    )
     top = top_spans(two, 2)
     assert top.scores[0].tolist() == [133.0, 132.0] and top.windows[0].tolist() == [1, 1]
     assert top.starts[0].tolist() == [2, 1] and top.ends[0].tolist() == [2, 2]
@@ -57,6 +65,7 @@ def model_factory():
     def make(**kwargs):
         model = SpanBertQuestionAnswering(vocab, str(REPO_ROOT / "fixtures" / "tiny_bert"), **kwargs)
         return model.eval()
+
     return make
 
 
@@ -64,8 +73,16 @@ def decode(model, start, end, context=CONTEXT):
     """start, end: lists of two windows x 6 positions."""
     start = torch.tensor([start], dtype=torch.float)
     end = torch.tensor([end], dtype=torch.float)
-    return model.decode(start, end, torch.ones(1, 2, dtype=torch.bool), CONTEXT_TOKEN_INDEX >= 0, MAX_CONTEXT,
-                        CONTEXT_TOKEN_INDEX, OFFSETS, [{"id": "q", "context": context, "answers": None}])
+    return model.decode(
+        start,
+        end,
+        torch.ones(1, 2, dtype=torch.bool),
+        CONTEXT_TOKEN_INDEX >= 0,
+        MAX_CONTEXT,
+        CONTEXT_TOKEN_INDEX,
+        OFFSETS,
+        [{"id": "q", "context": context, "answers": None}],
+    )
 
 
 ZERO = [0.0] * 6
@@ -80,8 +97,9 @@ def test_max_answer_length_and_start_before_end(model_factory):
     too_long = decode(model_factory(max_answer_length=2, only_max_context_starts=False), start, end)
     assert too_long["best_span_str"] == ["aa bb"] and too_long["best_span_scores"].tolist() == [6.0]
     # the highest start after the highest end: (3, 1) is not a span
-    reversed_output = decode(model_factory(only_max_context_starts=False),
-                             [[0, 0, 0, 9, 0, 0], ZERO], [[0, 9, 0, 1, 0, 0], ZERO])
+    reversed_output = decode(
+        model_factory(only_max_context_starts=False), [[0, 0, 0, 9, 0, 0], ZERO], [[0, 9, 0, 1, 0, 0], ZERO]
+    )
     assert reversed_output["best_span_str"] == ["cc"] and reversed_output["best_span_scores"].tolist() == [10.0]
 
 
@@ -116,8 +134,14 @@ def test_n_best_is_distinct_sorted_and_normalised(model_factory):
     output = decode(model_factory(n_best_size=4, max_answer_length=2, only_max_context_starts=False), start, end)
     n_best = output["n_best"][0]
     assert len(n_best) == 4
-    assert n_best[0] == {"text": "cc", "start": 6, "end": 8, "score": 10.0, "window": 1,
-                         "probability": pytest.approx(n_best[0]["probability"])}
+    assert n_best[0] == {
+        "text": "cc",
+        "start": 6,
+        "end": 8,
+        "score": 10.0,
+        "window": 1,
+        "probability": pytest.approx(n_best[0]["probability"]),
+    }
     spans = [(c["start"], c["end"]) for c in n_best]
     assert len(set(spans)) == 4
     scores = [c["score"] for c in n_best]

@@ -1,4 +1,5 @@
 """The spanbert_qa model: train/save/load on SQuAD 1.1, 2.0 and MRQA fixtures, loss, batch consistency."""
+
 import gzip
 import json
 
@@ -29,8 +30,9 @@ class TestSpanBertQA(ModelTestCase):
         compressed = self.TEST_DIR / "mrqa_sample.jsonl.gz"
         with gzip.open(compressed, "wt", encoding="utf-8") as handle:
             handle.write((DATA / "mrqa_sample.jsonl").read_text(encoding="utf-8"))
-        self.ensure_model_can_train_save_and_load(str(CONFIGS / "mrqa_tiny.jsonnet"),
-                                                  overrides=json.dumps({"train_data_path": str(compressed)}))
+        self.ensure_model_can_train_save_and_load(
+            str(CONFIGS / "mrqa_tiny.jsonnet"), overrides=json.dumps({"train_data_path": str(compressed)})
+        )
 
     def test_batch_predictions_match_single_predictions(self):
         # padding windows and positions must not change any window's logits or the decoded answers
@@ -53,8 +55,10 @@ class TestSpanBertQA(ModelTestCase):
         allowed[:, :, 0] = True
         losses = []
         for b, w in (window_mask & (labels[..., 0] >= 0)).nonzero().tolist():
-            for logits, gold in ((output["span_start_logits"], labels[b, w, 0]),
-                                 (output["span_end_logits"], labels[b, w, 1])):
+            for logits, gold in (
+                (output["span_start_logits"], labels[b, w, 0]),
+                (output["span_end_logits"], labels[b, w, 1]),
+            ):
                 row = logits[b, w][allowed[b, w]]
                 position = allowed[b, w][:gold].sum()  # index of the gold position among the allowed ones
                 losses.append(-torch.log_softmax(row, 0)[position] / 2)
@@ -95,7 +99,8 @@ class TestSpanBertQA(ModelTestCase):
         with torch.no_grad():
             whole = packed_bert_hidden(self.model._encoder, ids, types, mask)
             one_by_one = packed_bert_hidden(self.model._encoder, ids, types, mask, max_tokens=1)
-            reference = self.model._encoder(input_ids=ids[:1].long(), token_type_ids=types[:1].long(),
-                                            attention_mask=mask[:1].long()).last_hidden_state[0][mask[0]]
+            reference = self.model._encoder(
+                input_ids=ids[:1].long(), token_type_ids=types[:1].long(), attention_mask=mask[:1].long()
+            ).last_hidden_state[0][mask[0]]
         torch.testing.assert_close(whole, one_by_one, rtol=1e-5, atol=1e-5)
-        torch.testing.assert_close(whole[:int(mask[0].sum())], reference, rtol=1e-5, atol=1e-5)
+        torch.testing.assert_close(whole[: int(mask[0].sum())], reference, rtol=1e-5, atol=1e-5)

@@ -1,6 +1,7 @@
 """The spanbert_qa predictor end to end: archive -> answers (long passages too), official prediction
 files written through `allennlp predict`'s dump_line and scored by the squad-eval logic, and once
 through the installed `allennlp predict` and `allennlp squad-eval` executables."""
+
 import json
 
 import pytest
@@ -16,8 +17,10 @@ from tests.conftest import REPO_ROOT, run_allennlp
 
 CONFIG = REPO_ROOT / "fixtures" / "configs" / "qa" / "squad20_tiny.jsonnet"
 SQUAD20 = REPO_ROOT / "fixtures" / "qa" / "squad20.json"
-LONG_PASSAGE = " ".join(f"Room {i} of the museum shows {['maps', 'coins', 'ships', 'clocks'][i % 4]} from the year "
-                        f"{1600 + 7 * i}." for i in range(40))
+LONG_PASSAGE = " ".join(
+    f"Room {i} of the museum shows {['maps', 'coins', 'ships', 'clocks'][i % 4]} from the year {1600 + 7 * i}."
+    for i in range(40)
+)
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +43,7 @@ def check_answer(output, passage):
         assert (start, end) == (-1, -1)
     assert output["no_answer_scores"] == pytest.approx(output["null_scores"] - output["best_span_scores"])
     for candidate in output["n_best"]:
-        assert passage[candidate["start"]:candidate["end"]] == candidate["text"]
+        assert passage[candidate["start"] : candidate["end"]] == candidate["text"]
     best = output["n_best"][0]
     assert best["text"] == output["best_non_null_span_str"] and best["score"] == output["best_span_scores"]
 
@@ -56,8 +59,12 @@ def test_predict_short_and_long_passages(archive):
     assert instance["metadata"]["num_windows"] > 5  # 96-wordpiece windows
     # answers may come from any window; every window's positions map back into the passage
     assert {c["window"] for c in long_output["n_best"]} <= set(range(instance["metadata"]["num_windows"]))
-    batch = predictor.predict_batch_json([{"question": "Which year?", "passage": LONG_PASSAGE, "id": "a"},
-                                          {"question": "Who?", "passage": "Alice met Bob.", "id": "b"}])
+    batch = predictor.predict_batch_json(
+        [
+            {"question": "Which year?", "passage": LONG_PASSAGE, "id": "a"},
+            {"question": "Who?", "passage": "Alice met Bob.", "id": "b"},
+        ]
+    )
     assert [o["question_id"] for o in batch] == ["a", "b"]
     check_answer(batch[1], "Alice met Bob.")
     with pytest.raises(QADataError, match="needs 'question' and 'passage'"):
@@ -66,9 +73,15 @@ def test_predict_short_and_long_passages(archive):
 
 def test_official_prediction_files_score_like_the_model(archive, tmp_path):
     files = {name: tmp_path / f"{name}.json" for name in ("predictions", "na_prob", "non_null")}
-    predictor = Predictor.from_archive(archive, "spanbert_qa", extra_args={
-        "predictions_file": str(files["predictions"]), "na_prob_file": str(files["na_prob"]),
-        "non_null_predictions_file": str(files["non_null"])})
+    predictor = Predictor.from_archive(
+        archive,
+        "spanbert_qa",
+        extra_args={
+            "predictions_file": str(files["predictions"]),
+            "na_prob_file": str(files["na_prob"]),
+            "non_null_predictions_file": str(files["non_null"]),
+        },
+    )
     instances = list(predictor._dataset_reader.read(str(SQUAD20)))
     outputs = predictor.predict_batch_instance(instances)
     for output in outputs:  # what `allennlp predict --use-dataset-reader` does per prediction
@@ -84,8 +97,12 @@ def test_official_prediction_files_score_like_the_model(archive, tmp_path):
     model_metrics = model.get_metrics(reset=True)
     _, official = evaluate_squad_files(str(SQUAD20), str(files["predictions"]))
     assert official["exact"] == pytest.approx(model_metrics["exact"]) and official["total"] == 12
-    _, tuned = evaluate_squad_files(str(SQUAD20), str(files["non_null"]), na_prob_file=str(files["na_prob"]),
-                                    na_prob_thresh=model.null_score_threshold)
+    _, tuned = evaluate_squad_files(
+        str(SQUAD20),
+        str(files["non_null"]),
+        na_prob_file=str(files["na_prob"]),
+        na_prob_thresh=model.null_score_threshold,
+    )
     for key in ("exact", "f1", "best_f1", "best_f1_thresh", "HasAns_f1", "NoAns_f1"):
         assert tuned[key] == pytest.approx(model_metrics[key]), key
 
@@ -96,11 +113,11 @@ def test_json_object_writer_is_valid_after_every_entry(tmp_path):
     path = tmp_path / "out.json"
     writer = JsonObjectWriter(path)
     assert json.loads(path.read_text()) == {}
-    writer.add("q1", "Café \"Zoë\"")
-    assert json.loads(path.read_text(encoding="utf-8")) == {"q1": "Café \"Zoë\""}
+    writer.add("q1", 'Café "Zoë"')
+    assert json.loads(path.read_text(encoding="utf-8")) == {"q1": 'Café "Zoë"'}
     writer.add("q2", 0.5)
     writer.close()
-    assert json.loads(path.read_text(encoding="utf-8")) == {"q1": "Café \"Zoë\"", "q2": 0.5}
+    assert json.loads(path.read_text(encoding="utf-8")) == {"q1": 'Café "Zoë"', "q2": 0.5}
 
 
 def test_bfloat16_autocast_option(archive):
@@ -117,10 +134,21 @@ def test_cli_predict_then_squad_eval(archive_path, tmp_path):
     exactly as the evaluation and metric modules do in-process (~15 s: two allennlp start-ups)."""
     files = {name: tmp_path / f"{name}.json" for name in ("predictions", "na_prob")}
     output_file = tmp_path / "full_output.jsonl"
-    run_allennlp(["predict", str(archive_path), str(SQUAD20), "--use-dataset-reader", "--predictor", "spanbert_qa",
-                  "--predictor-args", json.dumps({"predictions_file": str(files["predictions"]),
-                                                  "na_prob_file": str(files["na_prob"])}),
-                  "--output-file", str(output_file), "--silent"])
+    run_allennlp(
+        [
+            "predict",
+            str(archive_path),
+            str(SQUAD20),
+            "--use-dataset-reader",
+            "--predictor",
+            "spanbert_qa",
+            "--predictor-args",
+            json.dumps({"predictions_file": str(files["predictions"]), "na_prob_file": str(files["na_prob"])}),
+            "--output-file",
+            str(output_file),
+            "--silent",
+        ]
+    )
     dataset = json.loads(SQUAD20.read_text(encoding="utf-8"))["data"]
     gold = dict(iter_questions(dataset))  # {question id: gold answer texts}
     predictions = json.loads(files["predictions"].read_text(encoding="utf-8"))

@@ -3,6 +3,7 @@
 tests/qa/test_spanbert_qa_predictor.py). Expected values are the hand-computed ones of
 tests/qa/test_squad_evaluation.py.
 """
+
 import json
 import sys
 from pathlib import Path
@@ -16,8 +17,12 @@ from spanbert_lib.common.testing import require_external_data
 from spanbert_lib.qa.metrics.squad_evaluation import SquadEvaluationError
 
 # h1, h2 answerable, n1, n2 unanswerable (see test_squad_evaluation.py for the arithmetic)
-V2_QUESTIONS = [("h1", ["Denver Broncos"], False), ("h2", ["red dog barked"], False),
-                ("n1", [], True), ("n2", [], True)]
+V2_QUESTIONS = [
+    ("h1", ["Denver Broncos"], False),
+    ("h2", ["red dog barked"], False),
+    ("n1", [], True),
+    ("n2", [], True),
+]
 V2_PREDICTIONS = {"h1": "Denver Broncos", "h2": "big red dog", "n1": "", "n2": "Carolina"}
 V2_NA_PROBS = {"h1": 0.1, "h2": 0.6, "n1": 0.3, "n2": 0.8}
 
@@ -28,9 +33,15 @@ def write_json(path: Path, content) -> str:
 
 
 def squad_file(tmp_path: Path, questions, version=None, name="data.json") -> str:
-    qas = [{"id": qid, "question": "?", "answers": [{"text": t, "answer_start": 0} for t in texts],
-            **({"is_impossible": impossible} if impossible is not None else {})}
-           for qid, texts, impossible in questions]
+    qas = [
+        {
+            "id": qid,
+            "question": "?",
+            "answers": [{"text": t, "answer_start": 0} for t in texts],
+            **({"is_impossible": impossible} if impossible is not None else {}),
+        }
+        for qid, texts, impossible in questions
+    ]
     content = {"data": [{"title": "t", "paragraphs": [{"context": "c", "qas": qas}]}]}
     if version is not None:
         content["version"] = version
@@ -56,14 +67,11 @@ def test_v2_json_output_with_na_probs(tmp_path, monkeypatch, capsys):
 
 
 def test_v1_table_output_and_version_field(tmp_path, monkeypatch, capsys):
-    data = squad_file(tmp_path, [("q1", ["Denver Broncos"], None), ("q2", ["red dog barked"], None)],
-                      version="1.1")
+    data = squad_file(tmp_path, [("q1", ["Denver Broncos"], None), ("q2", ["red dog barked"], None)], version="1.1")
     preds = write_json(tmp_path / "preds.json", {"q1": "denver broncos", "q2": "big red dog"})
     out = run_main(monkeypatch, capsys, data, preds)
     # EM (1 + 0) / 2; F1 (1 + 2/3) / 2 = 83.3333
-    assert out.out.splitlines() == ["SQuAD v1.1 evaluation",
-                                    "  exact_match  50.0000",
-                                    "  f1           83.3333"]
+    assert out.out.splitlines() == ["SQuAD v1.1 evaluation", "  exact_match  50.0000", "  f1           83.3333"]
     out = run_main(monkeypatch, capsys, data, preds, "--json")
     assert json.loads(out.out) == {"exact_match": 50.0, "f1": pytest.approx(250 / 3)}
 
@@ -82,15 +90,21 @@ def test_version_inference(tmp_path):
     assert evaluate_squad_files(named, preds, version="1.1")[0] == "1.1"
 
 
-@pytest.mark.parametrize("dataset, predictions, message", [
-    ("not json", {"q1": "x"}, "dataset file .*data.json is not valid JSON"),
-    ({"version": "1.1"}, {"q1": "x"}, "dataset file .*data.json has no top-level 'data' field"),
-    ({"data": [{"paragraphs": [{"qas": [{"id": "q1"}]}]}]}, {"q1": "x"},
-     r"dataset file .*data.json: data\[0\].paragraphs\[0\].qas\[0\] \(id q1\) has no 'answers' list"),
-    (None, ["x"], "predictions file .*preds.json must hold a JSON object"),
-    (None, {"q1": 3}, "predictions file .*preds.json: the answer for question q1 must be a string"),
-    (None, "{bad", "predictions file .*preds.json is not valid JSON"),
-])
+@pytest.mark.parametrize(
+    "dataset, predictions, message",
+    [
+        ("not json", {"q1": "x"}, "dataset file .*data.json is not valid JSON"),
+        ({"version": "1.1"}, {"q1": "x"}, "dataset file .*data.json has no top-level 'data' field"),
+        (
+            {"data": [{"paragraphs": [{"qas": [{"id": "q1"}]}]}]},
+            {"q1": "x"},
+            r"dataset file .*data.json: data\[0\].paragraphs\[0\].qas\[0\] \(id q1\) has no 'answers' list",
+        ),
+        (None, ["x"], "predictions file .*preds.json must hold a JSON object"),
+        (None, {"q1": 3}, "predictions file .*preds.json: the answer for question q1 must be a string"),
+        (None, "{bad", "predictions file .*preds.json is not valid JSON"),
+    ],
+)
 def test_bad_input_names_the_file(tmp_path, monkeypatch, capsys, dataset, predictions, message):
     data_path = tmp_path / "data.json"
     if dataset is None:
@@ -145,12 +159,23 @@ def test_real_squad20_file_with_na_probs(tmp_path, monkeypatch, capsys):
     predictions = {qa["id"]: qa["answers"][0]["text"] if qa["answers"] else "" for qa in questions}
     predictions["5733b1da4776f4190066106b"] = "Julius Nieuwl"
     preds = write_json(tmp_path / "preds.json", predictions)
-    na = write_json(tmp_path / "na.json", {qa["id"]: (0.9 if qa["id"] == "5733b1da4776f41900661068" else 0.2)
-                                           for qa in questions})
+    na = write_json(
+        tmp_path / "na.json", {qa["id"]: (0.9 if qa["id"] == "5733b1da4776f41900661068" else 0.2) for qa in questions}
+    )
     out = run_main(monkeypatch, capsys, str(dataset), preds, "--na-prob-file", na, "--na-prob-thresh", "0.5", "--json")
     scores = json.loads(out.out)
-    assert list(scores) == ["exact", "f1", "total", "HasAns_exact", "HasAns_f1", "HasAns_total",
-                            "best_exact", "best_exact_thresh", "best_f1", "best_f1_thresh"]
+    assert list(scores) == [
+        "exact",
+        "f1",
+        "total",
+        "HasAns_exact",
+        "HasAns_f1",
+        "HasAns_total",
+        "best_exact",
+        "best_exact_thresh",
+        "best_f1",
+        "best_f1_thresh",
+    ]
     assert scores["exact"] == pytest.approx(60.0) and scores["f1"] == pytest.approx(76.0)
     assert scores["total"] == scores["HasAns_total"] == 5
     assert (scores["best_exact"], scores["best_exact_thresh"]) == (pytest.approx(80.0), 0.9)

@@ -2,6 +2,7 @@
 SQuAD v1.1/v2.0 evaluation: every expected value below is worked out by hand from the
 definitions of the official scripts (arithmetic in the comments).
 """
+
 import json
 import logging
 
@@ -29,37 +30,46 @@ from spanbert_lib.qa.metrics.squad_metrics import SquadV1Metrics, SquadV2Metrics
 
 def make_dataset(questions):
     """A SQuAD ``data`` list with one paragraph holding ``[(id, [answer texts]), ...]``."""
-    qas = [{"id": qid, "question": "?", "answers": [{"text": t, "answer_start": 0} for t in texts]}
-           for qid, texts in questions]
+    qas = [
+        {"id": qid, "question": "?", "answers": [{"text": t, "answer_start": 0} for t in texts]}
+        for qid, texts in questions
+    ]
     return [{"title": "t", "paragraphs": [{"context": "c", "qas": qas}]}]
 
 
 # ----------------------------------------------------------------------------- normalisation
 
-@pytest.mark.parametrize("text, expected", [
-    ("The Cat!", "cat"),                     # lower, "!" dropped, article "the" dropped
-    ("The.Cat", "thecat"),                   # punctuation goes first: "thecat" holds no article
-    ("  a  b\tc\n", "b c"),                  # "a" dropped, whitespace runs collapsed
-    ("an apple, the pear and a plum.", "apple pear and plum"),
-    ("Theatre", "theatre"),                  # articles only as whole words
-    ("a,b", "ab"),                           # "," removed before the article test
-    ("a, b", "b"),                           # here "a" stays a separate word and goes
-    ("A's", "as"),
-    ("$1,000.50", "100050"),
-    ("", ""),
-    ("the a an", ""),
-])
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("The Cat!", "cat"),  # lower, "!" dropped, article "the" dropped
+        ("The.Cat", "thecat"),  # punctuation goes first: "thecat" holds no article
+        ("  a  b\tc\n", "b c"),  # "a" dropped, whitespace runs collapsed
+        ("an apple, the pear and a plum.", "apple pear and plum"),
+        ("Theatre", "theatre"),  # articles only as whole words
+        ("a,b", "ab"),  # "," removed before the article test
+        ("a, b", "b"),  # here "a" stays a separate word and goes
+        ("A's", "as"),
+        ("$1,000.50", "100050"),
+        ("", ""),
+        ("the a an", ""),
+    ],
+)
 def test_normalize_ascii(text, expected):
     assert normalize_answer(text) == expected
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("Thé Café", "thé café"),                # "é" is a word character: "thé" is no article
-    ("ÉCOLE Über", "école über"),            # unicode lower-casing
-    ("“Quoted”", "“quoted”"),                # curly quotes are not in string.punctuation
-    ("non\u00a0breaking\u3000space", "non breaking space"),   # str.split() splits unicode spaces
-    ("an\u2014the", "\u2014"),              # an em dash is a word boundary, not punctuation
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("Thé Café", "thé café"),  # "é" is a word character: "thé" is no article
+        ("ÉCOLE Über", "école über"),  # unicode lower-casing
+        ("“Quoted”", "“quoted”"),  # curly quotes are not in string.punctuation
+        ("non\u00a0breaking\u3000space", "non breaking space"),  # str.split() splits unicode spaces
+        ("an\u2014the", "\u2014"),  # an em dash is a word boundary, not punctuation
+    ],
+)
 def test_normalize_unicode(text, expected):
     assert normalize_answer(text) == expected
 
@@ -71,6 +81,7 @@ def test_answer_tokens():
 
 
 # ----------------------------------------------------------------------------- F1 / EM per pair
+
 
 def test_f1_token_overlap():
     # pred [big, red, dog], gold [red, dog, barked]: 2 shared -> P = R = 2/3 -> F1 = 2/3
@@ -120,6 +131,7 @@ def test_v2_gold_answers_drop_empty_normalisations():
 
 # ----------------------------------------------------------------------------- v1.1 evaluation
 
+
 def test_evaluate_v1_with_unanswered_question(caplog):
     dataset = make_dataset([("q1", ["Denver Broncos"]), ("q2", ["red dog barked"]), ("q3", ["x"])])
     predictions = {"q1": "denver broncos!", "q2": "big red dog", "other": "ignored"}
@@ -154,13 +166,22 @@ V2_NA_PROBS = {"h1": 0.1, "h2": 0.6, "n1": 0.3, "n2": 0.8}
 def test_evaluate_v2_has_ans_no_ans_split():
     result = evaluate_v2(V2_DATASET, V2_PREDICTIONS)
     # raw (EM, F1): h1 (1, 1), h2 (0, 2/3), n1 (1, 1) [""==""], n2 (0, 0)
-    assert list(result) == ["exact", "f1", "total", "HasAns_exact", "HasAns_f1", "HasAns_total",
-                            "NoAns_exact", "NoAns_f1", "NoAns_total"]
+    assert list(result) == [
+        "exact",
+        "f1",
+        "total",
+        "HasAns_exact",
+        "HasAns_f1",
+        "HasAns_total",
+        "NoAns_exact",
+        "NoAns_f1",
+        "NoAns_total",
+    ]
     assert result["exact"] == pytest.approx(100 * 2 / 4)
-    assert result["f1"] == pytest.approx(100 * (1 + 2 / 3 + 1 + 0) / 4)      # 66.67
+    assert result["f1"] == pytest.approx(100 * (1 + 2 / 3 + 1 + 0) / 4)  # 66.67
     assert result["total"] == 4
     assert result["HasAns_exact"] == pytest.approx(50.0)
-    assert result["HasAns_f1"] == pytest.approx(100 * (5 / 3) / 2)          # 83.33
+    assert result["HasAns_f1"] == pytest.approx(100 * (5 / 3) / 2)  # 83.33
     assert result["HasAns_total"] == 2
     assert (result["NoAns_exact"], result["NoAns_f1"], result["NoAns_total"]) == (50.0, 50.0, 2)
 
@@ -178,7 +199,7 @@ def test_evaluate_v2_with_na_probs_threshold_and_best_thresholds():
     assert result["best_exact"] == pytest.approx(100 * 3 / 4)
     assert result["best_exact_thresh"] == 0.1
     # F1: 2 -> h1 +1 = 3 (best, 0.1) -> n1 +0 = 3 -> h2 +2/3 = 11/3 (best, 0.6) -> n2 -1
-    assert result["best_f1"] == pytest.approx(100 * (11 / 3) / 4)           # 91.67
+    assert result["best_f1"] == pytest.approx(100 * (11 / 3) / 4)  # 91.67
     assert result["best_f1_thresh"] == 0.6
     assert list(result)[-4:] == ["best_exact", "best_exact_thresh", "best_f1", "best_f1_thresh"]
     # the best F1 threshold reproduces best_f1 when applied
@@ -223,8 +244,14 @@ def test_find_best_threshold_counts_whitespace_prediction_as_answer():
 def test_evaluate_v2_only_answerable_questions_has_no_noans_keys():
     result = evaluate_v2(make_dataset([("a", ["x"]), ("b", ["y z"])]), {"a": "x", "b": "y"})
     # a: 1/1; b: EM 0, F1 (P 1, R 1/2) = 2/3
-    assert result == {"exact": 50.0, "f1": pytest.approx(100 * (5 / 3) / 2), "total": 2,
-                      "HasAns_exact": 50.0, "HasAns_f1": pytest.approx(100 * (5 / 3) / 2), "HasAns_total": 2}
+    assert result == {
+        "exact": 50.0,
+        "f1": pytest.approx(100 * (5 / 3) / 2),
+        "total": 2,
+        "HasAns_exact": 50.0,
+        "HasAns_f1": pytest.approx(100 * (5 / 3) / 2),
+        "HasAns_total": 2,
+    }
 
 
 def test_evaluate_v2_missing_prediction_or_probability_is_an_error():
@@ -242,12 +269,16 @@ def test_evaluate_v2_missing_prediction_or_probability_is_an_error():
 
 # ----------------------------------------------------------------------------- allennlp metrics
 
+
 def test_squad_v2_metric_matches_evaluate_v2_over_batches():
     metric = SquadV2Metrics(na_prob_thresh=0.5)
     golds = {"h1": ["Denver Broncos"], "h2": ["red dog barked"], "n1": [], "n2": []}
     order = ["h1", "h2", "n1", "n2"]
-    metric([V2_PREDICTIONS[q] for q in order[:3]], [golds[q] for q in order[:3]],
-           torch.tensor([V2_NA_PROBS[q] for q in order[:3]]))
+    metric(
+        [V2_PREDICTIONS[q] for q in order[:3]],
+        [golds[q] for q in order[:3]],
+        torch.tensor([V2_NA_PROBS[q] for q in order[:3]]),
+    )
     metric([V2_PREDICTIONS["n2"]], [golds["n2"]], [V2_NA_PROBS["n2"]])
     expected = evaluate_v2(V2_DATASET, V2_PREDICTIONS, V2_NA_PROBS, na_prob_thresh=0.5)
     got = metric.get_metric(reset=True)
@@ -304,6 +335,7 @@ def test_metrics_are_registered():
 
 # ----------------------------------------------------------------------------- real SQuAD files
 
+
 def _load(path):
     with open(path, encoding="utf-8") as handle:
         return json.load(handle)["data"]
@@ -342,8 +374,14 @@ def test_squad20_tiny_repeated_id_last_one_wins(caplog):
     gold = {qa["id"]: (qa["answers"][0]["text"] if qa["answers"] else "") for qa in questions}
     with caplog.at_level(logging.WARNING):
         result = evaluate_v2(data, gold)
-    assert result == {"exact": 100.0, "f1": 100.0, "total": 5,
-                      "HasAns_exact": 100.0, "HasAns_f1": 100.0, "HasAns_total": 5}
+    assert result == {
+        "exact": 100.0,
+        "f1": 100.0,
+        "total": 5,
+        "HasAns_exact": 100.0,
+        "HasAns_f1": 100.0,
+        "HasAns_total": 5,
+    }
     assert "1 question(s) repeat an earlier id" in caplog.text
     # an empty answer for every question: no answerable one is right
     assert evaluate_v2(data, {q: "" for q in gold})["exact"] == 0.0

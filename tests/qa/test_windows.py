@@ -1,4 +1,5 @@
 """Window layout, max-context positions, character -> token spans and answer relocation, by hand."""
+
 import numpy as np
 import pytest
 
@@ -6,13 +7,16 @@ from spanbert_lib.qa.dataset_readers.examples import locate_answer
 from spanbert_lib.qa.dataset_readers.windows import char_span_to_token_span, max_context_mask, window_starts
 
 
-@pytest.mark.parametrize("num_tokens, capacity, step, expected", [
-    (5, 10, 3, [0]),  # fits in one window
-    (10, 10, 3, [0]),  # exactly fits
-    (11, 10, 3, [0, 3]),  # second window (3..10) reaches the end
-    (20, 10, 4, [0, 4, 8, 12]),  # 12 + 10 >= 20 stops
-    (20, 6, 10, [0, 6, 12, 18]),  # a step larger than a window is capped (no token skipped)
-])
+@pytest.mark.parametrize(
+    "num_tokens, capacity, step, expected",
+    [
+        (5, 10, 3, [0]),  # fits in one window
+        (10, 10, 3, [0]),  # exactly fits
+        (11, 10, 3, [0, 3]),  # second window (3..10) reaches the end
+        (20, 10, 4, [0, 4, 8, 12]),  # 12 + 10 >= 20 stops
+        (20, 6, 10, [0, 6, 12, 18]),  # a step larger than a window is capped (no token skipped)
+    ],
+)
 def test_window_starts(num_tokens, capacity, step, expected):
     assert window_starts(num_tokens, capacity, step) == expected
     # every token is in some window

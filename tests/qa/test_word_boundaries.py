@@ -2,6 +2,7 @@
 QA answers start and end on word boundaries: the readers mark the passage tokens that begin / end
 a word, and the model masks the other positions out of the start / end logits.
 """
+
 import pytest
 import torch
 import transformers
@@ -42,13 +43,22 @@ def test_tiny_tokenizer_pieces_of_the_passage(reader):
     texts = [PASSAGE[start:end] for start, end in passage.offsets.tolist()]
     assert texts == ["H", "e", "we", "n", "t", "to", "Zürich", "in", "May", "."]
     assert passage.word_boundaries.tolist() == [
-        [True, False], [False, True], [True, False], [False, False], [False, True], [True, True], [True, True],
-        [True, True], [True, True], [True, True]]
+        [True, False],
+        [False, True],
+        [True, False],
+        [False, False],
+        [False, True],
+        [True, True],
+        [True, True],
+        [True, True],
+        [True, True],
+        [True, True],
+    ]
 
 
 def test_window_word_boundaries_follow_the_token_index():
     boundaries = torch.tensor([[[True, False], [False, True], [True, True]]])  # [1, N=3, 2]
-    token_index = torch.tensor([[[-1, 0, 1, 2, -1], [-1, 1, 2, -1, -1]]])     # [1, W=2, T=5]
+    token_index = torch.tensor([[[-1, 0, 1, 2, -1], [-1, 1, 2, -1, -1]]])  # [1, W=2, T=5]
     starts, ends = window_word_boundaries(boundaries, token_index)
     assert starts.tolist() == [[[False, True, False, True, False], [False, False, True, False, False]]]
     assert ends.tolist() == [[[False, False, True, True, False], [False, True, True, False, False]]]
@@ -86,8 +96,9 @@ def assert_whole_words(n_best):
 @pytest.mark.parametrize("on_word_boundaries, expected", [(True, "went to Zürich"), (False, "nt to Zürich")])
 def test_an_answer_never_starts_inside_a_word(reader, monkeypatch, on_word_boundaries, expected):
     # the best start is "##n" inside "went", the next best "we", the best end "Zürich"
-    output = forced_answer(reader, monkeypatch, {N: 5.0, WE: 4.0}, {ZURICH: 5.0},
-                           answers_on_word_boundaries=on_word_boundaries)
+    output = forced_answer(
+        reader, monkeypatch, {N: 5.0, WE: 4.0}, {ZURICH: 5.0}, answers_on_word_boundaries=on_word_boundaries
+    )
     assert output["best_span_str"] == [expected]
     assert output["best_span_scores"].tolist() == [9.0 if on_word_boundaries else 10.0]
     if on_word_boundaries:
@@ -97,8 +108,9 @@ def test_an_answer_never_starts_inside_a_word(reader, monkeypatch, on_word_bound
 @pytest.mark.parametrize("on_word_boundaries, expected", [(True, "went"), (False, "we")])
 def test_an_answer_never_ends_inside_a_word(reader, monkeypatch, on_word_boundaries, expected):
     # "we" is followed by the continuation piece "##n": it ends no word
-    output = forced_answer(reader, monkeypatch, {WE: 4.0}, {WE: 6.0, T: 5.0},
-                           answers_on_word_boundaries=on_word_boundaries)
+    output = forced_answer(
+        reader, monkeypatch, {WE: 4.0}, {WE: 6.0, T: 5.0}, answers_on_word_boundaries=on_word_boundaries
+    )
     assert output["best_span_str"] == [expected]
     if on_word_boundaries:
         assert_whole_words(output["n_best"][0])

@@ -1,4 +1,5 @@
 """The shipped TACRED configs: the label list agrees with the code, and the recipe trains with the tiny BERT."""
+
 import json
 from pathlib import Path
 
@@ -31,14 +32,19 @@ def test_large_config_follows_the_paper():
 
 
 def test_cpu_config_trains_with_the_tiny_encoder(tmp_path):
-    overrides = json.dumps({
-        "dataset_reader.model_name": TINY_BERT,
-        "model.transformer.token_embedders.tokens.model_name": TINY_BERT,
-        "train_data_path": FIXTURE, "validation_data_path": FIXTURE, "test_data_path": FIXTURE,
-        "trainer.num_epochs": 1,
-    })
-    model = train_model_from_file(str(CONFIG_DIR / "tacred_minilm_cpu.jsonnet"), str(tmp_path / "run"),
-                                  overrides=overrides)
+    overrides = json.dumps(
+        {
+            "dataset_reader.model_name": TINY_BERT,
+            "model.transformer.token_embedders.tokens.model_name": TINY_BERT,
+            "train_data_path": FIXTURE,
+            "validation_data_path": FIXTURE,
+            "test_data_path": FIXTURE,
+            "trainer.num_epochs": 1,
+        }
+    )
+    model = train_model_from_file(
+        str(CONFIG_DIR / "tacred_minilm_cpu.jsonnet"), str(tmp_path / "run"), overrides=overrides
+    )
     # every TACRED label has an id although the fixture has only six of them
     assert model.vocab.get_vocab_size("labels") == 42
     assert model._classifier.out_features == 42

@@ -2,6 +2,7 @@
 The SemEval-2010 Task 8 official score (scorer v1.2, "(9+1)-way, directionality taken into account")
 against values worked out by hand, including predictions with the right relation but the wrong direction.
 """
+
 import pytest
 import torch
 from allennlp.common import Params
@@ -14,15 +15,15 @@ from spanbert_lib.relation.semeval2010_schema import SEMEVAL2010_LABELS, split_l
 
 # (gold, predicted)
 CASE = [
-    ("Cause-Effect(e1,e2)", "Cause-Effect(e1,e2)"),            # correct
-    ("Cause-Effect(e1,e2)", "Cause-Effect(e2,e1)"),            # right relation, wrong direction (xDIRx)
-    ("Cause-Effect(e2,e1)", "Cause-Effect(e2,e1)"),            # correct
-    ("Component-Whole(e1,e2)", "Cause-Effect(e1,e2)"),         # wrong relation
-    ("Component-Whole(e1,e2)", "Component-Whole(e1,e2)"),      # correct
-    ("Other", "Component-Whole(e2,e1)"),                       # a relation where there is none
-    ("Other", "Other"),                                        # Other is never scored itself
-    ("Message-Topic(e1,e2)", "Other"),                         # missed
-    ("Other", "Product-Producer(e1,e2)"),                      # a relation absent from the gold labels
+    ("Cause-Effect(e1,e2)", "Cause-Effect(e1,e2)"),  # correct
+    ("Cause-Effect(e1,e2)", "Cause-Effect(e2,e1)"),  # right relation, wrong direction (xDIRx)
+    ("Cause-Effect(e2,e1)", "Cause-Effect(e2,e1)"),  # correct
+    ("Component-Whole(e1,e2)", "Cause-Effect(e1,e2)"),  # wrong relation
+    ("Component-Whole(e1,e2)", "Component-Whole(e1,e2)"),  # correct
+    ("Other", "Component-Whole(e2,e1)"),  # a relation where there is none
+    ("Other", "Other"),  # Other is never scored itself
+    ("Message-Topic(e1,e2)", "Other"),  # missed
+    ("Other", "Product-Producer(e1,e2)"),  # a relation absent from the gold labels
 ]
 # By hand, per relation (direction dropped):
 #   Cause-Effect    correct 2 (rows 1, 3); predicted 4 (rows 1-4, row 2 counted as a wrong one); gold 3
@@ -30,9 +31,11 @@ CASE = [
 #   Component-Whole correct 1 (row 5); predicted 2 (rows 5, 6); gold 2: P = R = F1 = 1/2
 #   Message-Topic   correct 0; predicted 0; gold 1: P = R = F1 = 0
 #   Product-Producer is not in the gold labels: left out of the average, as the scorer does.
-EXPECTED = {"macro_precision": (1 / 2 + 1 / 2 + 0) / 3,
-            "macro_recall": (2 / 3 + 1 / 2 + 0) / 3,
-            "macro_f1": (4 / 7 + 1 / 2 + 0) / 3}
+EXPECTED = {
+    "macro_precision": (1 / 2 + 1 / 2 + 0) / 3,
+    "macro_recall": (2 / 3 + 1 / 2 + 0) / 3,
+    "macro_f1": (4 / 7 + 1 / 2 + 0) / 3,
+}
 
 
 def test_official_score_on_label_strings_matches_the_hand_computation():
@@ -49,7 +52,8 @@ def test_direction_matters_and_other_is_excluded():
     assert semeval2010_official_score(["Other", "Other"], ["Other", "Other"])["macro_f1"] == 0.0
     # perfect on the relations, Other predicted for Other: 1.0; a wrong Other costs nothing in P/R of a relation
     assert semeval2010_official_score([relation, "Other"], [relation, "Cause-Effect(e1,e2)"]) == pytest.approx(
-        {"macro_precision": 1.0, "macro_recall": 1.0, "macro_f1": 1.0})
+        {"macro_precision": 1.0, "macro_recall": 1.0, "macro_f1": 1.0}
+    )
     with pytest.raises(ValueError, match="unknown SemEval-2010 Task 8 label 'Cause-Effect'"):
         semeval2010_official_score(["Cause-Effect"], ["Other"])
     with pytest.raises(ValueError, match="2 gold labels but 1 predictions"):

@@ -1,6 +1,7 @@
 """
 TACRED micro P/R/F1 as in the official scorer; every expected value is counted by hand.
 """
+
 import json
 
 import pytest
@@ -21,8 +22,12 @@ def test_mixed_case_by_hand():
     # guessed (pred != NO): 0, 1, 2 -> 3; gold (gold != NO): 0, 1, 2, 4 -> 4
     # correct (pred == gold != NO): 0, 2 -> 2
     # P = 2/3, R = 2/4, F1 = 2 * (1/3) / (7/6) = 4/7; accuracy: 0, 2, 3 equal -> 3/5
-    assert tacred_score(gold, pred) == {"precision": pytest.approx(2 / 3), "recall": 0.5,
-                                        "f1": pytest.approx(4 / 7), "accuracy": pytest.approx(0.6)}
+    assert tacred_score(gold, pred) == {
+        "precision": pytest.approx(2 / 3),
+        "recall": 0.5,
+        "f1": pytest.approx(4 / 7),
+        "accuracy": pytest.approx(0.6),
+    }
 
 
 def test_confusion_between_two_positive_relations():
@@ -30,14 +35,17 @@ def test_confusion_between_two_positive_relations():
     gold = ["per:title", "org:founded", NO]
     pred = ["org:founded", "per:title", NO]
     # guessed 2, gold 2, correct 0 -> P 0, R 0, F1 0; accuracy 1/3 (the no_relation pair)
-    assert tacred_score(gold, pred) == {"precision": 0.0, "recall": 0.0, "f1": 0.0,
-                                        "accuracy": pytest.approx(1 / 3)}
+    assert tacred_score(gold, pred) == {"precision": 0.0, "recall": 0.0, "f1": 0.0, "accuracy": pytest.approx(1 / 3)}
 
 
 def test_only_no_relation_predictions():
     # nothing guessed: the scorer's precision is 1.0; recall 0/2 = 0; F1 0 (P + R = 1 > 0 but R = 0)
     assert tacred_score(["per:title", NO, "org:founded"], [NO, NO, NO]) == {
-        "precision": 1.0, "recall": 0.0, "f1": 0.0, "accuracy": pytest.approx(1 / 3)}
+        "precision": 1.0,
+        "recall": 0.0,
+        "f1": 0.0,
+        "accuracy": pytest.approx(1 / 3),
+    }
 
 
 def test_zero_denominators():
@@ -76,8 +84,11 @@ def test_metric_matches_string_scorer_over_batches_with_mask():
     gold_ids = [index(g, "labels") for g in gold]
     pred_ids = [index(p, "labels") for p in pred]
     # batch 1: logits for the first 3, plus a padded example (masked out) that would be correct
-    metric(one_hot_logits(pred_ids[:3] + [0]).requires_grad_(),
-           torch.tensor(gold_ids[:3] + [0]), torch.tensor([True, True, True, False]))
+    metric(
+        one_hot_logits(pred_ids[:3] + [0]).requires_grad_(),
+        torch.tensor(gold_ids[:3] + [0]),
+        torch.tensor([True, True, True, False]),
+    )
     # batch 2: label ids
     metric(torch.tensor(pred_ids[3:]), torch.tensor(gold_ids[3:]))
     got = metric.get_metric(reset=True)
@@ -125,5 +136,9 @@ def test_tacred_sample_gold_and_all_negative():
     assert num_positive > 0
     assert tacred_score(gold, gold) == {"precision": 1.0, "recall": 1.0, "f1": 1.0, "accuracy": 1.0}
     all_negative = tacred_score(gold, [NO] * len(gold))
-    assert all_negative == {"precision": 1.0, "recall": 0.0, "f1": 0.0,
-                            "accuracy": pytest.approx((len(gold) - num_positive) / len(gold))}
+    assert all_negative == {
+        "precision": 1.0,
+        "recall": 0.0,
+        "f1": 0.0,
+        "accuracy": pytest.approx((len(gold) - num_positive) / len(gold)),
+    }

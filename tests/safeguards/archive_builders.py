@@ -1,4 +1,5 @@
 """Builders of model archives for the compat tests: a loadable one, and crafted ones."""
+
 import io
 import json
 import tarfile

@@ -2,6 +2,7 @@
 A training run killed with SIGKILL (mid-epoch, and during a checkpoint save) and resumed with
 ``--recover`` ends with exactly the metrics and weights of an uninterrupted run.
 """
+
 import json
 import os
 import random
@@ -27,16 +28,27 @@ from tests.conftest import REPO_ROOT
 CONFIG = REPO_ROOT / "fixtures" / "configs" / "pretraining" / "spanbert_tiny.jsonnet"
 KILLER = Path(__file__).with_name("training_killer.py")
 # 28 shuffled batches an epoch, a checkpoint every 4 batches (e0_b28 included) and at each epoch's end.
-OVERRIDES = json.dumps({"data_loader": {"batch_size": 16, "shuffle": True},
-                        "trainer": {"num_epochs": 2, "checkpointer": {"save_every_num_batches": 4}}})
+OVERRIDES = json.dumps(
+    {
+        "data_loader": {"batch_size": 16, "shuffle": True},
+        "trainer": {"num_epochs": 2, "checkpointer": {"save_every_num_batches": 4}},
+    }
+)
 
 
 def train(serialization_dir: Path, *extra: str, kill: tuple = ()) -> subprocess.CompletedProcess:
-    command = [str(Path(sys.executable).with_name("allennlp"))] if not kill else [sys.executable, str(KILLER), *kill,
-                                                                                   "--"]
+    command = (
+        [str(Path(sys.executable).with_name("allennlp"))] if not kill else [sys.executable, str(KILLER), *kill, "--"]
+    )
     command += ["train", str(CONFIG), "-s", str(serialization_dir), "-o", OVERRIDES, *extra]
-    return subprocess.run(command, cwd=str(REPO_ROOT), capture_output=True, text=True, timeout=300,
-                          env=dict(os.environ, OMP_NUM_THREADS="1"))
+    return subprocess.run(
+        command,
+        cwd=str(REPO_ROOT),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=dict(os.environ, OMP_NUM_THREADS="1"),
+    )
 
 
 def comparable_metrics(path: Path) -> dict:
@@ -137,9 +149,13 @@ def test_resumable_loader_reinstates_states_between_the_checkpointed_batch_and_t
     random.seed(0)
     list(loader)  # epoch 0, replayed in full
     reached = []
-    loader.resume_point = ResumePoint(1, 2, epoch_start_states=None,
-                                      on_reached=lambda: inner.events.append(("reached", None)) or reached.append(1),
-                                      on_epoch_fully_replayed=lambda: reached.append("fully"))
+    loader.resume_point = ResumePoint(
+        1,
+        2,
+        epoch_start_states=None,
+        on_reached=lambda: inner.events.append(("reached", None)) or reached.append(1),
+        on_epoch_fully_replayed=lambda: reached.append("fully"),
+    )
     inner.events.clear()
     batches = list(loader)
     assert [event for event, _ in inner.events] == ["produce", "produce", "reached"] + ["produce"] * 4
@@ -155,16 +171,16 @@ def test_resumable_loader_restores_the_epoch_start_states_before_the_shuffle():
     epoch_start = loader.epoch_start_states
     random.seed(123)  # the replay left Python's generator elsewhere
     resumed = ResumableDataLoader(inner)
-    resumed.resume_point = ResumePoint(0, 3, epoch_start, on_reached=lambda: None,
-                                       on_epoch_fully_replayed=lambda: None)
+    resumed.resume_point = ResumePoint(0, 3, epoch_start, on_reached=lambda: None, on_epoch_fully_replayed=lambda: None)
     assert list(resumed) == original_order
 
 
 def test_resumable_loader_reports_an_epoch_replayed_in_full():
     calls = []
     loader = ResumableDataLoader([10, 11, 12])
-    loader.resume_point = ResumePoint(0, 3, None, on_reached=lambda: calls.append("reached"),
-                                      on_epoch_fully_replayed=lambda: calls.append("fully"))
+    loader.resume_point = ResumePoint(
+        0, 3, None, on_reached=lambda: calls.append("reached"), on_epoch_fully_replayed=lambda: calls.append("fully")
+    )
     assert list(loader) == [10, 11, 12]
     assert calls == ["reached", "fully"]
 
@@ -223,16 +239,23 @@ def test_compat_modules_import_before_allennlp_without_cycles():
     """A user may import these modules first; the shims they register must still apply."""
     code = (
         "import spanbert_lib.safeguards.exact_resume, spanbert_lib.safeguards.atomic_checkpoints, "
-        "spanbert_lib.safeguards.safe_archives, spanbert_lib.safeguards.safe_torch_io, spanbert_lib.safeguards.random_states\n"
+        "spanbert_lib.safeguards.safe_archives, spanbert_lib.safeguards.safe_torch_io, "
+        "spanbert_lib.safeguards.random_states\n"
         "from allennlp.training.gradient_descent_trainer import GradientDescentTrainer\n"
         "from allennlp.training.checkpointer import Checkpointer\n"
         "from allennlp.models import archival\n"
         "print(GradientDescentTrainer.__init__._spanbert_lib_shim, Checkpointer.load_checkpoint.__name__, "
-        "archival.extracted_archive.__module__)\n")
-    completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
-                               cwd=str(REPO_ROOT))
+        "archival.extracted_archive.__module__)\n"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=str(REPO_ROOT)
+    )
     assert completed.returncode == 0, completed.stderr[-4000:]
-    assert completed.stdout.split() == ["True", "load_newest_complete_checkpoint", "spanbert_lib.safeguards.safe_archives"]
+    assert completed.stdout.split() == [
+        "True",
+        "load_newest_complete_checkpoint",
+        "spanbert_lib.safeguards.safe_archives",
+    ]
 
 
 def test_only_training_calls_of_get_metrics_use_the_ledger():

@@ -1,4 +1,5 @@
 """Model archives cannot write outside their extraction directory, wherever allennlp opens them."""
+
 import json
 import os
 import subprocess
@@ -9,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from spanbert_lib.safeguards.safe_archives import UnsafeArchiveError, extract_archive_safely, extracted_archive
-from tests.safeguards.archive_builders import add_bytes, add_symlink, write_model_archive
 from tests.conftest import REPO_ROOT
+from tests.safeguards.archive_builders import add_bytes, add_symlink, write_model_archive
 
 
 def crafted_archive(path: Path, member_kind: str, outside: Path) -> str:
@@ -114,7 +115,12 @@ def test_predict_with_a_crafted_archive_fails_with_one_clear_line_and_writes_not
     inputs.write_text('{"sentence": "a fine film"}\n')
     completed = subprocess.run(
         [str(Path(sys.executable).with_name("allennlp")), "predict", str(archive), str(inputs)],
-        cwd=str(REPO_ROOT), capture_output=True, text=True, timeout=300, env=dict(os.environ))
+        cwd=str(REPO_ROOT),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=dict(os.environ),
+    )
     assert completed.returncode != 0
     assert f"{archive}: refusing to extract member {member!r}" in completed.stderr
     assert "Traceback" not in completed.stderr
@@ -124,11 +130,10 @@ def test_predict_with_a_crafted_archive_fails_with_one_clear_line_and_writes_not
 def test_loadable_archive_still_loads(tmp_path):
     """The filter refuses nothing an ordinary model archive holds (config, vocabulary dir, weights)."""
     import torch
-    from allennlp.models.archival import load_archive
-
     from allennlp.common import Params
     from allennlp.data import Vocabulary
     from allennlp.models import Model
+    from allennlp.models.archival import load_archive
 
     vocab = Vocabulary()
     vocab.add_tokens_to_namespace(["positive", "negative"], namespace="labels")

@@ -1,4 +1,5 @@
 """Weights-only loads everywhere allennlp reads weights or checkpoints; atomic saves; recovery fallback."""
+
 import io
 import logging
 import os
@@ -79,8 +80,9 @@ def test_weights_only_load_reads_plain_state(tmp_path):
     atomic_save(state, path)
     loaded = load_weights_only(path, map_location="cpu")
     assert torch.equal(loaded["weight"], state["weight"])
-    assert {key: value for key, value in loaded.items() if key != "weight"} == \
-        {key: value for key, value in state.items() if key != "weight"}
+    assert {key: value for key, value in loaded.items() if key != "weight"} == {
+        key: value for key, value in state.items() if key != "weight"
+    }
 
 
 def test_atomic_save_leaves_the_old_file_when_the_write_fails(tmp_path):
@@ -99,8 +101,10 @@ def test_atomic_save_leaves_the_old_file_when_the_write_fails(tmp_path):
 
 def write_checkpoint(directory: Path, epoch: int, batch: int, value: float) -> None:
     atomic_save({"weight": torch.full((2,), value)}, directory / f"model_state_e{epoch}_b{batch}.th")
-    atomic_save({"version": 1, "epochs_completed": epoch, "batches_in_epoch_completed": batch},
-                directory / f"training_state_e{epoch}_b{batch}.th")
+    atomic_save(
+        {"version": 1, "epochs_completed": epoch, "batches_in_epoch_completed": batch},
+        directory / f"training_state_e{epoch}_b{batch}.th",
+    )
 
 
 def test_recovery_skips_truncated_empty_and_half_saved_checkpoints(tmp_path, caplog):
@@ -168,12 +172,15 @@ def test_checkpointer_saves_atomically(tmp_path, monkeypatch):
 
     class Trainer:
         def get_checkpoint_state(self):
-            return TrainerCheckpoint({"weight": torch.ones(3)},
-                                     {"version": 1, "epochs_completed": 1, "batches_in_epoch_completed": 0})
+            return TrainerCheckpoint(
+                {"weight": torch.ones(3)}, {"version": 1, "epochs_completed": 1, "batches_in_epoch_completed": 0}
+            )
 
     Checkpointer(tmp_path).save_checkpoint(Trainer())
     assert [(source.split(".partial-")[0], destination) for source, destination, _ in renames] == [
-        (".model_state_e1_b0.th", "model_state_e1_b0.th"), (".training_state_e1_b0.th", "training_state_e1_b0.th")]
+        (".model_state_e1_b0.th", "model_state_e1_b0.th"),
+        (".training_state_e1_b0.th", "training_state_e1_b0.th"),
+    ]
     assert all(size > 0 for _, _, size in renames)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["model_state_e1_b0.th", "training_state_e1_b0.th"]
 

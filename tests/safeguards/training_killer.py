@@ -9,6 +9,7 @@ recovery from crashes (a test helper, not part of the library).
 ``--kill-before-rename NAME``: once a checkpoint file has been fully written to its temporary
 name and fsynced, just before it is renamed to ``NAME``.
 """
+
 import argparse
 import os
 import signal

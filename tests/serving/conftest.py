@@ -1,4 +1,5 @@
 """Fixtures of the serving tests: the tiny archives (trained once per test run) and a live server."""
+
 import contextlib
 import os
 import socket

@@ -2,12 +2,12 @@
 The JSON API of ``allennlp serve`` in-process: every endpoint on tiny trained archives, every
 error status, predictions off the event loop, and the subcommand's arguments.
 """
+
 import argparse
 import json
 import threading
 import time
 import urllib.request
-
 import warnings
 
 import pytest
@@ -56,20 +56,27 @@ def test_health_and_models_describe_every_archive(client, tiny_archives):
     from spanbert_lib.relation.predictors.semeval2010 import SemEval2010Task8Predictor
 
     models = {m["name"]: m for m in client.get("/models").json()}
-    expected = {"coref": ("coreference", SpanBertCorefPredictor), "qa": ("qa", SpanBertQAPredictor),
-                "qa_abstains": ("qa", SpanBertQAPredictor), "ner": ("span_ner", SpanNerPredictor),
-                "relation": ("relation", RelationClassifierPredictor),
-                "semeval": ("relation", SemEval2010Task8Predictor),
-                "typing": ("entity_typing", EntityTypingPredictor)}
+    expected = {
+        "coref": ("coreference", SpanBertCorefPredictor),
+        "qa": ("qa", SpanBertQAPredictor),
+        "qa_abstains": ("qa", SpanBertQAPredictor),
+        "ner": ("span_ner", SpanNerPredictor),
+        "relation": ("relation", RelationClassifierPredictor),
+        "semeval": ("relation", SemEval2010Task8Predictor),
+        "typing": ("entity_typing", EntityTypingPredictor),
+    }
     assert {name: (m["task"], Predictor.by_name(m["predictor"])) for name, m in models.items()} == expected
-    assert all(m["predictor"].startswith("spanbert_") for m in models.values()) or \
-        "spanbert_span_ner" not in Predictor.list_available()  # the prefixed names, once registered
+    assert (
+        all(m["predictor"].startswith("spanbert_") for m in models.values())
+        or "spanbert_span_ner" not in Predictor.list_available()
+    )  # the prefixed names, once registered
     for name, model in models.items():
         assert model["status"] == "ready" and model["encoder"] == "tiny_bert"
         metrics = json.loads((tiny_archives[name] / "metrics.json").read_text())
         assert model["best_epoch"] == metrics["best_epoch"]
-        assert model["validation_metrics"] == {k[len("best_validation_"):]: v for k, v in metrics.items()
-                                               if k.startswith("best_validation_")}
+        assert model["validation_metrics"] == {
+            k[len("best_validation_") :]: v for k, v in metrics.items() if k.startswith("best_validation_")
+        }
         assert model["validation_metrics"]  # every tiny run validates
     assert models["coref"]["validation_metrics"]["conll_f1"] > 0
     assert set(models["qa"]["example"]) == {"passage", "question"}
@@ -90,7 +97,9 @@ def test_predictions_match_the_predictor_called_directly(client, served):
     coref = client.post("/predict/coref", json={"document": COREF_TEXT}).json()
     assert coref == served["coref"].predictor.predict_json({"document": COREF_TEXT})
     assert any(len(cluster) >= 2 for cluster in coref["clusters"])  # the tiny model learnt its document
-    entities = {(e["text"], e["label"]) for e in client.post("/predict/ner", json={"text": NER_TEXT}).json()["entities"]}
+    entities = {
+        (e["text"], e["label"]) for e in client.post("/predict/ner", json={"text": NER_TEXT}).json()["entities"]
+    }
     assert {("his", "PER"), ("his family", "PER")} <= entities  # nested
     question = {"passage": "Anna lived in Boston for many years.", "question": "Where did Anna live?"}
     answered = client.post("/predict/qa", json=question).json()
@@ -107,7 +116,7 @@ def test_masking_preview(client):
     result = client.post("/mask", json={"text": text, "seed": 3}).json()
     assert result["spans"] and result["draws"] > 1
     for span in result["spans"]:
-        assert text[span["char_start"]:span["char_end"]] == span["text"]
+        assert text[span["char_start"] : span["char_end"]] == span["text"]
         # whole words: no span starts or ends inside a word
         for outside, inside in ((span["char_start"] - 1, span["char_start"]), (span["char_end"], span["char_end"] - 1)):
             if 0 <= outside < len(text):
@@ -127,21 +136,24 @@ def test_masking_preview(client):
     assert empty["spans"] == [] and empty["statistics"] is None
 
 
-@pytest.mark.parametrize("path, body, status, message", [
-    ("/predict/coref", "{not json", 400, "not valid JSON"),
-    ("/predict/coref", "", 400, "empty"),
-    ("/predict/coref", "[1, 2]", 400, "must be a JSON object, got a JSON array"),
-    ("/predict/coref", '{"text": "x"}', 400, "needs a 'document'"),
-    ("/predict/qa", '{"passage": "x"}', 400, "needs 'question' and 'passage'"),
-    ("/predict/relation", '{"sentence": "Ann met Bob."}', 400, "lacks 'subj_type'"),
-    ("/predict/typing", '{"sentence": "Ann met Bob."}', 400, "lacks start, end"),
-    ("/predict/nobody", "{}", 404, "no model named 'nobody'"),
-    ("/nowhere", None, 404, "Not Found"),
-    ("/mask", '{"seed": 1}', 400, "needs 'text'"),
-    ("/mask", '{"text": "a", "seed": -1}', 400, "'seed' must be a non-negative integer"),
-    ("/predict/coref", json.dumps({"document": "word " * 500}), 413, "limit of 2000 characters"),
-    ("/mask", json.dumps({"text": "é" * 2001}, ensure_ascii=False), 413, "limit of 2000 characters"),
-])
+@pytest.mark.parametrize(
+    "path, body, status, message",
+    [
+        ("/predict/coref", "{not json", 400, "not valid JSON"),
+        ("/predict/coref", "", 400, "empty"),
+        ("/predict/coref", "[1, 2]", 400, "must be a JSON object, got a JSON array"),
+        ("/predict/coref", '{"text": "x"}', 400, "needs a 'document'"),
+        ("/predict/qa", '{"passage": "x"}', 400, "needs 'question' and 'passage'"),
+        ("/predict/relation", '{"sentence": "Ann met Bob."}', 400, "lacks 'subj_type'"),
+        ("/predict/typing", '{"sentence": "Ann met Bob."}', 400, "lacks start, end"),
+        ("/predict/nobody", "{}", 404, "no model named 'nobody'"),
+        ("/nowhere", None, 404, "Not Found"),
+        ("/mask", '{"seed": 1}', 400, "needs 'text'"),
+        ("/mask", '{"text": "a", "seed": -1}', 400, "'seed' must be a non-negative integer"),
+        ("/predict/coref", json.dumps({"document": "word " * 500}), 413, "limit of 2000 characters"),
+        ("/mask", json.dumps({"text": "é" * 2001}, ensure_ascii=False), 413, "limit of 2000 characters"),
+    ],
+)
 def test_errors_are_json_with_a_status(client, path, body, status, message):
     response = client.get(path) if body is None else client.post(path, content=body.encode("utf-8"))
     assert response.status_code == status
@@ -163,12 +175,20 @@ def test_an_exception_inside_the_model_is_a_short_500(tiny_archives, masking, mo
     monkeypatch.setattr(SpanBertRelationClassifier, "forward", failing_forward)
     served = ServedModel(ModelSpec("relation", str(tiny_archives["relation"])))
     with TestClient(create_app([served], masking)) as client:
-        response = client.post("/predict/relation", json={"sentence": "Ann met Bob.", "subj_char_span": [0, 3],
-                                                          "obj_char_span": [8, 11], "subj_type": "PERSON",
-                                                          "obj_type": "PERSON"})
+        response = client.post(
+            "/predict/relation",
+            json={
+                "sentence": "Ann met Bob.",
+                "subj_char_span": [0, 3],
+                "obj_char_span": [8, 11],
+                "subj_type": "PERSON",
+                "obj_type": "PERSON",
+            },
+        )
     assert response.status_code == 500
-    assert response.json() == {"error": "the model 'relation' failed on this input "
-                                        "(SpanBertRelationClassifier.forward failed: RuntimeError)"}
+    assert response.json() == {
+        "error": "the model 'relation' failed on this input (SpanBertRelationClassifier.forward failed: RuntimeError)"
+    }
 
 
 class SlowModel:
@@ -193,8 +213,9 @@ def test_a_long_prediction_does_not_block_the_server(masking):
     port = free_port()
     with running_server(create_app([slow], masking), port) as url:
         answer = {}
-        request = urllib.request.Request(f"{url}/predict/slow", data=b'{"a": 1}', method="POST",
-                                         headers={"Content-Type": "application/json"})
+        request = urllib.request.Request(
+            f"{url}/predict/slow", data=b'{"a": 1}', method="POST", headers={"Content-Type": "application/json"}
+        )
         worker = threading.Thread(target=lambda: answer.update(json.load(urllib.request.urlopen(request, timeout=30))))
         worker.start()
         assert slow.started.wait(timeout=10)
@@ -218,10 +239,26 @@ def test_serve_subcommand_arguments_and_app(tiny_archives):
     parser = argparse.ArgumentParser().add_subparsers()
     subparser = Subcommand.by_name("serve")().add_subparser(parser)
     defaults = subparser.parse_args([])
-    assert (defaults.host, defaults.port, defaults.max_request_chars, defaults.model) == ("127.0.0.1", 8000, 100_000, [])
-    args = subparser.parse_args(["--model", f"ner={tiny_archives['ner']}/model.tar.gz:span_ner",
-                                 "--model", f"typing={tiny_archives['typing']}", "--masking-tokenizer", TINY_TOKENIZER,
-                                 "--masker", '{"type": "whole_word"}', "--max-request-chars", "50"])
+    assert (defaults.host, defaults.port, defaults.max_request_chars, defaults.model) == (
+        "127.0.0.1",
+        8000,
+        100_000,
+        [],
+    )
+    args = subparser.parse_args(
+        [
+            "--model",
+            f"ner={tiny_archives['ner']}/model.tar.gz:span_ner",
+            "--model",
+            f"typing={tiny_archives['typing']}",
+            "--masking-tokenizer",
+            TINY_TOKENIZER,
+            "--masker",
+            '{"type": "whole_word"}',
+            "--max-request-chars",
+            "50",
+        ]
+    )
     with TestClient(build_app(subparser.parse_args(["--masking-tokenizer", TINY_TOKENIZER]))) as client:
         # no --model: the masking view alone
         assert client.get("/models").json() == [] and client.get("/health").json()["models_ready"] == []
@@ -238,12 +275,15 @@ def test_serve_subcommand_arguments_and_app(tiny_archives):
         assert client.get("/api/docs").status_code == 404  # its page would load scripts from a CDN
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("coref=runs/coref/model.tar.gz", ModelSpec("coref", "runs/coref/model.tar.gz")),
-    ("qa=runs/qa/model.tar.gz:spanbert_qa", ModelSpec("qa", "runs/qa/model.tar.gz", "spanbert_qa")),
-    ("runs/litbank_minilm/model.tar.gz", ModelSpec("litbank_minilm", "runs/litbank_minilm/model.tar.gz")),
-    ("ner=outputs/demo/ner", ModelSpec("ner", "outputs/demo/ner")),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("coref=runs/coref/model.tar.gz", ModelSpec("coref", "runs/coref/model.tar.gz")),
+        ("qa=runs/qa/model.tar.gz:spanbert_qa", ModelSpec("qa", "runs/qa/model.tar.gz", "spanbert_qa")),
+        ("runs/litbank_minilm/model.tar.gz", ModelSpec("litbank_minilm", "runs/litbank_minilm/model.tar.gz")),
+        ("ner=outputs/demo/ner", ModelSpec("ner", "outputs/demo/ner")),
+    ],
+)
 def test_model_spec_parsing(text, expected):
     assert ModelSpec.parse(text) == expected
 
@@ -274,6 +314,7 @@ def test_a_missing_archive_is_one_user_error(tmp_path):
 def test_non_finite_scores_become_null():
     from spanbert_lib.serving.responses import json_response
 
-    assert json_response({"a": float("-inf"), "b": [float("nan"), 1.5], "c": "é"}).body == \
-        '{"a":null,"b":[null,1.5],"c":"é"}'.encode("utf-8")
+    assert json_response(
+        {"a": float("-inf"), "b": [float("nan"), 1.5], "c": "é"}
+    ).body == '{"a":null,"b":[null,1.5],"c":"é"}'.encode("utf-8")
     assert json_response({"score": 2.0}).body == b'{"score":2.0}'

@@ -6,6 +6,7 @@ rendered DOM is checked; a screenshot of each view is saved under ``outputs/scre
 Chromium comes from the Debian package ``chromium`` (``scripts/bootstrap.sh`` installs it when it
 runs as root with apt-get); Playwright's own browser download is never used.
 """
+
 import os
 import shutil
 import subprocess
@@ -25,8 +26,11 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(CHROMIUM is None, reason="no chromium on PATH: install Debian's package "
-                       "(`apt-get install -y chromium`, as scripts/bootstrap.sh does when run as root)"),
+    pytest.mark.skipif(
+        CHROMIUM is None,
+        reason="no chromium on PATH: install Debian's package "
+        "(`apt-get install -y chromium`, as scripts/bootstrap.sh does when run as root)",
+    ),
 ]
 
 
@@ -53,8 +57,15 @@ def training_run(tiny_archives, tmp_path_factory):
 def server_url(tiny_archives, training_run):
     port = free_port()
     models = [f"--model={name}={path}" for name, path in tiny_archives.items()] + [f"--model=later={training_run}"]
-    command = [str(Path(sys.executable).with_name("allennlp")), "serve", *models, "--port", str(port),
-               "--masking-tokenizer", "fixtures/tiny_bert"]
+    command = [
+        str(Path(sys.executable).with_name("allennlp")),
+        "serve",
+        *models,
+        "--port",
+        str(port),
+        "--masking-tokenizer",
+        "fixtures/tiny_bert",
+    ]
     log = open(tiny_archives["coref"].parent / "serve.log", "w")
     process = subprocess.Popen(command, cwd=str(REPO_ROOT), stdout=log, stderr=subprocess.STDOUT, env=dict(os.environ))
     url = f"http://127.0.0.1:{port}"
@@ -89,8 +100,9 @@ def page(server_url):
 
     with sync_playwright() as playwright:
         # --no-sandbox: CI runs as root; --disable-dev-shm-usage: containers often have a tiny /dev/shm
-        browser = playwright.chromium.launch(executable_path=CHROMIUM,
-                                             args=["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"])
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"]
+        )
         page = browser.new_page(viewport={"width": 1200, "height": 900})
         errors = []
         page.on("pageerror", lambda error: errors.append(str(error)))
@@ -163,7 +175,8 @@ def test_coreference_view(page):
     run_example(view, COREF_TEXT)
     view.locator(".coref-text .mention").first.wait_for()
     mentions = view.locator(".coref-text .mention").evaluate_all(
-        "nodes => nodes.map(n => [n.dataset.cluster, getComputedStyle(n).borderBottomColor])")
+        "nodes => nodes.map(n => [n.dataset.cluster, getComputedStyle(n).borderBottomColor])"
+    )
     colours = {}
     for cluster, colour in mentions:
         colours.setdefault(cluster, set()).add(colour)
@@ -202,7 +215,8 @@ def test_span_ner_view(page):
     run_example(view, NER_TEXT)
     view.locator(".bracket").first.wait_for()
     brackets = view.locator(".bracket").evaluate_all(
-        "nodes => nodes.map(n => [n.dataset.label, Number(n.dataset.level), n.getBoundingClientRect().top])")
+        "nodes => nodes.map(n => [n.dataset.label, Number(n.dataset.level), n.getBoundingClientRect().top])"
+    )
     assert len(brackets) == view.locator(".entity-table tbody tr").count() >= 3
     assert {label for label, _, _ in brackets} == {"PER"}
     assert max(level for _, level, _ in brackets) >= 2  # nested entities stack
@@ -254,13 +268,17 @@ def test_a_model_in_training_shows_progress_then_appears(page, training_run, tin
     assert card.is_visible()
     facts = card.locator(".model-facts").inner_text()
     assert "2 / 3" in facts and "3.2500" in facts
-    width = card.locator(".progress-bar").evaluate("bar => bar.getBoundingClientRect().width / bar.parentNode.getBoundingClientRect().width")
+    width = card.locator(".progress-bar").evaluate(
+        "bar => bar.getBoundingClientRect().width / bar.parentNode.getBoundingClientRect().width"
+    )
     assert width == pytest.approx((1 + 0.4) / 3, abs=0.02)
     screenshot(page, "training")
     shutil.copy(tiny_archives["typing"] / "metrics.json", training_run / "metrics.json")
     shutil.copy(tiny_archives["typing"] / "model.tar.gz", training_run / "model.tar.gz")
     # the server polls every 2 s (two equal sizes), the page every 3 s
-    page.locator("section.view[data-view='later'][data-status='ready'] .model-card:not(.training)").wait_for(timeout=30_000)
+    page.locator("section.view[data-view='later'][data-status='ready'] .model-card:not(.training)").wait_for(
+        timeout=30_000
+    )
     view.locator(".prob-row").first.wait_for()
     assert page.locator(".tab[data-view='later']").get_attribute("data-status") == "ready"
 

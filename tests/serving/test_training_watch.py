@@ -1,4 +1,5 @@
 """A model still training: progress from its serialization directory, 503 until the archive is loaded."""
+
 import json
 import shutil
 import warnings
@@ -27,8 +28,13 @@ OUT_LOG = """\
 
 
 def test_log_parsing():
-    assert _parse_log_tail(OUT_LOG) == {"epoch": 2, "num_epochs": 3, "phase": "training", "epoch_fraction": 0.4,
-                                        "loss": 3.25}
+    assert _parse_log_tail(OUT_LOG) == {
+        "epoch": 2,
+        "num_epochs": 3,
+        "phase": "training",
+        "epoch_fraction": 0.4,
+        "loss": 3.25,
+    }
     validating = OUT_LOG + "2026-11-23 22:07:30,000 - INFO - allennlp.training.gradient_descent_trainer - Validating\n"
     assert _parse_log_tail(validating)["phase"] == "validation"
     assert _parse_log_tail("nothing yet") == {}

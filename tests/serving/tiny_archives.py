@@ -3,6 +3,7 @@ Tiny trained archives of every task, built from the fixture configs in a few sec
 serving tests. The coreference and NER models are trained until they reproduce their (tiny)
 training data, so that the page has real clusters and nested entities to draw.
 """
+
 import json
 from pathlib import Path
 from typing import Dict
@@ -12,8 +13,17 @@ CONFIGS = REPO_ROOT / "fixtures" / "configs"
 
 COREF_TEXT = "Anna told Ben that she would call him. She called him the next day."
 _COREF_SENTENCES = [
-    [("Anna", "(0)"), ("told", "-"), ("Ben", "(1)"), ("that", "-"), ("she", "(0)"), ("would", "-"), ("call", "-"),
-     ("him", "(1)"), (".", "-")],
+    [
+        ("Anna", "(0)"),
+        ("told", "-"),
+        ("Ben", "(1)"),
+        ("that", "-"),
+        ("she", "(0)"),
+        ("would", "-"),
+        ("call", "-"),
+        ("him", "(1)"),
+        (".", "-"),
+    ],
     [("She", "(0)"), ("called", "-"), ("him", "(1)"), ("the", "-"), ("next", "-"), ("day", "-"), (".", "-")],
 ]
 NER_TEXT = "John and his family slept."  # nested PER entities in fixtures/ner/litbank
@@ -30,7 +40,9 @@ _SEMEVAL_RECORDS = [
 
 
 def _write_semeval_file(path: Path) -> Path:
-    blocks = [f'{i}\t"{sentence}"\n{relation}\nComment:\n' for i, (sentence, relation) in enumerate(_SEMEVAL_RECORDS, 1)]
+    blocks = [
+        f'{i}\t"{sentence}"\n{relation}\nComment:\n' for i, (sentence, relation) in enumerate(_SEMEVAL_RECORDS, 1)
+    ]
     path.write_text("\n".join(blocks) + "\n", encoding="utf-8")
     return path
 
@@ -58,21 +70,42 @@ def build_tiny_archives(directory: Path) -> Dict[str, Path]:
     tiny_bert = str(REPO_ROOT / "fixtures" / "tiny_bert")
     litbank = REPO_ROOT / "fixtures" / "ner" / "litbank"
     runs = {
-        "coref": ("coref/spanbert_coref_tiny.jsonnet", {
-            "train_data_path": str(coref_data), "validation_data_path": str(coref_data),
-            "trainer.num_epochs": 12, "trainer.optimizer.lr": 0.02, "data_loader.shuffle": False}),
+        "coref": (
+            "coref/spanbert_coref_tiny.jsonnet",
+            {
+                "train_data_path": str(coref_data),
+                "validation_data_path": str(coref_data),
+                "trainer.num_epochs": 12,
+                "trainer.optimizer.lr": 0.02,
+                "data_loader.shuffle": False,
+            },
+        ),
         "qa": ("qa/squad11_tiny.jsonnet", {"trainer.num_epochs": 1}),
         # a threshold no null score can stay under: this SQuAD 2.0 model always abstains
         "qa_abstains": ("qa/squad20_tiny.jsonnet", {"trainer.num_epochs": 1, "model.null_score_threshold": -1e9}),
-        "ner": ("ner/span_ner_tiny.jsonnet", {
-            "dataset_reader.type": "spanbert_span_ner_litbank", "dataset_reader.max_span_width": 8,
-            "train_data_path": str(litbank), "validation_data_path": str(litbank), "model.decoding": "nested",
-            "trainer.num_epochs": 10, "trainer.optimizer.lr": 0.02}),
+        "ner": (
+            "ner/span_ner_tiny.jsonnet",
+            {
+                "dataset_reader.type": "spanbert_span_ner_litbank",
+                "dataset_reader.max_span_width": 8,
+                "train_data_path": str(litbank),
+                "validation_data_path": str(litbank),
+                "model.decoding": "nested",
+                "trainer.num_epochs": 10,
+                "trainer.optimizer.lr": 0.02,
+            },
+        ),
         "relation": ("relation/tiny_relation_classifier.jsonnet", {"trainer.num_epochs": 1}),
-        "semeval": (REPO_ROOT / "training_configs" / "relation" / "semeval2010_minilm_cpu.jsonnet", {
-            "dataset_reader.model_name": tiny_bert, "model.transformer.token_embedders.tokens.model_name": tiny_bert,
-            "train_data_path": semeval_data, "validation_data_path": semeval_data,
-            "trainer.learning_rate_scheduler.warmup_steps": 1}),
+        "semeval": (
+            REPO_ROOT / "training_configs" / "relation" / "semeval2010_minilm_cpu.jsonnet",
+            {
+                "dataset_reader.model_name": tiny_bert,
+                "model.transformer.token_embedders.tokens.model_name": tiny_bert,
+                "train_data_path": semeval_data,
+                "validation_data_path": semeval_data,
+                "trainer.learning_rate_scheduler.warmup_steps": 1,
+            },
+        ),
         "typing": ("entity_typing/entity_typing_tiny.jsonnet", {"trainer.num_epochs": 1}),
     }
     archives = {}

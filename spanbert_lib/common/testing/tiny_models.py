@@ -8,6 +8,7 @@ load offline. Same arguments -> identical weights and vocabulary (fixed seed, vo
 trained on fixed text). The committed ``fixtures/tiny_bert`` is exactly
 ``python -m spanbert_lib.common.testing.tiny_models fixtures/tiny_bert``.
 """
+
 import argparse
 import os
 from pathlib import Path
@@ -65,8 +66,10 @@ def build_tiny_bert(
 
     output = Path(output_dir)
     tokenizer = wordpiece_tokenizer_from_vocab(
-        tiny_vocabulary() if vocab is None else vocab, output,
-        lowercase=lowercase, model_max_length=max_position_embeddings,
+        tiny_vocabulary() if vocab is None else vocab,
+        output,
+        lowercase=lowercase,
+        model_max_length=max_position_embeddings,
     )
     config = BertConfig(
         vocab_size=len(tokenizer),

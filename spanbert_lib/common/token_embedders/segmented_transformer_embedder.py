@@ -5,6 +5,7 @@ The ``segmented_transformer`` token embedder: encodes the segments made by the
 Shapes: `B` documents, `S` segments, `L` segment length, `P` wordpieces of a document (the
 indexer's flattened layout), `H` hidden size.
 """
+
 from typing import Any, Dict, Optional
 
 import torch
@@ -66,8 +67,7 @@ class SegmentedTransformerEmbedder(TokenEmbedder):
     def get_output_dim(self) -> int:
         return self.segment_encoder.get_output_dim()
 
-    def encode_segments(self, input_ids: torch.LongTensor,
-                        segment_mask: torch.BoolTensor) -> torch.Tensor:
+    def encode_segments(self, input_ids: torch.LongTensor, segment_mask: torch.BoolTensor) -> torch.Tensor:
         """
         Encodes each segment on its own; rows whose mask is all False (padding segments) are not
         encoded and get zeros.
@@ -88,19 +88,22 @@ class SegmentedTransformerEmbedder(TokenEmbedder):
         flat_ids = input_ids.reshape(-1, length)
         flat_mask = segment_mask.reshape(-1, length)
         real = flat_mask.any(dim=-1).nonzero(as_tuple=True)[0]
-        states = flat_ids.new_zeros((flat_ids.size(0), length, self.get_output_dim()),
-                                    dtype=torch.get_default_dtype())
+        states = flat_ids.new_zeros((flat_ids.size(0), length, self.get_output_dim()), dtype=torch.get_default_dtype())
         if real.numel():
             step = self.max_segments_per_pass or real.numel()
-            chunks = [self.segment_encoder(flat_ids[rows], flat_mask[rows])
-                      for rows in real.split(step)]
+            chunks = [self.segment_encoder(flat_ids[rows], flat_mask[rows]) for rows in real.split(step)]
             encoded = torch.cat(chunks, dim=0)
             states = states.to(encoded.dtype).index_copy(0, real, encoded)
         return states.view(batch_size, num_segments, length, states.size(-1))
 
-    def forward(self, input_ids: torch.LongTensor, segment_mask: torch.BoolTensor,  # type: ignore
-                piece_positions: torch.LongTensor, mask: torch.BoolTensor,
-                **unused: torch.Tensor) -> torch.Tensor:
+    def forward(
+        self,
+        input_ids: torch.LongTensor,
+        segment_mask: torch.BoolTensor,  # type: ignore
+        piece_positions: torch.LongTensor,
+        mask: torch.BoolTensor,
+        **unused: torch.Tensor,
+    ) -> torch.Tensor:
         """
         # Parameters
 

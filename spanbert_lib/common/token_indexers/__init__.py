@@ -1,4 +1,5 @@
 """Token indexers; importing this package registers ``segmented_wordpiece``."""
+
 from spanbert_lib.common.token_indexers.segmentation import (  # noqa: F401
     SegmentedDocument,
     segment_document,

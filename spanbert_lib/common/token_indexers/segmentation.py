@@ -21,6 +21,7 @@ of segment ``s`` sits at row ``s``, column ``1 + p - segment_starts[s]`` (column
 ``[CLS]``), i.e. at flat index ``s * L + 1 + p - segment_starts[s]`` of the ``[S * L]`` layout
 (``SegmentedDocument.piece_positions(L)``).
 """
+
 from dataclasses import dataclass
 from typing import Optional, Sequence, Tuple
 
@@ -90,14 +91,17 @@ class SegmentedDocument:
     def piece_positions(self, segment_length: int) -> np.ndarray:
         """``(P,)`` flat index of each piece in the ``[S * segment_length]`` padded layout."""
         if segment_length < self.longest_segment:
-            raise ValueError(f"segment_length {segment_length} is shorter than the longest "
-                             f"segment ({self.longest_segment} with specials)")
+            raise ValueError(
+                f"segment_length {segment_length} is shorter than the longest "
+                f"segment ({self.longest_segment} with specials)"
+            )
         first_piece = self.segment_starts[self.piece_segment_ids]
         offsets = np.arange(self.num_pieces, dtype=np.int64) - first_piece
         return self.piece_segment_ids * segment_length + 1 + offsets
 
-    def segment_input_ids(self, segment_length: Optional[int] = None,
-                          num_segments: Optional[int] = None) -> Tuple[np.ndarray, np.ndarray]:
+    def segment_input_ids(
+        self, segment_length: Optional[int] = None, num_segments: Optional[int] = None
+    ) -> Tuple[np.ndarray, np.ndarray]:
         """
         ``(input_ids, segment_mask)``, both ``(num_segments, segment_length)``: each segment as
         ``[CLS] pieces [SEP]`` followed by padding. Defaults: ``S`` rows and the longest
@@ -106,8 +110,7 @@ class SegmentedDocument:
         length = self.longest_segment if segment_length is None else segment_length
         rows = self.num_segments if num_segments is None else num_segments
         if rows < self.num_segments:
-            raise ValueError(f"num_segments {rows} is smaller than the document's "
-                             f"{self.num_segments} segments")
+            raise ValueError(f"num_segments {rows} is smaller than the document's {self.num_segments} segments")
         input_ids = np.full(rows * length, self.pad_token_id, dtype=np.int64)
         mask = np.zeros((rows, length), dtype=bool)
         if self.num_segments:
@@ -115,8 +118,7 @@ class SegmentedDocument:
             first = np.arange(self.num_segments, dtype=np.int64) * length
             input_ids[first] = self.cls_token_id
             input_ids[first + 1 + self.segment_lengths] = self.sep_token_id
-            mask[:self.num_segments] = (np.arange(length)[None, :]
-                                        < (self.segment_lengths + 2)[:, None])
+            mask[: self.num_segments] = np.arange(length)[None, :] < (self.segment_lengths + 2)[:, None]
         return input_ids.reshape(rows, length), mask
 
     def window_words(self, first_segment: int, num_segments: int) -> Tuple[int, int]:
@@ -128,8 +130,9 @@ class SegmentedDocument:
         """
         last = first_segment + num_segments - 1
         if not (0 <= first_segment and num_segments >= 1 and last < self.num_segments):
-            raise ValueError(f"segments {first_segment}..{last} are outside the document's "
-                             f"{self.num_segments} segments")
+            raise ValueError(
+                f"segments {first_segment}..{last} are outside the document's {self.num_segments} segments"
+            )
         starts, ends = self.window_word_ranges(num_segments)
         return int(starts[first_segment]), int(ends[first_segment])
 
@@ -139,14 +142,22 @@ class SegmentedDocument:
         firsts = np.arange(max(self.num_segments - num_segments + 1, 0))
         begins = self.segment_starts[firsts]
         ends = self.segment_ends[firsts + num_segments - 1]
-        return (np.searchsorted(self.word_starts, begins, side="left"),
-                np.searchsorted(self.word_ends, ends, side="left"))
+        return (
+            np.searchsorted(self.word_starts, begins, side="left"),
+            np.searchsorted(self.word_ends, ends, side="left"),
+        )
 
 
 def _tokenize_words(words: Sequence[str], tokenizer) -> Tuple[np.ndarray, np.ndarray, int]:
     """``(piece_ids, piece_word_ids, num_empty_words)``; every word gets at least one piece."""
-    encoding = tokenizer(list(words), is_split_into_words=True, add_special_tokens=False,
-                         return_attention_mask=False, return_token_type_ids=False, verbose=False)
+    encoding = tokenizer(
+        list(words),
+        is_split_into_words=True,
+        add_special_tokens=False,
+        return_attention_mask=False,
+        return_token_type_ids=False,
+        verbose=False,
+    )
     piece_ids = np.asarray(encoding["input_ids"], dtype=np.int64)
     word_ids = encoding.word_ids()
     if any(word is None for word in word_ids):
@@ -158,17 +169,20 @@ def _tokenize_words(words: Sequence[str], tokenizer) -> Tuple[np.ndarray, np.nda
     empty = np.flatnonzero(counts == 0)
     if empty.size:
         if tokenizer.unk_token_id is None:
-            raise ValueError(f"{empty.size} words produce no wordpiece and the tokenizer has "
-                             f"no unknown token to stand for them (first: word {empty[0]}, "
-                             f"{words[empty[0]]!r})")
+            raise ValueError(
+                f"{empty.size} words produce no wordpiece and the tokenizer has "
+                f"no unknown token to stand for them (first: word {empty[0]}, "
+                f"{words[empty[0]]!r})"
+            )
         before = np.cumsum(counts) - counts  # pieces of all earlier words
         piece_ids = np.insert(piece_ids, before[empty], tokenizer.unk_token_id)
         piece_word_ids = np.insert(piece_word_ids, before[empty], empty)
     return piece_ids, piece_word_ids, int(empty.size)
 
 
-def _greedy_segments(sentence_bounds: np.ndarray, word_bounds: np.ndarray, num_pieces: int,
-                     budget: int) -> Tuple[np.ndarray, np.ndarray]:
+def _greedy_segments(
+    sentence_bounds: np.ndarray, word_bounds: np.ndarray, num_pieces: int, budget: int
+) -> Tuple[np.ndarray, np.ndarray]:
     """
     ``(starts, ends)`` of segments holding at most ``budget`` pieces. ``sentence_bounds`` and
     ``word_bounds`` are the sorted piece offsets where sentences / words end (both include
@@ -192,8 +206,9 @@ def _greedy_segments(sentence_bounds: np.ndarray, word_bounds: np.ndarray, num_p
     return np.asarray(starts, dtype=np.int64), np.asarray(ends, dtype=np.int64)
 
 
-def segment_words(words: Sequence[str], sentence_ids: Sequence[int], tokenizer,
-                  max_segment_len: int) -> SegmentedDocument:
+def segment_words(
+    words: Sequence[str], sentence_ids: Sequence[int], tokenizer, max_segment_len: int
+) -> SegmentedDocument:
     """
     Tokenises ``words`` (one call of a Hugging Face fast ``tokenizer`` with
     ``is_split_into_words=True``) and segments them. ``sentence_ids`` ``(W,)`` gives each word's
@@ -202,21 +217,34 @@ def segment_words(words: Sequence[str], sentence_ids: Sequence[int], tokenizer,
     ``[CLS]`` and ``[SEP]``.
     """
     if max_segment_len < MIN_SEGMENT_LEN:
-        raise ValueError(f"max_segment_len must be at least {MIN_SEGMENT_LEN} ([CLS], a piece, "
-                         f"[SEP]), got {max_segment_len}")
+        raise ValueError(
+            f"max_segment_len must be at least {MIN_SEGMENT_LEN} ([CLS], a piece, [SEP]), got {max_segment_len}"
+        )
     if tokenizer.cls_token_id is None or tokenizer.sep_token_id is None:
         raise ValueError(f"tokenizer {type(tokenizer).__name__} has no CLS/SEP tokens")
     sentence_ids = np.asarray(sentence_ids, dtype=np.int64)
     num_words = len(words)
     if sentence_ids.shape != (num_words,):
-        raise ValueError(f"got {sentence_ids.shape[0] if sentence_ids.ndim else 'no'} sentence "
-                         f"ids for {num_words} words")
+        raise ValueError(
+            f"got {sentence_ids.shape[0] if sentence_ids.ndim else 'no'} sentence ids for {num_words} words"
+        )
     pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
     if num_words == 0:
         empty = np.zeros(0, dtype=np.int64)
-        return SegmentedDocument(empty, empty, empty, empty, empty, empty, empty, empty,
-                                 max_segment_len, tokenizer.cls_token_id, tokenizer.sep_token_id,
-                                 pad_id)
+        return SegmentedDocument(
+            empty,
+            empty,
+            empty,
+            empty,
+            empty,
+            empty,
+            empty,
+            empty,
+            max_segment_len,
+            tokenizer.cls_token_id,
+            tokenizer.sep_token_id,
+            pad_id,
+        )
     piece_ids, piece_word_ids, num_empty = _tokenize_words(words, tokenizer)
     counts = np.bincount(piece_word_ids, minlength=num_words)
     word_bounds = np.cumsum(counts)  # (W,) one past each word's last piece
@@ -249,12 +277,10 @@ def segment_words(words: Sequence[str], sentence_ids: Sequence[int], tokenizer,
     )
 
 
-def segment_document(sentences: Sequence[Sequence[str]], tokenizer,
-                     max_segment_len: int) -> SegmentedDocument:
+def segment_document(sentences: Sequence[Sequence[str]], tokenizer, max_segment_len: int) -> SegmentedDocument:
     """:func:`segment_words` for a document given as sentences of words (empty sentences are
     ignored)."""
-    lengths = np.fromiter((len(sentence) for sentence in sentences), dtype=np.int64,
-                          count=len(sentences))
+    lengths = np.fromiter((len(sentence) for sentence in sentences), dtype=np.int64, count=len(sentences))
     words = [word for sentence in sentences for word in sentence]
     sentence_ids = np.repeat(np.arange(len(sentences), dtype=np.int64), lengths)
     return segment_words(words, sentence_ids, tokenizer, max_segment_len)

@@ -7,6 +7,7 @@ allennlp's ``PretrainedTransformerIndexer(max_length=...)`` folds a long text in
 without regard to sentence or word boundaries; this indexer cuts at sentence ends first, word
 ends second, and keeps the maps between words and pieces.
 """
+
 import logging
 from typing import Any, Dict, List, Optional, Sequence
 
@@ -41,8 +42,7 @@ class SentenceToken(Token):
 
 def sentence_tokens(sentences: Sequence[Sequence[str]]) -> List[SentenceToken]:
     """The words of ``sentences`` as tokens carrying their sentence index."""
-    return [SentenceToken(word, index) for index, sentence in enumerate(sentences)
-            for word in sentence]
+    return [SentenceToken(word, index) for index, sentence in enumerate(sentences) for word in sentence]
 
 
 @TokenIndexer.register("segmented_wordpiece")
@@ -85,8 +85,9 @@ class SegmentedWordpieceIndexer(TokenIndexer):
         `{"add_prefix_space": true}` for pre-split words).
     """
 
-    def __init__(self, model_name: str, max_segment_len: int = 384,
-                 tokenizer_kwargs: Optional[Dict[str, Any]] = None, **kwargs) -> None:
+    def __init__(
+        self, model_name: str, max_segment_len: int = 384, tokenizer_kwargs: Optional[Dict[str, Any]] = None, **kwargs
+    ) -> None:
         super().__init__(**kwargs)
         from allennlp.common import cached_transformers
 
@@ -94,13 +95,18 @@ class SegmentedWordpieceIndexer(TokenIndexer):
         self._tokenizer_kwargs = dict(tokenizer_kwargs or {})
         self._tokenizer = cached_transformers.get_tokenizer(model_name, **(tokenizer_kwargs or {}))
         if not getattr(self._tokenizer, "is_fast", False):
-            raise ConfigurationError(f"segmented_wordpiece needs a fast tokenizer (word_ids); "
-                                     f"{model_name} loads {type(self._tokenizer).__name__}")
+            raise ConfigurationError(
+                f"segmented_wordpiece needs a fast tokenizer (word_ids); "
+                f"{model_name} loads {type(self._tokenizer).__name__}"
+            )
         model_max = getattr(self._tokenizer, "model_max_length", None)
-        if max_segment_len < MIN_SEGMENT_LEN or (model_max is not None and model_max < 10 ** 6
-                                                 and max_segment_len > model_max):
-            raise ConfigurationError(f"max_segment_len must be between {MIN_SEGMENT_LEN} and the "
-                                     f"model's maximum length ({model_max}), got {max_segment_len}")
+        if max_segment_len < MIN_SEGMENT_LEN or (
+            model_max is not None and model_max < 10**6 and max_segment_len > model_max
+        ):
+            raise ConfigurationError(
+                f"max_segment_len must be between {MIN_SEGMENT_LEN} and the "
+                f"model's maximum length ({model_max}), got {max_segment_len}"
+            )
         self._max_segment_len = max_segment_len
         self.num_cut_words = 0
         """Words split over two segments (longer than a segment) since this indexer was made."""
@@ -125,19 +131,23 @@ class SegmentedWordpieceIndexer(TokenIndexer):
             sentence_ids = [0] * len(tokens)
         elif missing:
             first = next(i for i, sentence_id in enumerate(sentence_ids) if sentence_id is None)
-            raise ValueError(f"{missing} of {len(tokens)} tokens have no sentence_id (first: "
-                             f"token {first}, {tokens[first].text!r}); make all tokens with "
-                             f"sentence_tokens() or none")
+            raise ValueError(
+                f"{missing} of {len(tokens)} tokens have no sentence_id (first: "
+                f"token {first}, {tokens[first].text!r}); make all tokens with "
+                f"sentence_tokens() or none"
+            )
         words = [token.ensure_text() for token in tokens]
-        return self._counted(segment_words(words, sentence_ids, self._tokenizer,
-                                           self._max_segment_len))
+        return self._counted(segment_words(words, sentence_ids, self._tokenizer, self._max_segment_len))
 
     def _counted(self, document: SegmentedDocument) -> SegmentedDocument:
         if document.num_cut_words:
             self.num_cut_words += document.num_cut_words
-            logger.warning("%d word(s) have more wordpieces than a segment of %d holds and were "
-                           "split over segments (%d so far)", document.num_cut_words,
-                           self._max_segment_len, self.num_cut_words)
+            logger.warning(
+                "%d word(s) have more wordpieces than a segment of %d holds and were split over segments (%d so far)",
+                document.num_cut_words,
+                self._max_segment_len,
+                self.num_cut_words,
+            )
         return document
 
     def count_vocab_items(self, token: Token, counter: Dict[str, Dict[str, int]]):
@@ -158,8 +168,9 @@ class SegmentedWordpieceIndexer(TokenIndexer):
             "num_words": document.num_words,
         }
 
-    def as_padded_tensor_dict(self, tokens: IndexedDocument,
-                              padding_lengths: Dict[str, int]) -> Dict[str, torch.Tensor]:
+    def as_padded_tensor_dict(
+        self, tokens: IndexedDocument, padding_lengths: Dict[str, int]
+    ) -> Dict[str, torch.Tensor]:
         document: SegmentedDocument = tokens["document"]
         num_segments = padding_lengths["num_segments"]
         # a batch whose documents are all empty still gets one column
@@ -169,11 +180,10 @@ class SegmentedWordpieceIndexer(TokenIndexer):
 
         def padded(values: np.ndarray, length: int, fill: int) -> torch.Tensor:
             out = np.full(length, fill, dtype=np.int64)
-            out[:len(values)] = values
+            out[: len(values)] = values
             return torch.from_numpy(out)
 
-        positions = document.piece_positions(segment_length) if document.num_segments else \
-            np.zeros(0, dtype=np.int64)
+        positions = document.piece_positions(segment_length) if document.num_segments else np.zeros(0, dtype=np.int64)
         return {
             "input_ids": torch.from_numpy(input_ids),
             "segment_mask": torch.from_numpy(segment_mask),
@@ -189,6 +199,9 @@ class SegmentedWordpieceIndexer(TokenIndexer):
 
     def __eq__(self, other) -> bool:
         if isinstance(other, SegmentedWordpieceIndexer):
-            return ((self._model_name, self._max_segment_len, self._tokenizer_kwargs)
-                    == (other._model_name, other._max_segment_len, other._tokenizer_kwargs))
+            return (self._model_name, self._max_segment_len, self._tokenizer_kwargs) == (
+                other._model_name,
+                other._max_segment_len,
+                other._tokenizer_kwargs,
+            )
         return NotImplemented

@@ -1,4 +1,5 @@
 """Coreference dataset readers; importing this package registers ``spanbert_coref``."""
+
 from spanbert_lib.coref.dataset_readers.candidate_spans import (  # noqa: F401
     CandidateSpans,
     SpanLabels,
@@ -9,14 +10,14 @@ from spanbert_lib.coref.dataset_readers.document_window import (  # noqa: F401
     DocumentWindow,
     document_window,
 )
-from spanbert_lib.coref.dataset_readers.speakers_and_genres import (  # noqa: F401
-    ONTONOTES_GENRES,
-    GenreIds,
-    speaker_ids,
-)
 from spanbert_lib.coref.dataset_readers.spanbert_coref import (  # noqa: F401
     CorefReadStats,
     SpanBertCorefReader,
     clusters_in_document,
     conll_paths,
+)
+from spanbert_lib.coref.dataset_readers.speakers_and_genres import (  # noqa: F401
+    ONTONOTES_GENRES,
+    GenreIds,
+    speaker_ids,
 )

@@ -3,6 +3,7 @@ Gold cluster labels of the candidate mention spans of a document (every span of 
 ``max_span_width`` words inside one sentence, Lee et al. 2017; enumerated by
 :mod:`spanbert_lib.common.candidate_spans`), vectorised with numpy.
 """
+
 from dataclasses import dataclass, field
 from typing import List, Sequence
 
@@ -40,8 +41,9 @@ class SpanLabels:
         return sorted(set(self.too_wide) | set(self.crossing_sentences))
 
 
-def label_candidate_spans(candidates: CandidateSpans, sentence_ids: np.ndarray,
-                          clusters: Sequence[Sequence[Span]]) -> SpanLabels:
+def label_candidate_spans(
+    candidates: CandidateSpans, sentence_ids: np.ndarray, clusters: Sequence[Sequence[Span]]
+) -> SpanLabels:
     """
     Gold cluster index per candidate, and the gold mentions no candidate can represent.
 
@@ -60,8 +62,7 @@ def label_candidate_spans(candidates: CandidateSpans, sentence_ids: np.ndarray,
         The labels and the gold mentions no candidate matches.
     """
     labels = np.full(len(candidates), -1, dtype=np.int64)
-    mentions = [(start, end, index) for index, cluster in enumerate(clusters)
-                for start, end in cluster]
+    mentions = [(start, end, index) for index, cluster in enumerate(clusters) for start, end in cluster]
     if not mentions:
         return SpanLabels(labels)
     table = np.asarray(mentions, dtype=np.int64).reshape(-1, 3)
@@ -80,11 +81,15 @@ def label_candidate_spans(candidates: CandidateSpans, sentence_ids: np.ndarray,
     if len(unique_rows) < len(reachable):
         pairs = np.unique(np.stack((rows[reachable], cluster_index[reachable]), axis=1), axis=0)
         rows_in_clusters, counts = np.unique(pairs[:, 0], return_counts=True)
-        several = [tuple(int(v) for v in candidates.spans[row])
-                   for row in rows_in_clusters[counts > 1]]
+        several = [tuple(int(v) for v in candidates.spans[row]) for row in rows_in_clusters[counts > 1]]
 
     def as_spans(selected: np.ndarray) -> List[Span]:
         return [(int(s), int(e)) for s, e in zip(starts[selected], ends[selected])]
 
-    return SpanLabels(labels, num_mentions=len(mentions), too_wide=as_spans(wide),
-                      crossing_sentences=as_spans(crossing), in_several_clusters=several)
+    return SpanLabels(
+        labels,
+        num_mentions=len(mentions),
+        too_wide=as_spans(wide),
+        crossing_sentences=as_spans(crossing),
+        in_several_clusters=several,
+    )

@@ -2,6 +2,7 @@
 Restricting a document to a contiguous range of words (the training window of Joshi et al.:
 a random run of ``max_training_segments`` segments of a long document).
 """
+
 from dataclasses import dataclass, field
 from typing import List, Optional, Sequence
 
@@ -46,14 +47,18 @@ def _slice_sentences(sentences: Sequence[Sequence[str]], start: int, end: int) -
     for sentence in sentences:
         lo, hi = max(start, offset), min(end, offset + len(sentence))
         if lo < hi:
-            out.append(list(sentence[lo - offset:hi - offset]))
+            out.append(list(sentence[lo - offset : hi - offset]))
         offset += len(sentence)
     return out
 
 
-def document_window(sentences: Sequence[Sequence[str]], speakers: Sequence[Sequence[str]],
-                    clusters: Optional[Sequence[Sequence[Span]]], start: int,
-                    end: int) -> DocumentWindow:
+def document_window(
+    sentences: Sequence[Sequence[str]],
+    speakers: Sequence[Sequence[str]],
+    clusters: Optional[Sequence[Sequence[Span]]],
+    start: int,
+    end: int,
+) -> DocumentWindow:
     """
     The window of words ``[start, end)`` of a document.
 
@@ -77,8 +82,7 @@ def document_window(sentences: Sequence[Sequence[str]], speakers: Sequence[Seque
     """
     num_words = sum(len(sentence) for sentence in sentences)
     if not 0 <= start < end <= num_words:
-        raise ValueError(f"window [{start}, {end}) is empty or outside the document's "
-                         f"{num_words} words")
+        raise ValueError(f"window [{start}, {end}) is empty or outside the document's {num_words} words")
     windowed_clusters, cut = None, []
     if clusters is not None:
         windowed_clusters = []
@@ -88,7 +92,12 @@ def document_window(sentences: Sequence[Sequence[str]], speakers: Sequence[Seque
             partly = ~inside & (mentions[:, 1] >= start) & (mentions[:, 0] < end)
             cut.extend((int(s), int(e)) for s, e in mentions[partly])
             if inside.any():
-                windowed_clusters.append([(int(s) - start, int(e) - start)
-                                          for s, e in mentions[inside]])
-    return DocumentWindow(start, end, _slice_sentences(sentences, start, end),
-                          _slice_sentences(speakers, start, end), windowed_clusters, cut)
+                windowed_clusters.append([(int(s) - start, int(e) - start) for s, e in mentions[inside]])
+    return DocumentWindow(
+        start,
+        end,
+        _slice_sentences(sentences, start, end),
+        _slice_sentences(speakers, start, end),
+        windowed_clusters,
+        cut,
+    )

@@ -3,6 +3,7 @@ The ``spanbert_coref`` dataset reader: CoNLL-2012 ``*_conll`` files (OntoNotes, 
 whole-document instances for span-ranking coreference (Lee et al. 2018; Joshi et al. 2019,
 independent segments).
 """
+
 import logging
 import os
 import zlib
@@ -19,6 +20,7 @@ from allennlp.data.token_indexers import TokenIndexer
 
 from spanbert_lib.common.data_files import resolve_data_files
 from spanbert_lib.common.errors import EmptyInputError
+from spanbert_lib.common.span_types import Span
 from spanbert_lib.common.token_indexers import SegmentedWordpieceIndexer, sentence_tokens
 from spanbert_lib.coref.conll_format import (
     MIN_COLUMNS_WITH_WORDS,
@@ -36,7 +38,6 @@ from spanbert_lib.coref.dataset_readers.speakers_and_genres import (
     GenreIds,
     speaker_ids,
 )
-from spanbert_lib.common.span_types import Span
 
 logger = logging.getLogger(__name__)
 
@@ -65,12 +66,14 @@ class CorefReadStats:
     unknown_genre: int = 0
 
     def summary(self) -> str:
-        text = (f"{self.instances} instances from {self.documents} documents "
-                f"({len(self.skipped_empty)} empty skipped, {self.windowed} cut to a training "
-                f"window, {self.without_mentions} without gold mentions, {self.unknown_genre} "
-                f"of unknown genre); {self.gold_mentions} gold mentions, {self.unreachable} "
-                f"unreachable ({self.too_wide} wider than max_span_width, "
-                f"{self.crossing_sentences} crossing a sentence boundary)")
+        text = (
+            f"{self.instances} instances from {self.documents} documents "
+            f"({len(self.skipped_empty)} empty skipped, {self.windowed} cut to a training "
+            f"window, {self.without_mentions} without gold mentions, {self.unknown_genre} "
+            f"of unknown genre); {self.gold_mentions} gold mentions, {self.unreachable} "
+            f"unreachable ({self.too_wide} wider than max_span_width, "
+            f"{self.crossing_sentences} crossing a sentence boundary)"
+        )
         if self.cut_by_window:
             text += f", {self.cut_by_window} dropped for crossing a training window edge"
         if self.in_several_clusters:
@@ -115,8 +118,7 @@ def clusters_in_document(metadata: Dict[str, Any], clusters: Sequence[Sequence[S
         The same clusters in document word offsets.
     """
     offset = metadata["word_offset"]
-    return [[(int(start) + offset, int(end) + offset) for start, end in cluster]
-            for cluster in clusters]
+    return [[(int(start) + offset, int(end) + offset) for start, end in cluster] for cluster in clusters]
 
 
 @DatasetReader.register("spanbert_coref")
@@ -193,25 +195,27 @@ class SpanBertCorefReader(DatasetReader):
         min_columns: int = MIN_COLUMNS_WITH_WORDS,
         **kwargs,
     ) -> None:
-        super().__init__(manual_distributed_sharding=True, manual_multiprocess_sharding=True,
-                         **kwargs)
+        super().__init__(manual_distributed_sharding=True, manual_multiprocess_sharding=True, **kwargs)
         if not token_indexers:
             raise ConfigurationError("spanbert_coref needs token_indexers for its text field")
         if max_span_width < 1:
             raise ConfigurationError(f"max_span_width must be positive, got {max_span_width}")
         if max_training_segments is not None and max_training_segments < 1:
-            raise ConfigurationError(f"max_training_segments must be positive, got "
-                                     f"{max_training_segments}")
+            raise ConfigurationError(f"max_training_segments must be positive, got {max_training_segments}")
         if min_columns < MIN_COLUMNS_WITH_WORDS:
-            raise ConfigurationError(f"min_columns must be at least {MIN_COLUMNS_WITH_WORDS} (the "
-                                     f"word is column {MIN_COLUMNS_WITH_WORDS - 1}, coreference "
-                                     f"the last), got {min_columns}")
+            raise ConfigurationError(
+                f"min_columns must be at least {MIN_COLUMNS_WITH_WORDS} (the "
+                f"word is column {MIN_COLUMNS_WITH_WORDS - 1}, coreference "
+                f"the last), got {min_columns}"
+            )
         self._token_indexers = token_indexers
-        self._segmenter = next((indexer for indexer in token_indexers.values()
-                                if isinstance(indexer, SegmentedWordpieceIndexer)), None)
+        self._segmenter = next(
+            (indexer for indexer in token_indexers.values() if isinstance(indexer, SegmentedWordpieceIndexer)), None
+        )
         if max_training_segments is not None and self._segmenter is None:
-            raise ConfigurationError("max_training_segments needs a segmented_wordpiece token "
-                                     "indexer (the windows are runs of its segments)")
+            raise ConfigurationError(
+                "max_training_segments needs a segmented_wordpiece token indexer (the windows are runs of its segments)"
+            )
         self.max_span_width = max_span_width
         self.max_training_segments = max_training_segments
         self.window_seed = window_seed
@@ -242,23 +246,30 @@ class SpanBertCorefReader(DatasetReader):
             if instance is not None:
                 yield instance
         if not with_words[0]:
-            raise EmptyInputError(f"no document with words in {len(paths)} CoNLL file(s) "
-                                  f"({stats.documents} '#begin document' blocks); nothing to read",
-                                  path=os.fspath(file_path))
+            raise EmptyInputError(
+                f"no document with words in {len(paths)} CoNLL file(s) "
+                f"({stats.documents} '#begin document' blocks); nothing to read",
+                path=os.fspath(file_path),
+            )
         logger.info("spanbert_coref read %s: %s", file_path, stats.summary())
         if stats.unreachable or stats.skipped_empty:
-            logger.warning("spanbert_coref %s: %d gold mentions can never be predicted "
-                           "(%d wider than %d words, %d crossing a sentence boundary); %d "
-                           "empty documents skipped", file_path, stats.unreachable,
-                           stats.too_wide, self.max_span_width, stats.crossing_sentences,
-                           len(stats.skipped_empty))
+            logger.warning(
+                "spanbert_coref %s: %d gold mentions can never be predicted "
+                "(%d wider than %d words, %d crossing a sentence boundary); %d "
+                "empty documents skipped",
+                file_path,
+                stats.unreachable,
+                stats.too_wide,
+                self.max_span_width,
+                stats.crossing_sentences,
+                len(stats.skipped_empty),
+            )
 
     def _documents(self, paths: Iterable[str]) -> Iterator[ConllDocument]:
         for path in paths:
             yield from iter_conll_documents(path, min_columns=self.min_columns)
 
-    def _document_instance(self, document: ConllDocument, stats: CorefReadStats,
-                           read_index: int) -> Optional[Instance]:
+    def _document_instance(self, document: ConllDocument, stats: CorefReadStats, read_index: int) -> Optional[Instance]:
         stats.documents += 1
         if document.num_words == 0:
             stats.skipped_empty.append(document.describe())
@@ -273,13 +284,11 @@ class SpanBertCorefReader(DatasetReader):
                 word_offset = window.start
                 stats.windowed += 1
                 stats.cut_by_window += len(window.cut_mentions)
-        instance = self._make_instance(sentences, speakers, clusters, document.genre, document,
-                                       word_offset, stats)
+        instance = self._make_instance(sentences, speakers, clusters, document.genre, document, word_offset, stats)
         stats.instances += 1
         return instance
 
-    def _training_window(self, document: ConllDocument,
-                         read_index: int) -> Optional[DocumentWindow]:
+    def _training_window(self, document: ConllDocument, read_index: int) -> Optional[DocumentWindow]:
         """A random run of ``max_training_segments`` segments; None if the document is not
         longer (or, absurdly, every run lies inside one word longer than the run)."""
         segmented = self._segmenter.segment(document.sentences)
@@ -288,18 +297,28 @@ class SpanBertCorefReader(DatasetReader):
         starts, ends = segmented.window_word_ranges(self.max_training_segments)
         usable = np.flatnonzero(starts < ends)  # runs inside one huge word hold no whole word
         if usable.size == 0:
-            logger.warning("%s: no run of %d segments holds a whole word; kept whole",
-                           document.describe(), self.max_training_segments)
+            logger.warning(
+                "%s: no run of %d segments holds a whole word; kept whole",
+                document.describe(),
+                self.max_training_segments,
+            )
             return None
         key = f"{document.doc_key}\0{document.part}".encode("utf-8")
-        rng = np.random.default_rng(None if self.window_seed is None else
-                                    [self.window_seed, read_index, zlib.crc32(key)])
+        rng = np.random.default_rng(
+            None if self.window_seed is None else [self.window_seed, read_index, zlib.crc32(key)]
+        )
         first = usable[rng.integers(len(usable))]
-        window = document_window(document.sentences, document.speakers, document.clusters,
-                                 int(starts[first]), int(ends[first]))
+        window = document_window(
+            document.sentences, document.speakers, document.clusters, int(starts[first]), int(ends[first])
+        )
         if window.cut_mentions:
-            logger.debug("%s: training window [%d, %d) cuts gold mentions %s",
-                         document.describe(), window.start, window.end, window.cut_mentions)
+            logger.debug(
+                "%s: training window [%d, %d) cuts gold mentions %s",
+                document.describe(),
+                window.start,
+                window.end,
+                window.cut_mentions,
+            )
         return window
 
     def text_to_instance(  # type: ignore[override]
@@ -341,31 +360,35 @@ class SpanBertCorefReader(DatasetReader):
         if speakers is None:
             speakers = [["-"] * len(sentence) for sentence in sentences]
         elif [len(s) for s in speakers if len(s)] != [len(s) for s in sentences]:
-            raise ValueError(f"document {doc_key!r}: speakers must give one name per word, "
-                             f"parallel to sentences")
+            raise ValueError(f"document {doc_key!r}: speakers must give one name per word, parallel to sentences")
         else:
             speakers = [list(s) for s in speakers if len(s)]
         clusters = None
         if gold_clusters is not None:
-            clusters = [[(int(start), int(end)) for start, end in cluster]
-                        for cluster in gold_clusters]
-            bad = [span for cluster in clusters for span in cluster
-                   if not 0 <= span[0] <= span[1] < num_words]
+            clusters = [[(int(start), int(end)) for start, end in cluster] for cluster in gold_clusters]
+            bad = [span for cluster in clusters for span in cluster if not 0 <= span[0] <= span[1] < num_words]
             if bad:
-                raise ValueError(f"document {doc_key!r}: gold mentions {bad[:5]} are outside "
-                                 f"its {num_words} words or have start > end")
+                raise ValueError(
+                    f"document {doc_key!r}: gold mentions {bad[:5]} are outside "
+                    f"its {num_words} words or have start > end"
+                )
         genre = genre if genre is not None else genre_of(doc_key)
-        document = ConllDocument(doc_key=doc_key, part=part, sentences=sentences,
-                                 speakers=speakers, genre=genre, clusters=clusters or [])
-        return self._make_instance(sentences, speakers, clusters, genre, document, 0,
-                                   CorefReadStats())
+        document = ConllDocument(
+            doc_key=doc_key, part=part, sentences=sentences, speakers=speakers, genre=genre, clusters=clusters or []
+        )
+        return self._make_instance(sentences, speakers, clusters, genre, document, 0, CorefReadStats())
 
-    def _make_instance(self, sentences: List[List[str]], speakers: List[List[str]],
-                       clusters: Optional[Clusters], genre: Optional[str],
-                       document: ConllDocument, word_offset: int,
-                       stats: CorefReadStats) -> Instance:
-        lengths = np.fromiter((len(sentence) for sentence in sentences), dtype=np.int64,
-                              count=len(sentences))
+    def _make_instance(
+        self,
+        sentences: List[List[str]],
+        speakers: List[List[str]],
+        clusters: Optional[Clusters],
+        genre: Optional[str],
+        document: ConllDocument,
+        word_offset: int,
+        stats: CorefReadStats,
+    ) -> Instance:
+        lengths = np.fromiter((len(sentence) for sentence in sentences), dtype=np.int64, count=len(sentences))
         sentence_ids = np.repeat(np.arange(len(sentences), dtype=np.int64), lengths)
         candidates = enumerate_candidate_spans(sentence_ids, self.max_span_width)
         fields: Dict[str, Any] = {
@@ -384,26 +407,31 @@ class SpanBertCorefReader(DatasetReader):
             stats.in_several_clusters += len(labels.in_several_clusters)
             stats.without_mentions += labels.num_mentions == 0
             if unreachable:
-                logger.debug("%s: gold mentions %s cannot be candidates (max_span_width %d, "
-                             "one sentence)", document.describe(), unreachable,
-                             self.max_span_width)
+                logger.debug(
+                    "%s: gold mentions %s cannot be candidates (max_span_width %d, one sentence)",
+                    document.describe(),
+                    unreachable,
+                    self.max_span_width,
+                )
         ids, names = speaker_ids(speakers)
         genre_id = self.genre_ids(genre)
         stats.unknown_genre += genre_id == self.genre_ids.unknown_id
         fields["speaker_ids"] = TensorField(torch.from_numpy(ids), padding_value=0)
         fields["sentence_ids"] = TensorField(torch.from_numpy(sentence_ids), padding_value=-1)
         fields["genre"] = TensorField(torch.tensor(genre_id, dtype=torch.long))
-        fields["metadata"] = MetadataField({
-            "doc_key": document.doc_key,
-            "part": document.part,
-            "genre": genre,
-            "sentences": sentences,
-            "words": [word for sentence in sentences for word in sentence],
-            "clusters": clusters,
-            "speakers": names,
-            "unreachable_gold_mentions": unreachable,
-            "word_offset": word_offset,
-            "num_document_words": document.num_words,
-            "document": document,
-        })
+        fields["metadata"] = MetadataField(
+            {
+                "doc_key": document.doc_key,
+                "part": document.part,
+                "genre": genre,
+                "sentences": sentences,
+                "words": [word for sentence in sentences for word in sentence],
+                "clusters": clusters,
+                "speakers": names,
+                "unreachable_gold_mentions": unreachable,
+                "word_offset": word_offset,
+                "num_document_words": document.num_words,
+                "document": document,
+            }
+        )
         return Instance(fields)

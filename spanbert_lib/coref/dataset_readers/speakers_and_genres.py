@@ -1,4 +1,5 @@
 """Speaker and genre ids, the metadata features of Lee et al. (2017) kept by Joshi et al."""
+
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -33,8 +34,7 @@ def speaker_ids(speakers: Sequence[Sequence[str]]) -> Tuple[np.ndarray, List[str
     known = np.flatnonzero(~np.isin(flat, list(NO_SPEAKER_VALUES)))
     if known.size == 0:
         return ids, []
-    names, first, inverse = np.unique(flat[known].astype(str), return_index=True,
-                                      return_inverse=True)
+    names, first, inverse = np.unique(flat[known].astype(str), return_index=True, return_inverse=True)
     order = np.argsort(first, kind="stable")
     rank = np.empty(len(names), dtype=np.int64)
     rank[order] = np.arange(1, len(names) + 1)

@@ -7,6 +7,7 @@ Twinless response mentions add 0 to both numerators but count in the precision d
 (all response mentions); key mentions missing from the response add 0 to recall, whose
 denominator is all key mentions. Singletons count like any other chain.
 """
+
 from typing import Dict, Tuple
 
 from spanbert_lib.coref.metrics.mention_alignment import Chains, chain_index

@@ -14,6 +14,7 @@ the key and for the response. The counts ``|C_k ∩ C_r|, |C_k|, |C_r|`` and
     non-coreference values are used, when it has no non-coreference links only the
     coreference ones, and 0 when it has neither.
 """
+
 from collections import Counter
 from itertools import combinations
 from typing import Iterable, Set, Tuple
@@ -31,9 +32,9 @@ def _pairs(n: int) -> int:
 
 def _links(chains: Chains) -> Tuple[Set[Tuple[int, int]], Set[Tuple[int, int]]]:
     coreference = {(min(a, b), max(a, b)) for chain in chains for a, b in combinations(chain, 2)}
-    non_coreference = {(min(a, b), max(a, b))
-                       for first, second in combinations(chains, 2)
-                       for a in first for b in second}
+    non_coreference = {
+        (min(a, b), max(a, b)) for first, second in combinations(chains, 2) for a in first for b in second
+    }
     return coreference, non_coreference
 
 
@@ -41,8 +42,7 @@ def _counts_from_link_sets(key: Chains, response: Chains) -> BlancCounts:
     key_c, key_n = _links(key)
     response_c, response_n = _links(response)
     both_c, both_n = len(key_c & response_c), len(key_n & response_n)
-    return both_c, len(key_c), both_c, len(response_c), both_n, len(key_n), both_n, len(
-        response_n)
+    return both_c, len(key_c), both_c, len(response_c), both_n, len(key_n), both_n, len(response_n)
 
 
 def _counts_closed_form(key: Chains, response: Chains) -> BlancCounts:
@@ -66,8 +66,12 @@ def _counts_closed_form(key: Chains, response: Chains) -> BlancCounts:
     both_c = sum(_pairs(n) for n in cells.values())
     common = sum(cells.values())
     # pairs of common mentions split in both key and response, by inclusion-exclusion
-    both_n = (_pairs(common) - sum(_pairs(n) for n in per_key.values())
-              - sum(_pairs(n) for n in per_response.values()) + both_c)
+    both_n = (
+        _pairs(common)
+        - sum(_pairs(n) for n in per_key.values())
+        - sum(_pairs(n) for n in per_response.values())
+        + both_c
+    )
     return both_c, key_c, both_c, response_c, both_n, key_n, both_n, response_n
 
 

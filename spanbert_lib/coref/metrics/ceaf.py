@@ -11,6 +11,7 @@ key and response chains (Kuhn-Munkres, ``scipy.optimize.linear_sum_assignment``)
 
 Shapes: `K` key chains, `R` response chains of one document.
 """
+
 from typing import Dict, Tuple
 
 import numpy
@@ -54,8 +55,9 @@ def _aligned_similarity(similarity: numpy.ndarray) -> float:
     return float(similarity[rows, columns].sum())
 
 
-def ceaf_counts(key: Chains, response: Chains) -> Tuple[Tuple[float, float, float, float],
-                                                        Tuple[float, float, float, float]]:
+def ceaf_counts(
+    key: Chains, response: Chains
+) -> Tuple[Tuple[float, float, float, float], Tuple[float, float, float, float]]:
     """
     CEAFm and CEAFe counts of one document.
 
@@ -78,9 +80,10 @@ def ceaf_counts(key: Chains, response: Chains) -> Tuple[Tuple[float, float, floa
     mention_similarity = _aligned_similarity(overlap.astype(numpy.float64))
     entity_similarity = _aligned_similarity(
         2.0 * overlap / (key_sizes[:, None] + response_sizes[None, :])
-        if overlap.size else overlap.astype(numpy.float64))
+        if overlap.size
+        else overlap.astype(numpy.float64)
+    )
 
-    ceafm = (mention_similarity, float(key_sizes.sum()), mention_similarity,
-             float(response_sizes.sum()))
+    ceafm = (mention_similarity, float(key_sizes.sum()), mention_similarity, float(response_sizes.sum()))
     ceafe = (entity_similarity, float(len(key)), entity_similarity, float(len(response)))
     return ceafm, ceafe

@@ -1,12 +1,12 @@
 """The CoNLL-2012 scorer's metrics as an allennlp ``Metric`` accumulated over documents."""
+
 from typing import Dict, Sequence
 
 import torch
 from allennlp.training.metrics import Metric
 
-from spanbert_lib.coref.metrics.scorer import ALL_METRICS, CorefScoreAccumulator
 from spanbert_lib.common.span_types import Span
-
+from spanbert_lib.coref.metrics.scorer import ALL_METRICS, CorefScoreAccumulator
 
 DocumentClusters = Sequence[Sequence[Span]]
 
@@ -31,8 +31,11 @@ class ConllCorefScores(Metric):
     def __init__(self) -> None:
         self._accumulator = CorefScoreAccumulator(max_repeated_mentions=None)
 
-    def __call__(self, predicted_clusters: Sequence[DocumentClusters],  # type: ignore[override]
-                 gold_clusters: Sequence[DocumentClusters]) -> None:
+    def __call__(
+        self,
+        predicted_clusters: Sequence[DocumentClusters],  # type: ignore[override]
+        gold_clusters: Sequence[DocumentClusters],
+    ) -> None:
         """
         Adds a batch of documents.
 
@@ -45,13 +48,14 @@ class ConllCorefScores(Metric):
             The gold clusters of the same documents, with the same offsets as the predictions.
         """
         if len(predicted_clusters) != len(gold_clusters):
-            raise ValueError(f"got predicted clusters for {len(predicted_clusters)} documents "
-                             f"but gold clusters for {len(gold_clusters)}")
+            raise ValueError(
+                f"got predicted clusters for {len(predicted_clusters)} documents "
+                f"but gold clusters for {len(gold_clusters)}"
+            )
         for predicted, gold in zip(predicted_clusters, gold_clusters):
             self.add_document(predicted, gold)
 
-    def add_document(self, predicted_clusters: DocumentClusters,
-                     gold_clusters: DocumentClusters) -> None:
+    def add_document(self, predicted_clusters: DocumentClusters, gold_clusters: DocumentClusters) -> None:
         self._accumulator.add_document(gold_clusters, predicted_clusters)
 
     def _reduced_accumulator(self) -> CorefScoreAccumulator:
@@ -65,7 +69,7 @@ class ConllCorefScores(Metric):
         offset = 0
         for name in _COUNT_NAMES:
             size = len(reduced.counts[name])
-            reduced.counts[name] = summed[offset:offset + size]
+            reduced.counts[name] = summed[offset : offset + size]
             offset += size
         return reduced
 

@@ -13,6 +13,7 @@ All metrics of the scorer v8 are then computed on these chains: singletons count
 response mentions count against precision and key mentions missing from the response
 against recall (no Cai & Strube 2010 adjustment).
 """
+
 from dataclasses import dataclass
 from typing import Dict, List, Sequence
 
@@ -41,8 +42,9 @@ def _span(mention) -> Span:
     return int(mention[0]), int(mention[1])
 
 
-def align_mentions(key_clusters: Sequence[Sequence[Span]],
-                   response_clusters: Sequence[Sequence[Span]]) -> AlignedChains:
+def align_mentions(
+    key_clusters: Sequence[Sequence[Span]], response_clusters: Sequence[Sequence[Span]]
+) -> AlignedChains:
     key_spans = [[_span(m) for m in cluster] for cluster in key_clusters]
     key_id: Dict[Span, int] = {}
     next_id = 0

@@ -7,6 +7,7 @@ in the same response chain belonging to the same key chain (= sum over key chain
 recall denominator = sum over key chains of ``|K| - 1``, precision denominator = sum over
 response chains of ``|R| - 1``. Singletons contribute no links.
 """
+
 from collections import Counter
 from typing import Tuple
 

@@ -6,14 +6,15 @@ denominators are summed over documents (CEAF: aligned similarities and chain/men
 BLANC: link counts, see ``blanc.py``), then ``R = num / den`` (0 when den = 0) and
 ``F1 = 2PR / (P + R)`` (0 when P + R = 0). CoNLL F1 = mean of the MUC, B-cubed and CEAFe F1.
 """
+
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
+from spanbert_lib.common.span_types import Span
 from spanbert_lib.coref.metrics.b_cubed import b_cubed_counts
 from spanbert_lib.coref.metrics.blanc import blanc_counts, blanc_scores
 from spanbert_lib.coref.metrics.ceaf import ceaf_counts
 from spanbert_lib.coref.metrics.mention_alignment import align_mentions
 from spanbert_lib.coref.metrics.muc import muc_counts
-from spanbert_lib.common.span_types import Span
 
 DocumentClusters = Sequence[Sequence[Span]]
 
@@ -28,8 +29,7 @@ class TooManyRepeatedMentions(ValueError):
     pass
 
 
-def prf(recall_num: float, recall_den: float, precision_num: float,
-        precision_den: float) -> Tuple[float, float, float]:
+def prf(recall_num: float, recall_den: float, precision_num: float, precision_den: float) -> Tuple[float, float, float]:
     recall = recall_num / recall_den if recall_den else 0.0
     precision = precision_num / precision_den if precision_den else 0.0
     f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
@@ -65,16 +65,15 @@ class CorefScoreAccumulator:
         self.num_documents = 0
         self.repeated_mentions = 0
 
-    def add_document(self, key_clusters: DocumentClusters,
-                     response_clusters: DocumentClusters) -> None:
+    def add_document(self, key_clusters: DocumentClusters, response_clusters: DocumentClusters) -> None:
         chains = align_mentions(key_clusters, response_clusters)
         self.repeated_mentions += chains.repeated_mentions
-        if (self.max_repeated_mentions is not None
-                and self.repeated_mentions > self.max_repeated_mentions):
+        if self.max_repeated_mentions is not None and self.repeated_mentions > self.max_repeated_mentions:
             raise TooManyRepeatedMentions(
                 f"found {self.repeated_mentions} repeated mentions (> "
                 f"{self.max_repeated_mentions}) in the response; the reference scorer refuses "
-                f"to score it: please fix the output")
+                f"to score it: please fix the output"
+            )
         ceafm, ceafe = ceaf_counts(chains.key, chains.response)
         per_metric = {
             "muc": muc_counts(chains.key, chains.response),
@@ -82,8 +81,12 @@ class CorefScoreAccumulator:
             "ceafm": ceafm,
             "ceafe": ceafe,
             "blanc": blanc_counts(chains.key, chains.response),
-            "mentions": (chains.matched_mentions, chains.key_mentions, chains.matched_mentions,
-                         chains.response_mentions),
+            "mentions": (
+                chains.matched_mentions,
+                chains.key_mentions,
+                chains.matched_mentions,
+                chains.response_mentions,
+            ),
         }
         for name, values in per_metric.items():
             totals = self.counts[name]
@@ -111,9 +114,9 @@ class CorefScoreAccumulator:
         return result
 
 
-def score_documents(key_docs: Sequence, response_docs: Sequence,
-                    max_repeated_mentions: Optional[int] = MAX_REPEATED_MENTIONS
-                    ) -> Dict[str, Union[float, Dict[str, float]]]:
+def score_documents(
+    key_docs: Sequence, response_docs: Sequence, max_repeated_mentions: Optional[int] = MAX_REPEATED_MENTIONS
+) -> Dict[str, Union[float, Dict[str, float]]]:
     """
     Corpus scores of ``response_docs`` against ``key_docs``.
 
@@ -133,8 +136,9 @@ def score_documents(key_docs: Sequence, response_docs: Sequence,
         As ``CorefScoreAccumulator.scores``.
     """
     if len(key_docs) != len(response_docs):
-        raise ValueError(f"{len(key_docs)} key documents but {len(response_docs)} response "
-                         f"documents; they must be parallel")
+        raise ValueError(
+            f"{len(key_docs)} key documents but {len(response_docs)} response documents; they must be parallel"
+        )
     accumulator = CorefScoreAccumulator(max_repeated_mentions=max_repeated_mentions)
     for key, response in zip(key_docs, response_docs):
         accumulator.add_document(_clusters_of(key), _clusters_of(response))

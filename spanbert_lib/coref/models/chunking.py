@@ -1,4 +1,5 @@
 """Cutting row-wise work into chunks whose intermediate tensors stay under a memory budget."""
+
 from typing import Iterator
 
 

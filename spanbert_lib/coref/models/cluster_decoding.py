@@ -6,6 +6,7 @@ always come earlier, so the links form a forest whose roots are found by pointer
 
 Shapes: `K` kept spans of one document, `C` antecedent slots per kept span.
 """
+
 from typing import List, Tuple
 
 import torch
@@ -13,9 +14,9 @@ import torch
 from spanbert_lib.common.span_types import Span
 
 
-def predicted_antecedents(scores_with_dummy: torch.Tensor,
-                          antecedents: torch.LongTensor) -> Tuple[torch.LongTensor,
-                                                                  torch.LongTensor]:
+def predicted_antecedents(
+    scores_with_dummy: torch.Tensor, antecedents: torch.LongTensor
+) -> Tuple[torch.LongTensor, torch.LongTensor]:
     """
     Each kept span's best-scoring antecedent. Ties go to the dummy.
 
@@ -62,8 +63,7 @@ def cluster_roots(antecedent_spans: torch.LongTensor) -> torch.LongTensor:
         parents = grandparents
 
 
-def clusters_from_antecedents(spans: torch.LongTensor,
-                              antecedent_spans: torch.LongTensor) -> List[List[Span]]:
+def clusters_from_antecedents(spans: torch.LongTensor, antecedent_spans: torch.LongTensor) -> List[List[Span]]:
     """
     The clusters the antecedent links form.
 

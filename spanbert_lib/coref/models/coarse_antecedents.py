@@ -10,6 +10,7 @@ and keeps its ``C`` best antecedents. The scores are computed in blocks of rows,
 Shapes: `K` kept spans of one document (in document order), `C` antecedent slots per kept
 span, `D` span embedding size, `R` rows of one block.
 """
+
 from dataclasses import dataclass
 
 import torch
@@ -92,8 +93,13 @@ class CoarseAntecedentScorer(torch.nn.Module):
             table = self.dropout(table)
         return self.distance_scorer(table).squeeze(-1)
 
-    def pair_scores(self, span_embeddings: torch.Tensor, mention_scores: torch.Tensor,
-                    antecedents: torch.LongTensor, mask: torch.BoolTensor) -> torch.Tensor:
+    def pair_scores(
+        self,
+        span_embeddings: torch.Tensor,
+        mention_scores: torch.Tensor,
+        antecedents: torch.LongTensor,
+        mask: torch.BoolTensor,
+    ) -> torch.Tensor:
         """
         Differentiable coarse scores of given pairs. Dropout on both sides of the bilinear
         term, as Lee et al.
@@ -123,8 +129,9 @@ class CoarseAntecedentScorer(torch.nn.Module):
         scores = scores + self.distance_prior()[bucket_distance(offsets)]
         return scores.masked_fill(~mask, float("-inf"))
 
-    def top_antecedents(self, span_embeddings: torch.Tensor, mention_scores: torch.Tensor,
-                        max_antecedents: int, budget: int = 2 ** 22) -> TopAntecedents:
+    def top_antecedents(
+        self, span_embeddings: torch.Tensor, mention_scores: torch.Tensor, max_antecedents: int, budget: int = 2**22
+    ) -> TopAntecedents:
         """
         The ``C = min(max_antecedents, K)`` best earlier spans of each of the ``K`` spans.
 
@@ -169,8 +176,7 @@ class CoarseAntecedentScorer(torch.nn.Module):
                 scores[chunk], indices[chunk] = block.topk(slots, dim=1)
         rows = torch.arange(num_spans, device=device).unsqueeze(1)
         mask = indices < rows
-        if torch.is_grad_enabled() and (span_embeddings.requires_grad
-                                        or mention_scores.requires_grad):
+        if torch.is_grad_enabled() and (span_embeddings.requires_grad or mention_scores.requires_grad):
             scores = self.pair_scores(span_embeddings, mention_scores, indices, mask)
         else:
             scores = scores.masked_fill(~mask, float("-inf"))

@@ -9,6 +9,7 @@ hundreds of thousands of candidate spans or span pairs without ever concatenatin
 Shapes: `...` any leading dimensions, `I` the input size (``sum(part_dims)``), `H` the hidden
 size, `N` the columns of one part given to :meth:`FeedForwardScorer.part_projection`.
 """
+
 from typing import Sequence
 
 import torch
@@ -32,8 +33,7 @@ class FeedForwardScorer(torch.nn.Module):
         Dropout after each hidden layer.
     """
 
-    def __init__(self, part_dims: Sequence[int], hidden_dim: int, depth: int = 1,
-                 dropout: float = 0.0) -> None:
+    def __init__(self, part_dims: Sequence[int], hidden_dim: int, depth: int = 1, dropout: float = 0.0) -> None:
         super().__init__()
         if depth < 1:
             raise ValueError(f"a scorer needs at least one hidden layer, got depth {depth}")
@@ -45,8 +45,7 @@ class FeedForwardScorer(torch.nn.Module):
             bounds.append(bounds[-1] + dim)
         self._bounds = tuple(bounds)
         self.first_layer = torch.nn.Linear(bounds[-1], hidden_dim)
-        self.hidden_layers = torch.nn.ModuleList(
-            torch.nn.Linear(hidden_dim, hidden_dim) for _ in range(depth - 1))
+        self.hidden_layers = torch.nn.ModuleList(torch.nn.Linear(hidden_dim, hidden_dim) for _ in range(depth - 1))
         self.output_layer = torch.nn.Linear(hidden_dim, 1)
         self.dropout = torch.nn.Dropout(dropout)
 
@@ -79,12 +78,14 @@ class FeedForwardScorer(torch.nn.Module):
         start = self._bounds[part] + offset
         end = start + values.size(-1)
         if end > self._bounds[part + 1]:
-            raise ValueError(f"{values.size(-1)} columns from offset {offset} overflow part "
-                             f"{part} of size {self.part_dims[part]}")
+            raise ValueError(
+                f"{values.size(-1)} columns from offset {offset} overflow part {part} of size {self.part_dims[part]}"
+            )
         return values.matmul(self.first_layer.weight[:, start:end].t())
 
-    def from_first_layer(self, pre_activation: torch.Tensor, apply_dropout: bool = True,
-                         in_place: bool = False) -> torch.Tensor:
+    def from_first_layer(
+        self, pre_activation: torch.Tensor, apply_dropout: bool = True, in_place: bool = False
+    ) -> torch.Tensor:
         """
         The rest of the network, from the first layer's output without its bias.
 

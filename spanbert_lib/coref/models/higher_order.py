@@ -10,6 +10,7 @@ representation is refined with a learned gate,
 Shapes: `K` kept spans of one document, `C` antecedent slots per kept span, `D` span
 embedding size.
 """
+
 import torch
 import torch.nn.functional as F
 
@@ -19,8 +20,9 @@ def with_dummy(scores: torch.Tensor) -> torch.Tensor:
     return torch.cat([scores.new_zeros((scores.size(0), 1)), scores], dim=1)
 
 
-def attend_antecedents(span_embeddings: torch.Tensor, antecedents: torch.LongTensor,
-                       scores_with_dummy: torch.Tensor) -> torch.Tensor:
+def attend_antecedents(
+    span_embeddings: torch.Tensor, antecedents: torch.LongTensor, scores_with_dummy: torch.Tensor
+) -> torch.Tensor:
     """
     ``a_i``, each kept span's attention-weighted sum of its antecedents. The weighted sum uses
     ``embedding_bag``, so no `[K, C, D]` tensor is built.
@@ -42,8 +44,7 @@ def attend_antecedents(span_embeddings: torch.Tensor, antecedents: torch.LongTen
     weights = torch.softmax(scores_with_dummy, dim=1)
     if antecedents.size(1) == 0:
         return span_embeddings * weights[:, :1]
-    attended = F.embedding_bag(antecedents, span_embeddings, mode="sum",
-                               per_sample_weights=weights[:, 1:].contiguous())
+    attended = F.embedding_bag(antecedents, span_embeddings, mode="sum", per_sample_weights=weights[:, 1:].contiguous())
     return attended + weights[:, :1] * span_embeddings
 
 
@@ -61,8 +62,12 @@ class GatedSpanRefiner(torch.nn.Module):
         super().__init__()
         self.gate = torch.nn.Linear(2 * span_dim, span_dim)
 
-    def forward(self, span_embeddings: torch.Tensor, antecedents: torch.LongTensor,  # type: ignore
-                scores_with_dummy: torch.Tensor) -> torch.Tensor:
+    def forward(
+        self,
+        span_embeddings: torch.Tensor,
+        antecedents: torch.LongTensor,  # type: ignore
+        scores_with_dummy: torch.Tensor,
+    ) -> torch.Tensor:
         """
         # Parameters
 

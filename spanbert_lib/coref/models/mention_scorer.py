@@ -10,6 +10,7 @@ summed (the head share through the attention weights), chunk by chunk.
 Shapes: `N` spans, `D` span embedding size, `P` wordpieces of one document, `H` wordpiece
 state size.
 """
+
 import torch
 import torch.nn.functional as F
 
@@ -37,8 +38,7 @@ class MentionScorer(torch.nn.Module):
         Dropout after each hidden layer.
     """
 
-    def __init__(self, span_embedder: SpanEmbedder, hidden_dim: int, depth: int = 1,
-                 dropout: float = 0.0) -> None:
+    def __init__(self, span_embedder: SpanEmbedder, hidden_dim: int, depth: int = 1, dropout: float = 0.0) -> None:
         super().__init__()
         self.span_scorer = FeedForwardScorer(span_embedder.part_dims, hidden_dim, depth, dropout)
         feature_size = span_embedder.width_embedding.embedding_dim
@@ -49,10 +49,14 @@ class MentionScorer(torch.nn.Module):
         """`[max_span_width]` prior score of each width."""
         table = self.width_prior_embedding.weight
         return self.width_prior_scorer.from_first_layer(
-            self.width_prior_scorer.part_projection(table, 0), apply_dropout)
+            self.width_prior_scorer.part_projection(table, 0), apply_dropout
+        )
 
-    def forward(self, span_embeddings: torch.Tensor,  # type: ignore[override]
-                widths: torch.LongTensor) -> torch.Tensor:
+    def forward(
+        self,
+        span_embeddings: torch.Tensor,  # type: ignore[override]
+        widths: torch.LongTensor,
+    ) -> torch.Tensor:
         """
         # Parameters
 
@@ -69,9 +73,15 @@ class MentionScorer(torch.nn.Module):
         return self.span_scorer(span_embeddings) + self.width_prior()[widths]
 
     @torch.no_grad()
-    def score_candidates(self, span_embedder: SpanEmbedder, states: torch.Tensor,
-                         piece_starts: torch.LongTensor, piece_ends: torch.LongTensor,
-                         widths: torch.LongTensor, budget: int = 2 ** 23) -> torch.Tensor:
+    def score_candidates(
+        self,
+        span_embedder: SpanEmbedder,
+        states: torch.Tensor,
+        piece_starts: torch.LongTensor,
+        piece_ends: torch.LongTensor,
+        widths: torch.LongTensor,
+        budget: int = 2**23,
+    ) -> torch.Tensor:
         """
         The same scores as ``self(span_embedder(states, ...), widths)`` in eval mode, for many
         spans, without gradient and without dropout.
@@ -110,14 +120,14 @@ class MentionScorer(torch.nn.Module):
             low, high = int(starts.min()), int(ends.max()) + 1
             window = states[low:high]
             starts, ends = starts - low, ends - low
-            pieces, offsets, weights = span_embedder.head_attention(head_logits[low:high],
-                                                                    starts, ends)
+            pieces, offsets, weights = span_embedder.head_attention(head_logits[low:high], starts, ends)
             pre_activation = scorer.part_projection(window, START)[starts]
             pre_activation += scorer.part_projection(window, END)[ends]
-            pre_activation += F.embedding_bag(pieces, scorer.part_projection(window, HEAD), offsets,
-                                              mode="sum", per_sample_weights=weights)
+            pre_activation += F.embedding_bag(
+                pieces, scorer.part_projection(window, HEAD), offsets, mode="sum", per_sample_weights=weights
+            )
             pre_activation += width_table[widths[chunk]]
-            scores[chunk] = (scorer.from_first_layer(pre_activation, apply_dropout=False,
-                                                      in_place=True)
-                             + prior[widths[chunk]])
+            scores[chunk] = (
+                scorer.from_first_layer(pre_activation, apply_dropout=False, in_place=True) + prior[widths[chunk]]
+            )
         return scores

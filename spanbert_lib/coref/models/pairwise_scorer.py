@@ -12,6 +12,7 @@ Shapes: `K` kept spans of one document, `C` antecedent slots per kept span, `R` 
 spans) of one block, `D` span embedding size, `H` the FFNN's hidden size, `F` the size of
 ``phi`` (:meth:`PairFeatures.get_output_dim`).
 """
+
 from dataclasses import dataclass
 from typing import List, Optional, Tuple
 
@@ -72,10 +73,17 @@ class PairFeatures(torch.nn.Module):
         Dropout on the concatenated features.
     """
 
-    def __init__(self, feature_size: int, use_speaker: bool = True, use_genre: bool = True,
-                 num_genres: int = 8, use_segment_distance: bool = True,
-                 num_segment_distances: int = 3, use_distance: bool = True,
-                 dropout: float = 0.0) -> None:
+    def __init__(
+        self,
+        feature_size: int,
+        use_speaker: bool = True,
+        use_genre: bool = True,
+        num_genres: int = 8,
+        use_segment_distance: bool = True,
+        num_segment_distances: int = 3,
+        use_distance: bool = True,
+        dropout: float = 0.0,
+    ) -> None:
         super().__init__()
         if use_genre and num_genres < 1:
             raise ValueError(f"num_genres must be positive, got {num_genres}")
@@ -83,23 +91,31 @@ class PairFeatures(torch.nn.Module):
             raise ValueError(f"num_segment_distances must be positive, got {num_segment_distances}")
         self.speaker_embedding = torch.nn.Embedding(2, feature_size) if use_speaker else None
         self.genre_embedding = torch.nn.Embedding(num_genres, feature_size) if use_genre else None
-        self.segment_distance_embedding = (torch.nn.Embedding(num_segment_distances, feature_size)
-                                           if use_segment_distance else None)
-        self.distance_embedding = (torch.nn.Embedding(NUM_DISTANCE_BUCKETS, feature_size)
-                                   if use_distance else None)
+        self.segment_distance_embedding = (
+            torch.nn.Embedding(num_segment_distances, feature_size) if use_segment_distance else None
+        )
+        self.distance_embedding = torch.nn.Embedding(NUM_DISTANCE_BUCKETS, feature_size) if use_distance else None
         self.dropout = torch.nn.Dropout(dropout)
         self.num_genres = num_genres
 
     def _enabled(self) -> List[torch.nn.Embedding]:
-        return [embedding for embedding in (self.speaker_embedding, self.genre_embedding,
-                                            self.segment_distance_embedding,
-                                            self.distance_embedding) if embedding is not None]
+        return [
+            embedding
+            for embedding in (
+                self.speaker_embedding,
+                self.genre_embedding,
+                self.segment_distance_embedding,
+                self.distance_embedding,
+            )
+            if embedding is not None
+        ]
 
     def get_output_dim(self) -> int:
         return sum(embedding.embedding_dim for embedding in self._enabled())
 
-    def indices(self, rows: torch.LongTensor, antecedents: torch.LongTensor,
-                metadata: SpanMetadata) -> List[Tuple[torch.nn.Embedding, torch.LongTensor]]:
+    def indices(
+        self, rows: torch.LongTensor, antecedents: torch.LongTensor, metadata: SpanMetadata
+    ) -> List[Tuple[torch.nn.Embedding, torch.LongTensor]]:
         """
         Each enabled feature's embedding and its values, in concatenation order.
 
@@ -129,12 +145,15 @@ class PairFeatures(torch.nn.Module):
             distance = distance.clamp(0, self.segment_distance_embedding.num_embeddings - 1)
             values.append((self.segment_distance_embedding, distance))
         if self.distance_embedding is not None:
-            values.append((self.distance_embedding,
-                           bucket_distance(rows.unsqueeze(1) - antecedents)))
+            values.append((self.distance_embedding, bucket_distance(rows.unsqueeze(1) - antecedents)))
         return values
 
-    def forward(self, rows: torch.LongTensor, antecedents: torch.LongTensor,  # type: ignore
-                metadata: SpanMetadata) -> Optional[torch.Tensor]:
+    def forward(
+        self,
+        rows: torch.LongTensor,
+        antecedents: torch.LongTensor,  # type: ignore
+        metadata: SpanMetadata,
+    ) -> Optional[torch.Tensor]:
         """
         ``phi`` of each pair, dropout applied.
 
@@ -152,14 +171,17 @@ class PairFeatures(torch.nn.Module):
         `Optional[torch.Tensor]`
             `[R, C, F]`, or None when no feature is enabled.
         """
-        parts = [embedding(index).expand(*antecedents.shape, -1)
-                 for embedding, index in self.indices(rows, antecedents, metadata)]
+        parts = [
+            embedding(index).expand(*antecedents.shape, -1)
+            for embedding, index in self.indices(rows, antecedents, metadata)
+        ]
         if not parts:
             return None
         return self.dropout(torch.cat(parts, dim=-1))
 
-    def projected_lookup(self, rows: torch.LongTensor, antecedents: torch.LongTensor,
-                         metadata: SpanMetadata, project) -> Optional[torch.Tensor]:
+    def projected_lookup(
+        self, rows: torch.LongTensor, antecedents: torch.LongTensor, metadata: SpanMetadata, project
+    ) -> Optional[torch.Tensor]:
         """
         ``project`` applied to ``phi``, WITHOUT dropout, computed as one lookup in a table of
         all value combinations (at most 2 * num_genres * segment distances * 10 rows).
@@ -213,12 +235,14 @@ class PairwiseScorer(torch.nn.Module):
         Dropout after each hidden layer.
     """
 
-    def __init__(self, span_dim: int, features: PairFeatures, hidden_dim: int, depth: int = 1,
-                 dropout: float = 0.0) -> None:
+    def __init__(
+        self, span_dim: int, features: PairFeatures, hidden_dim: int, depth: int = 1, dropout: float = 0.0
+    ) -> None:
         super().__init__()
         self.features = features
-        self.scorer = FeedForwardScorer([span_dim, span_dim, span_dim, features.get_output_dim()],
-                                        hidden_dim, depth, dropout)
+        self.scorer = FeedForwardScorer(
+            [span_dim, span_dim, span_dim, features.get_output_dim()], hidden_dim, depth, dropout
+        )
 
     def _feature_term(self, rows, antecedents, metadata) -> Optional[torch.Tensor]:
         """The features' share of the first layer, `[R, C, H]` (None without features)."""
@@ -226,11 +250,16 @@ class PairwiseScorer(torch.nn.Module):
             features = self.features(rows, antecedents, metadata)  # per-pair dropout
             return None if features is None else self.scorer.part_projection(features, FEATURES)
         return self.features.projected_lookup(
-            rows, antecedents, metadata,
-            lambda values, offset: self.scorer.part_projection(values, FEATURES, offset))
+            rows, antecedents, metadata, lambda values, offset: self.scorer.part_projection(values, FEATURES, offset)
+        )
 
-    def forward(self, span_embeddings: torch.Tensor, antecedents: torch.LongTensor,  # type: ignore
-                metadata: SpanMetadata, budget: int = 2 ** 23) -> torch.Tensor:
+    def forward(
+        self,
+        span_embeddings: torch.Tensor,
+        antecedents: torch.LongTensor,  # type: ignore
+        metadata: SpanMetadata,
+        budget: int = 2**23,
+    ) -> torch.Tensor:
         """
         Fine scores of each kept span's antecedents. Rows are processed in blocks of about
         ``budget / (C * (D + 2 * H))`` rows.
@@ -270,8 +299,11 @@ class PairwiseScorer(torch.nn.Module):
                 products = products * span_embeddings[chunk].unsqueeze(1)
             pre_activation = scorer.part_projection(products, PRODUCT)  # [R, C, H]
             del products
-            terms = [targets[chunk].unsqueeze(1), antecedent_terms[block_antecedents],
-                     self._feature_term(rows, block_antecedents, metadata)]
+            terms = [
+                targets[chunk].unsqueeze(1),
+                antecedent_terms[block_antecedents],
+                self._feature_term(rows, block_antecedents, metadata),
+            ]
             for term in terms:
                 if term is None:
                     continue

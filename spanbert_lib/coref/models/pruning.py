@@ -11,6 +11,7 @@ practice a handful of rounds decide all of them.
 
 Shapes: `N` candidate spans, `M` spans examined, `E` crossing pairs, `K` kept spans.
 """
+
 from typing import Tuple
 
 import torch
@@ -18,8 +19,9 @@ import torch
 from spanbert_lib.coref.models.chunking import row_chunks
 
 
-def crossing_pairs(starts: torch.LongTensor, ends: torch.LongTensor,
-                   budget: int = 2 ** 22) -> Tuple[torch.LongTensor, torch.LongTensor]:
+def crossing_pairs(
+    starts: torch.LongTensor, ends: torch.LongTensor, budget: int = 2**22
+) -> Tuple[torch.LongTensor, torch.LongTensor]:
     """
     All pairs of crossing spans, each crossing pair once, the earlier-starting span first.
 
@@ -98,8 +100,9 @@ def greedy_non_crossing(starts: torch.LongTensor, ends: torch.LongTensor) -> tor
         state = torch.where(undecided & ~kept_better & ~open_better, KEPT, state)
 
 
-def prune_non_crossing(scores: torch.Tensor, starts: torch.LongTensor, ends: torch.LongTensor,
-                       num_to_keep: int) -> torch.LongTensor:
+def prune_non_crossing(
+    scores: torch.Tensor, starts: torch.LongTensor, ends: torch.LongTensor, num_to_keep: int
+) -> torch.LongTensor:
     """
     The spans the greedy non-crossing pass keeps, at most ``num_to_keep``. Ties in
     score are broken by index (the earlier span first).

@@ -12,15 +12,16 @@ Shapes: `N` spans, `P` wordpieces of one document, `H` wordpiece state size (``i
 `T` the total number of wordpieces over all spans, `D` span embedding size
 (:meth:`SpanEmbedder.get_output_dim`).
 """
+
 from typing import Tuple
 
 import torch
 import torch.nn.functional as F
 
 
-def flat_span_pieces(piece_starts: torch.LongTensor,
-                     piece_ends: torch.LongTensor) -> Tuple[torch.LongTensor, torch.LongTensor,
-                                                            torch.LongTensor]:
+def flat_span_pieces(
+    piece_starts: torch.LongTensor, piece_ends: torch.LongTensor
+) -> Tuple[torch.LongTensor, torch.LongTensor, torch.LongTensor]:
     """
     Every wordpiece of every span, spans one after another.
 
@@ -48,8 +49,7 @@ def flat_span_pieces(piece_starts: torch.LongTensor,
     return pieces, span_ids, offsets
 
 
-def segment_softmax(logits: torch.Tensor, segment_ids: torch.LongTensor,
-                    num_segments: int) -> torch.Tensor:
+def segment_softmax(logits: torch.Tensor, segment_ids: torch.LongTensor, num_segments: int) -> torch.Tensor:
     """
     Softmax of ``logits`` within each group of equal ``segment_ids``.
 
@@ -69,7 +69,8 @@ def segment_softmax(logits: torch.Tensor, segment_ids: torch.LongTensor,
     """
     with torch.no_grad():  # the shift cancels out of the softmax, no gradient needed
         maxima = logits.new_full((num_segments,), float("-inf")).scatter_reduce(
-            0, segment_ids, logits, reduce="amax", include_self=True)
+            0, segment_ids, logits, reduce="amax", include_self=True
+        )
     exponentials = torch.exp(logits - maxima[segment_ids])
     sums = logits.new_zeros(num_segments).index_add(0, segment_ids, exponentials)
     return exponentials / sums[segment_ids]
@@ -94,8 +95,7 @@ class SpanEmbedder(torch.nn.Module):
         Dropout on the width embedding.
     """
 
-    def __init__(self, input_dim: int, feature_size: int, max_span_width: int,
-                 dropout: float = 0.0) -> None:
+    def __init__(self, input_dim: int, feature_size: int, max_span_width: int, dropout: float = 0.0) -> None:
         super().__init__()
         self.input_dim = input_dim
         self.max_span_width = max_span_width
@@ -111,9 +111,9 @@ class SpanEmbedder(torch.nn.Module):
     def get_output_dim(self) -> int:
         return sum(self.part_dims)
 
-    def head_attention(self, head_logits: torch.Tensor, piece_starts: torch.LongTensor,
-                       piece_ends: torch.LongTensor) -> Tuple[torch.LongTensor, torch.LongTensor,
-                                                              torch.Tensor]:
+    def head_attention(
+        self, head_logits: torch.Tensor, piece_starts: torch.LongTensor, piece_ends: torch.LongTensor
+    ) -> Tuple[torch.LongTensor, torch.LongTensor, torch.Tensor]:
         """
         The head attention over each span's wordpieces, in ``F.embedding_bag``'s form.
 
@@ -137,8 +137,13 @@ class SpanEmbedder(torch.nn.Module):
         weights = segment_softmax(head_logits[pieces], span_ids, piece_starts.numel())
         return pieces, offsets, weights
 
-    def forward(self, states: torch.Tensor, piece_starts: torch.LongTensor,  # type: ignore[override]
-                piece_ends: torch.LongTensor, widths: torch.LongTensor) -> torch.Tensor:
+    def forward(
+        self,
+        states: torch.Tensor,
+        piece_starts: torch.LongTensor,  # type: ignore[override]
+        piece_ends: torch.LongTensor,
+        widths: torch.LongTensor,
+    ) -> torch.Tensor:
         """
         # Parameters
 

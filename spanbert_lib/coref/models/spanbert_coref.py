@@ -24,6 +24,7 @@ gradients memory is linear in the document length (blocks bounded by ``memory_bu
 Parameter names: the encoder's start with ``_encoder.``, everything else is task-specific (give
 it its own learning rate with an optimizer parameter group on ``^_encoder\\.``).
 """
+
 import logging
 import math
 from dataclasses import dataclass
@@ -38,20 +39,18 @@ from allennlp.modules import TextFieldEmbedder
 from allennlp.nn import InitializerApplicator, util
 from allennlp.training.metrics import Average
 
+from spanbert_lib.common.deprecated_names import renamed_argument
+from spanbert_lib.common.span_types import Span
+from spanbert_lib.common.transformers_encoder import find_transformer
 from spanbert_lib.coref.metrics import ConllCorefScores
-from spanbert_lib.coref.models.antecedent_loss import (antecedent_labels,
-                                                       marginal_log_likelihood_loss)
-from spanbert_lib.coref.models.cluster_decoding import (clusters_from_antecedents,
-                                                        predicted_antecedents)
+from spanbert_lib.coref.models.antecedent_loss import antecedent_labels, marginal_log_likelihood_loss
+from spanbert_lib.coref.models.cluster_decoding import clusters_from_antecedents, predicted_antecedents
 from spanbert_lib.coref.models.coarse_antecedents import CoarseAntecedentScorer, TopAntecedents
 from spanbert_lib.coref.models.higher_order import GatedSpanRefiner, with_dummy
 from spanbert_lib.coref.models.mention_scorer import MentionScorer
 from spanbert_lib.coref.models.pairwise_scorer import PairFeatures, PairwiseScorer, SpanMetadata
 from spanbert_lib.coref.models.pruning import prune_non_crossing
 from spanbert_lib.coref.models.span_embedder import SpanEmbedder
-from spanbert_lib.common.deprecated_names import renamed_argument
-from spanbert_lib.common.transformers_encoder import find_transformer
-from spanbert_lib.common.span_types import Span
 
 logger = logging.getLogger(__name__)
 
@@ -135,33 +134,44 @@ class SpanBertCoreference(Model):
         use_segment_distance: bool = True,
         num_segment_distances: int = 3,
         use_distance: bool = True,
-        memory_budget: int = 2 ** 24,
+        memory_budget: int = 2**24,
         initializer: Optional[InitializerApplicator] = None,
         text_field_embedder: Optional[TextFieldEmbedder] = None,
         **kwargs,
     ) -> None:
         super().__init__(vocab, **kwargs)
-        embedder = renamed_argument("spanbert_coref", "transformer", transformer,
-                                    "text_field_embedder", text_field_embedder)
-        for name, value in (("max_span_width", max_span_width), ("feature_size", feature_size),
-                            ("ffnn_size", ffnn_size), ("ffnn_depth", ffnn_depth),
-                            ("max_top_antecedents", max_top_antecedents),
-                            ("coref_depth", coref_depth), ("memory_budget", memory_budget)):
+        embedder = renamed_argument(
+            "spanbert_coref", "transformer", transformer, "text_field_embedder", text_field_embedder
+        )
+        for name, value in (
+            ("max_span_width", max_span_width),
+            ("feature_size", feature_size),
+            ("ffnn_size", ffnn_size),
+            ("ffnn_depth", ffnn_depth),
+            ("max_top_antecedents", max_top_antecedents),
+            ("coref_depth", coref_depth),
+            ("memory_budget", memory_budget),
+        ):
             if value < 1:
                 raise ConfigurationError(f"spanbert_coref: {name} must be positive, got {value}")
         if not 0 < top_span_ratio <= 1:
-            raise ConfigurationError(f"spanbert_coref: top_span_ratio must be in (0, 1], got "
-                                     f"{top_span_ratio}")
+            raise ConfigurationError(f"spanbert_coref: top_span_ratio must be in (0, 1], got {top_span_ratio}")
         self._encoder = embedder
         hidden = embedder.get_output_dim()
         self._span_embedder = SpanEmbedder(hidden, feature_size, max_span_width, dropout)
         span_dim = self._span_embedder.get_output_dim()
         self._mention_scorer = MentionScorer(self._span_embedder, ffnn_size, ffnn_depth, dropout)
         self._coarse_scorer = CoarseAntecedentScorer(span_dim, feature_size, dropout)
-        features = PairFeatures(feature_size, use_speaker=use_speaker, use_genre=use_genre,
-                                num_genres=num_genres, use_segment_distance=use_segment_distance,
-                                num_segment_distances=num_segment_distances,
-                                use_distance=use_distance, dropout=dropout)
+        features = PairFeatures(
+            feature_size,
+            use_speaker=use_speaker,
+            use_genre=use_genre,
+            num_genres=num_genres,
+            use_segment_distance=use_segment_distance,
+            num_segment_distances=num_segment_distances,
+            use_distance=use_distance,
+            dropout=dropout,
+        )
         self._pairwise_scorer = PairwiseScorer(span_dim, features, ffnn_size, ffnn_depth, dropout)
         self._refiner = GatedSpanRefiner(span_dim) if coref_depth > 1 else None
         self.max_span_width = max_span_width
@@ -228,13 +238,18 @@ class SpanBertCoreference(Model):
         batch_size = spans.size(0)
         documents = []
         for index in range(batch_size):
-            documents.append(self._document(
-                states[index, :int(piece_mask[index].sum())],
-                word_maps, index, spans[index],
-                None if span_labels is None else span_labels[index],
-                None if speaker_ids is None else speaker_ids[index],
-                None if genre is None else genre[index],
-                metadata[index] if metadata is not None else None))
+            documents.append(
+                self._document(
+                    states[index, : int(piece_mask[index].sum())],
+                    word_maps,
+                    index,
+                    spans[index],
+                    None if span_labels is None else span_labels[index],
+                    None if speaker_ids is None else speaker_ids[index],
+                    None if genre is None else genre[index],
+                    metadata[index] if metadata is not None else None,
+                )
+            )
         output = self._pad_outputs(documents, spans.device)
         if span_labels is not None:
             output["loss"] = torch.stack([document.loss for document in documents]).sum()
@@ -255,19 +270,28 @@ class SpanBertCoreference(Model):
         for tensors in text.values():
             if all(key in tensors for key in WORD_MAP_KEYS):
                 return tensors
-        raise ConfigurationError("spanbert_coref needs the word <-> wordpiece maps of a "
-                                 "segmented_wordpiece token indexer in its text field; got "
-                                 f"tensors {[sorted(t) for t in text.values()]}")
+        raise ConfigurationError(
+            "spanbert_coref needs the word <-> wordpiece maps of a "
+            "segmented_wordpiece token indexer in its text field; got "
+            f"tensors {[sorted(t) for t in text.values()]}"
+        )
 
     def _describe(self, metadata: Optional[Dict[str, Any]], index: int) -> str:
         if metadata and metadata.get("doc_key") is not None:
             return f"document {metadata['doc_key']!r} part {metadata.get('part', '')!r}"
         return f"document {index} of the batch"
 
-    def _document(self, states: torch.Tensor, word_maps: Dict[str, torch.Tensor], index: int,
-                  spans: torch.LongTensor, span_labels: Optional[torch.LongTensor],
-                  speaker_ids: Optional[torch.LongTensor], genre: Optional[torch.LongTensor],
-                  metadata: Optional[Dict[str, Any]]) -> DocumentOutput:
+    def _document(
+        self,
+        states: torch.Tensor,
+        word_maps: Dict[str, torch.Tensor],
+        index: int,
+        spans: torch.LongTensor,
+        span_labels: Optional[torch.LongTensor],
+        speaker_ids: Optional[torch.LongTensor],
+        genre: Optional[torch.LongTensor],
+        metadata: Optional[Dict[str, Any]],
+    ) -> DocumentOutput:
         """One document: ``states`` ``(P, H)``, ``spans`` ``(N, 2)`` (padded), ``span_labels``
         ``(N,)``, ``speaker_ids`` ``(W,)``, ``genre`` ``()``."""
         num_words = int(word_maps["word_mask"][index].sum())
@@ -286,10 +310,10 @@ class SpanBertCoreference(Model):
         piece_starts, piece_ends = word_starts[candidates[:, 0]], word_ends[candidates[:, 1]]
 
         candidate_scores = self._mention_scorer.score_candidates(
-            self._span_embedder, states, piece_starts, piece_ends, widths, self.memory_budget)
+            self._span_embedder, states, piece_starts, piece_ends, widths, self.memory_budget
+        )
         num_to_keep = int(math.floor(self.top_span_ratio * num_words))
-        kept = prune_non_crossing(candidate_scores, candidates[:, 0], candidates[:, 1],
-                                  num_to_keep)
+        kept = prune_non_crossing(candidate_scores, candidates[:, 0], candidates[:, 1], num_to_keep)
         top_spans = candidates[kept]
         if kept.numel() == 0:  # e.g. a one- or two-word document keeps floor(0.4 * W) = 0 spans
             empty = kept.new_zeros((0, 0))
@@ -297,15 +321,16 @@ class SpanBertCoreference(Model):
             gold_total = int((labels >= 0).sum()) if labels is not None else 0
             return DocumentOutput(top_spans, empty, kept, kept, loss, 0, gold_total)
         top_widths = widths[kept]
-        span_embeddings = self._span_embedder(states, piece_starts[kept], piece_ends[kept],
-                                              top_widths)
+        span_embeddings = self._span_embedder(states, piece_starts[kept], piece_ends[kept], top_widths)
         mention_scores = self._mention_scorer(span_embeddings, top_widths)
-        top = self._coarse_scorer.top_antecedents(span_embeddings, mention_scores,
-                                                  self.max_top_antecedents, self.memory_budget)
+        top = self._coarse_scorer.top_antecedents(
+            span_embeddings, mention_scores, self.max_top_antecedents, self.memory_budget
+        )
         span_metadata = SpanMetadata(
             speakers=self._span_speakers(speaker_ids, top_spans, metadata, index),
             segments=word_maps["piece_segment_ids"][index][piece_starts[kept]],
-            genre=self._genre(genre, metadata, index, states.device))
+            genre=self._genre(genre, metadata, index, states.device),
+        )
         scores = self._antecedent_scores(span_embeddings, top, span_metadata)
         for _ in range(self.coref_depth - 1):
             span_embeddings = self._refiner(span_embeddings, top.indices, scores)
@@ -315,58 +340,68 @@ class SpanBertCoreference(Model):
         loss, gold_kept, gold_total = None, 0, 0
         if labels is not None:
             top_labels = labels[kept]
-            loss = marginal_log_likelihood_loss(
-                scores, antecedent_labels(top_labels, top.indices, top.mask))
+            loss = marginal_log_likelihood_loss(scores, antecedent_labels(top_labels, top.indices, top.mask))
             gold_kept, gold_total = int((top_labels >= 0).sum()), int((labels >= 0).sum())
-        return DocumentOutput(top_spans, top.indices, slots, antecedent_spans, loss, gold_kept,
-                              gold_total)
+        return DocumentOutput(top_spans, top.indices, slots, antecedent_spans, loss, gold_kept, gold_total)
 
-    def _antecedent_scores(self, span_embeddings: torch.Tensor, top: TopAntecedents,
-                           span_metadata: SpanMetadata) -> torch.Tensor:
+    def _antecedent_scores(
+        self, span_embeddings: torch.Tensor, top: TopAntecedents, span_metadata: SpanMetadata
+    ) -> torch.Tensor:
         """``(k, c + 1)``: dummy 0, then coarse + fine scores (``-inf`` where masked)."""
-        fine = self._pairwise_scorer(span_embeddings, top.indices, span_metadata,
-                                     self.memory_budget)
+        fine = self._pairwise_scorer(span_embeddings, top.indices, span_metadata, self.memory_budget)
         return with_dummy(top.scores + fine)
 
-    def _check_candidates(self, candidates: torch.LongTensor, num_words: int,
-                          metadata: Optional[Dict[str, Any]], index: int) -> None:
+    def _check_candidates(
+        self, candidates: torch.LongTensor, num_words: int, metadata: Optional[Dict[str, Any]], index: int
+    ) -> None:
         if candidates.numel() == 0:
             return
         widths = candidates[:, 1] - candidates[:, 0]
         problems = []
         if int(candidates[:, 1].max()) >= num_words:
-            problems.append(f"a candidate span ends at word {int(candidates[:, 1].max())} of "
-                            f"{num_words} words")
+            problems.append(f"a candidate span ends at word {int(candidates[:, 1].max())} of {num_words} words")
         if int(widths.min()) < 0:
             problems.append("a candidate span ends before it starts")
         if int(widths.max()) >= self.max_span_width:
-            problems.append(f"a candidate span is {int(widths.max()) + 1} words wide but the "
-                            f"model's max_span_width is {self.max_span_width} (use the same "
-                            f"value in the reader)")
+            problems.append(
+                f"a candidate span is {int(widths.max()) + 1} words wide but the "
+                f"model's max_span_width is {self.max_span_width} (use the same "
+                f"value in the reader)"
+            )
         if problems:
-            raise ValueError(f"spanbert_coref, {self._describe(metadata, index)}: "
-                             + "; ".join(problems))
+            raise ValueError(f"spanbert_coref, {self._describe(metadata, index)}: " + "; ".join(problems))
 
-    def _span_speakers(self, speaker_ids: Optional[torch.LongTensor], top_spans: torch.LongTensor,
-                       metadata: Optional[Dict[str, Any]], index: int) -> torch.LongTensor:
+    def _span_speakers(
+        self,
+        speaker_ids: Optional[torch.LongTensor],
+        top_spans: torch.LongTensor,
+        metadata: Optional[Dict[str, Any]],
+        index: int,
+    ) -> torch.LongTensor:
         if speaker_ids is None:
             if self.use_speaker:
-                raise ValueError(f"spanbert_coref, {self._describe(metadata, index)}: "
-                                 "use_speaker is set but the batch has no speaker_ids")
+                raise ValueError(
+                    f"spanbert_coref, {self._describe(metadata, index)}: "
+                    "use_speaker is set but the batch has no speaker_ids"
+                )
             return top_spans.new_zeros(top_spans.size(0))
         return speaker_ids[top_spans[:, 0]]
 
-    def _genre(self, genre: Optional[torch.LongTensor], metadata: Optional[Dict[str, Any]],
-               index: int, device: torch.device) -> torch.LongTensor:
+    def _genre(
+        self, genre: Optional[torch.LongTensor], metadata: Optional[Dict[str, Any]], index: int, device: torch.device
+    ) -> torch.LongTensor:
         if genre is None:
             if self.use_genre:
-                raise ValueError(f"spanbert_coref, {self._describe(metadata, index)}: use_genre "
-                                 "is set but the batch has no genre")
+                raise ValueError(
+                    f"spanbert_coref, {self._describe(metadata, index)}: use_genre is set but the batch has no genre"
+                )
             return torch.zeros((), dtype=torch.long, device=device)
         if self.use_genre and not 0 <= int(genre) < self.num_genres:
-            raise ValueError(f"spanbert_coref, {self._describe(metadata, index)}: genre id "
-                             f"{int(genre)} is outside the model's {self.num_genres} genres "
-                             f"(set num_genres to the reader's num_genres)")
+            raise ValueError(
+                f"spanbert_coref, {self._describe(metadata, index)}: genre id "
+                f"{int(genre)} is outside the model's {self.num_genres} genres "
+                f"(set num_genres to the reader's num_genres)"
+            )
         return genre
 
     # ------------------------------------------------------------------ outputs
@@ -377,29 +412,26 @@ class SpanBertCoreference(Model):
         most_spans = max((d.top_spans.size(0) for d in documents), default=0)
         most_slots = max((d.antecedents.size(1) for d in documents), default=0)
         top_spans = torch.full((batch_size, most_spans, 2), -1, dtype=torch.long, device=device)
-        antecedents = torch.zeros((batch_size, most_spans, most_slots), dtype=torch.long,
-                                  device=device)
+        antecedents = torch.zeros((batch_size, most_spans, most_slots), dtype=torch.long, device=device)
         chosen = torch.full((batch_size, most_spans), -1, dtype=torch.long, device=device)
         for index, document in enumerate(documents):
             spans, slots = document.antecedents.shape
             top_spans[index, :spans] = document.top_spans
             antecedents[index, :spans, :slots] = document.antecedents
             chosen[index, :spans] = document.slots
-        return {"top_spans": top_spans, "antecedent_indices": antecedents,
-                "predicted_antecedents": chosen}
+        return {"top_spans": top_spans, "antecedent_indices": antecedents, "predicted_antecedents": chosen}
 
     @staticmethod
     def _clusters(documents: List[DocumentOutput]) -> List[List[List[Span]]]:
-        return [clusters_from_antecedents(document.top_spans, document.antecedent_spans)
-                for document in documents]
+        return [clusters_from_antecedents(document.top_spans, document.antecedent_spans) for document in documents]
 
     def make_output_human_readable(self, output_dict: Dict[str, Any]) -> Dict[str, Any]:
         """Adds ``clusters`` (per document, lists of inclusive word spans) if ``forward`` did
         not already, from ``top_spans``/``antecedent_indices``/``predicted_antecedents``."""
         if "clusters" not in output_dict:
-            output_dict["clusters"] = decode_clusters(output_dict["top_spans"],
-                                                      output_dict["antecedent_indices"],
-                                                      output_dict["predicted_antecedents"])
+            output_dict["clusters"] = decode_clusters(
+                output_dict["top_spans"], output_dict["antecedent_indices"], output_dict["predicted_antecedents"]
+            )
         return output_dict
 
     def get_metrics(self, reset: bool = False) -> Dict[str, float]:
@@ -408,16 +440,17 @@ class SpanBertCoreference(Model):
         return metrics
 
 
-def decode_clusters(top_spans: torch.LongTensor, antecedent_indices: torch.LongTensor,
-                    predicted_slots: torch.LongTensor) -> List[List[List[Span]]]:
+def decode_clusters(
+    top_spans: torch.LongTensor, antecedent_indices: torch.LongTensor, predicted_slots: torch.LongTensor
+) -> List[List[List[Span]]]:
     """
     Clusters per document from padded model outputs: ``top_spans`` ``(B, k, 2)`` (-1 padding),
     ``antecedent_indices`` ``(B, k, c)``, ``predicted_slots`` ``(B, k)`` (-1: none).
     """
     batch = []
-    for spans, antecedents, slots in zip(top_spans.detach().cpu(),
-                                         antecedent_indices.detach().cpu(),
-                                         predicted_slots.detach().cpu()):
+    for spans, antecedents, slots in zip(
+        top_spans.detach().cpu(), antecedent_indices.detach().cpu(), predicted_slots.detach().cpu()
+    ):
         real = spans[:, 0] >= 0
         spans, antecedents, slots = spans[real], antecedents[real], slots[real]
         if antecedents.size(1) == 0:

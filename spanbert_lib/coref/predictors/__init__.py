@@ -1,9 +1,5 @@
 """Coreference predictors; importing this package registers the ``spanbert_coref`` predictor."""
-from spanbert_lib.coref.predictors.conll_predictions import (  # noqa: F401
-    predict_conll_file,
-    predict_documents,
-)
-from spanbert_lib.coref.predictors.spanbert_coref import SpanBertCorefPredictor  # noqa: F401
+
 from spanbert_lib.common.predictors.text_views import (  # noqa: F401
     TokenizedText,
     character_clusters,
@@ -11,3 +7,8 @@ from spanbert_lib.common.predictors.text_views import (  # noqa: F401
     resolved_text,
     tokenize_text,
 )
+from spanbert_lib.coref.predictors.conll_predictions import (  # noqa: F401
+    predict_conll_file,
+    predict_documents,
+)
+from spanbert_lib.coref.predictors.spanbert_coref import SpanBertCorefPredictor  # noqa: F401

@@ -16,6 +16,7 @@ The archive's model type is checked (from its ``config.json``, without loading t
 the input is read, and an input without any document with words is refused before the model is
 loaded: both as a :class:`~spanbert_lib.common.errors.UserInputError` naming the path.
 """
+
 import json
 import logging
 import os
@@ -74,27 +75,26 @@ def archive_model_type(archive_file: str) -> str:
                 text = handle.read()
         else:
             with tarfile.open(resolved) as archive:
-                member = next((m for m in archive.getmembers()
-                               if os.path.normpath(m.name) == CONFIG_NAME), None)
+                member = next((m for m in archive.getmembers() if os.path.normpath(m.name) == CONFIG_NAME), None)
                 if member is None:
-                    raise UserInputError(f"not a model archive: it has no {CONFIG_NAME}",
-                                         path=archive_file)
+                    raise UserInputError(f"not a model archive: it has no {CONFIG_NAME}", path=archive_file)
                 text = archive.extractfile(member).read().decode("utf-8")  # type: ignore[union-attr]
         config = json.loads(text)
     except FileNotFoundError:
-        raise UserInputError(f"cannot read the model archive: no such file, or a serialization "
-                             f"directory without {CONFIG_NAME}", path=archive_file) from None
+        raise UserInputError(
+            f"cannot read the model archive: no such file, or a serialization directory without {CONFIG_NAME}",
+            path=archive_file,
+        ) from None
     except tarfile.TarError:
-        raise UserInputError(f"not a model archive (a model.tar.gz or a serialization "
-                             f"directory with {CONFIG_NAME})", path=archive_file) from None
+        raise UserInputError(
+            f"not a model archive (a model.tar.gz or a serialization directory with {CONFIG_NAME})", path=archive_file
+        ) from None
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise UserInputError(f"the archive's {CONFIG_NAME} is not UTF-8 JSON ({error})",
-                             path=archive_file) from None
+        raise UserInputError(f"the archive's {CONFIG_NAME} is not UTF-8 JSON ({error})", path=archive_file) from None
     model = config.get("model") if isinstance(config, dict) else None
     model_type = model.get("type") if isinstance(model, dict) else None
     if not isinstance(model_type, str):
-        raise UserInputError(f"the archive's {CONFIG_NAME} names no model type",
-                             path=archive_file)
+        raise UserInputError(f"the archive's {CONFIG_NAME} names no model type", path=archive_file)
     return model_type
 
 
@@ -116,13 +116,14 @@ def check_coreference_archive(archive_file: str) -> None:
     except ConfigurationError:  # not registered: certainly not a coreference model
         model_class = None
     if not (isinstance(model_class, type) and issubclass(model_class, SpanBertCoreference)):
-        raise UserInputError(f"the archive holds a {model_type!r} model, not a coreference model "
-                             f"(spanbert_coref); coref-predict-conll needs a coreference archive",
-                             path=archive_file)
+        raise UserInputError(
+            f"the archive holds a {model_type!r} model, not a coreference model "
+            f"(spanbert_coref); coref-predict-conll needs a coreference archive",
+            path=archive_file,
+        )
 
 
-def read_input_documents(input_path: str,
-                         min_columns: int = MIN_COLUMNS_WITH_WORDS) -> List[ConllDocument]:
+def read_input_documents(input_path: str, min_columns: int = MIN_COLUMNS_WITH_WORDS) -> List[ConllDocument]:
     """
     Every document of ``input_path``; raises ``EmptyInputError`` when none has a word.
 
@@ -138,16 +139,15 @@ def read_input_documents(input_path: str,
     `List[ConllDocument]`
         The documents, in input order.
     """
-    documents = [document for path in conll_paths(input_path)
-                 for document in iter_conll_documents(path, min_columns)]
+    documents = [document for path in conll_paths(input_path) for document in iter_conll_documents(path, min_columns)]
     if not any(document.num_words for document in documents):
-        raise EmptyInputError(f"no document with words ({len(documents)} '#begin document' "
-                              f"blocks); nothing to predict", path=input_path)
+        raise EmptyInputError(
+            f"no document with words ({len(documents)} '#begin document' blocks); nothing to predict", path=input_path
+        )
     return documents
 
 
-def predict_documents(model: Model, reader, input_path: str,
-                      batch_size: int = 1) -> List[tuple]:
+def predict_documents(model: Model, reader, input_path: str, batch_size: int = 1) -> List[tuple]:
     """
     The model's clusters for every document of ``input_path``, in order.
 
@@ -169,11 +169,12 @@ def predict_documents(model: Model, reader, input_path: str,
         the reader skipped).
     """
     if getattr(reader, "max_training_segments", None) is not None:
-        raise ValueError("the reader cuts documents to training windows (max_training_segments "
-                         "is set): predict with the archive's validation reader")
+        raise ValueError(
+            "the reader cuts documents to training windows (max_training_segments "
+            "is set): predict with the archive's validation reader"
+        )
     model.eval()
-    documents = read_input_documents(input_path,
-                                     getattr(reader, "min_columns", MIN_COLUMNS_WITH_WORDS))
+    documents = read_input_documents(input_path, getattr(reader, "min_columns", MIN_COLUMNS_WITH_WORDS))
     with_words = iter([index for index, document in enumerate(documents) if document.num_words])
     clusters: List[Sequence] = [[] for _ in documents]
     for batch in _batches(reader.read(input_path), batch_size):
@@ -183,15 +184,22 @@ def predict_documents(model: Model, reader, input_path: str,
             index = next(with_words)
             expected = documents[index].document_id
             if (metadata["doc_key"], metadata["part"]) != expected:
-                raise ValueError(f"reader returned document {metadata['doc_key']!r} part "
-                                 f"{metadata['part']!r} where {expected} was expected")
+                raise ValueError(
+                    f"reader returned document {metadata['doc_key']!r} part "
+                    f"{metadata['part']!r} where {expected} was expected"
+                )
             clusters[index] = clusters_in_document(metadata, output["clusters"])
     return list(zip(documents, clusters))
 
 
-def predict_conll_file(archive_file: str, input_path: str, output_file: str,
-                       cuda_device: int = -1, batch_size: int = 1,
-                       overrides: str = "") -> Dict[str, float]:
+def predict_conll_file(
+    archive_file: str,
+    input_path: str,
+    output_file: str,
+    cuda_device: int = -1,
+    batch_size: int = 1,
+    overrides: str = "",
+) -> Dict[str, float]:
     """
     Loads the archive, predicts every document of ``input_path`` with its validation reader and
     writes ``output_file``. Raises ``UserInputError`` for a non-coreference archive or an input
@@ -224,6 +232,7 @@ def predict_conll_file(archive_file: str, input_path: str, output_file: str,
     model, reader = archive.model, archive.validation_dataset_reader
     model.get_metrics(reset=True)
     predictions = predict_documents(model, reader, input_path, batch_size)
-    write_conll_documents(output_file, [document for document, _ in predictions],
-                          [clusters for _, clusters in predictions])
+    write_conll_documents(
+        output_file, [document for document, _ in predictions], [clusters for _, clusters in predictions]
+    )
     return model.get_metrics(reset=True)

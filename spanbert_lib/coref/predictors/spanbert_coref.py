@@ -1,4 +1,5 @@
 """The ``spanbert_coref`` predictor: coreference clusters of a raw or pre-tokenised document."""
+
 from typing import Any, List, Optional
 
 from allennlp.common.util import JsonDict, sanitize
@@ -46,8 +47,13 @@ class SpanBertCorefPredictor(Predictor):
         The spaCy pipeline that tokenises and splits raw text.
     """
 
-    def __init__(self, model: Model, dataset_reader: DatasetReader, frozen: bool = True,
-                 spacy_model: str = DEFAULT_SPACY_PIPELINE) -> None:
+    def __init__(
+        self,
+        model: Model,
+        dataset_reader: DatasetReader,
+        frozen: bool = True,
+        spacy_model: str = DEFAULT_SPACY_PIPELINE,
+    ) -> None:
         super().__init__(model, dataset_reader, frozen=frozen)
         self.spacy_model = spacy_model
 
@@ -85,8 +91,9 @@ class SpanBertCorefPredictor(Predictor):
 
     def _tokenized(self, json_dict: JsonDict) -> TokenizedText:
         if "document" not in json_dict:
-            raise ValueError("spanbert_coref predictor input needs a 'document' (raw text or a "
-                             "list of sentences of words)")
+            raise ValueError(
+                "spanbert_coref predictor input needs a 'document' (raw text or a list of sentences of words)"
+            )
         document = json_dict["document"]
         if isinstance(document, str):
             return tokenize_text(document, self.spacy_model)
@@ -100,8 +107,11 @@ class SpanBertCorefPredictor(Predictor):
 
     def _instance(self, tokenized: TokenizedText, json_dict: JsonDict) -> Instance:
         return self._dataset_reader.text_to_instance(  # type: ignore[call-arg]
-            tokenized.sentences, speakers=json_dict.get("speakers"), genre=json_dict.get("genre"),
-            doc_key=json_dict.get("doc_key", ""))
+            tokenized.sentences,
+            speakers=json_dict.get("speakers"),
+            genre=json_dict.get("genre"),
+            doc_key=json_dict.get("doc_key", ""),
+        )
 
     def predict_json(self, inputs: JsonDict) -> JsonDict:
         return self.predict_batch_json([inputs])[0]
@@ -127,19 +137,19 @@ class SpanBertCorefPredictor(Predictor):
     def _result(tokenized: TokenizedText, clusters: List[List[Any]]) -> JsonDict:
         clusters = [[(int(start), int(end)) for start, end in cluster] for cluster in clusters]
         char_clusters = character_clusters(clusters, tokenized.offsets)
-        return sanitize({
-            "document": tokenized.words,
-            "sentences": tokenized.sentences,
-            "text": tokenized.text,
-            "clusters": clusters,
-            "char_clusters": char_clusters,
-            "cluster_texts": [[tokenized.text[start:end] for start, end in cluster]
-                              for cluster in char_clusters],
-            "resolved": resolved_text(tokenized.text, char_clusters),
-        })
+        return sanitize(
+            {
+                "document": tokenized.words,
+                "sentences": tokenized.sentences,
+                "text": tokenized.text,
+                "clusters": clusters,
+                "char_clusters": char_clusters,
+                "cluster_texts": [[tokenized.text[start:end] for start, end in cluster] for cluster in char_clusters],
+                "resolved": resolved_text(tokenized.text, char_clusters),
+            }
+        )
 
     def dump_line(self, outputs: JsonDict) -> str:  # noqa: D102 - one JSON object per line
         import json
 
         return json.dumps(outputs, ensure_ascii=False) + "\n"
-

@@ -1,4 +1,5 @@
 """Entity typing (Open Entity / UFET) reading."""
+
 from spanbert_lib.entity_typing.dataset_readers.open_entity import OpenEntityReader, TypingReadStats  # noqa: F401
 from spanbert_lib.entity_typing.dataset_readers.open_entity_format import (  # noqa: F401
     EntityTypingFormatError,

@@ -1,4 +1,5 @@
 """The ``open_entity`` reader: entity typing (Open Entity / UFET) as wordpieces plus a mention span."""
+
 import logging
 from dataclasses import dataclass
 from typing import Any, Dict, Iterator, List, Optional, Tuple
@@ -10,15 +11,15 @@ from allennlp.data.instance import Instance
 from allennlp.data.token_indexers import PretrainedTransformerIndexer, TokenIndexer
 from allennlp.data.tokenizers import Token
 
+from spanbert_lib.common.deprecated_names import register_deprecated_alias
 from spanbert_lib.common.known_labels import RECORD_SOURCE_KEY, record_source
+from spanbert_lib.common.reader_tokenizers import reader_tokenizer
 from spanbert_lib.entity_typing.dataset_readers.open_entity_format import (
     EntityTypingFormatError,
     MentionExample,
     iter_mention_records,
     parse_mention_record,
 )
-from spanbert_lib.common.deprecated_names import register_deprecated_alias
-from spanbert_lib.common.reader_tokenizers import reader_tokenizer
 
 logger = logging.getLogger(__name__)
 
@@ -36,8 +37,10 @@ class TypingReadStats:
 
     def summary(self) -> str:
         """The counts in one line, for the log."""
-        return (f"{self.instances} instances from {self.records} records; {self.truncated} with context cut to "
-                f"max_seq_length; {self.skipped_too_long} skipped as the mention alone is longer")
+        return (
+            f"{self.instances} instances from {self.records} records; {self.truncated} with context cut to "
+            f"max_seq_length; {self.skipped_too_long} skipped as the mention alone is longer"
+        )
 
 
 @DatasetReader.register("spanbert_open_entity")
@@ -94,7 +97,8 @@ class OpenEntityReader(DatasetReader):
         self._budget = tokenizers.budget
         self._label_namespace = label_namespace
         self._token_indexers = token_indexers or {
-            "tokens": PretrainedTransformerIndexer(model_name, namespace="tags", tokenizer_kwargs=tokenizer_kwargs)}
+            "tokens": PretrainedTransformerIndexer(model_name, namespace="tags", tokenizer_kwargs=tokenizer_kwargs)
+        }
         self.last_read_stats: Optional[TypingReadStats] = None
 
     def _read(self, file_path) -> Iterator[Instance]:
@@ -102,17 +106,26 @@ class OpenEntityReader(DatasetReader):
         self.last_read_stats = stats
         for index, record, where in self.shard_iterable(iter_mention_records(str(file_path))):
             stats.records += 1
-            instance = self._make_instance(parse_mention_record(record, where, index), stats,
-                                           record_source(file_path, record=str(index)))
+            instance = self._make_instance(
+                parse_mention_record(record, where, index), stats, record_source(file_path, record=str(index))
+            )
             if instance is not None:
                 yield instance
         logger.info("open_entity read %s: %s", file_path, stats.summary())
         if stats.skipped_too_long:
-            logger.warning("open_entity %s: %d records skipped: mention longer than max_seq_length %d",
-                           file_path, stats.skipped_too_long, self.max_seq_length)
+            logger.warning(
+                "open_entity %s: %d records skipped: mention longer than max_seq_length %d",
+                file_path,
+                stats.skipped_too_long,
+                self.max_seq_length,
+            )
 
     def text_to_instance(  # type: ignore[override]
-        self, sentence: str, start: int, end: int, labels: Optional[List[str]] = None,
+        self,
+        sentence: str,
+        start: int,
+        end: int,
+        labels: Optional[List[str]] = None,
     ) -> Instance:
         """
         One mention, ``sentence[start:end]``.
@@ -140,13 +153,15 @@ class OpenEntityReader(DatasetReader):
         example = parse_mention_record(record, "<input>")
         instance = self._make_instance(example, TypingReadStats())
         if instance is None:
-            raise EntityTypingFormatError(f"<input>: the mention {example.mention!r} alone takes more than "
-                                          f"max_seq_length {self.max_seq_length} wordpieces")
+            raise EntityTypingFormatError(
+                f"<input>: the mention {example.mention!r} alone takes more than "
+                f"max_seq_length {self.max_seq_length} wordpieces"
+            )
         return instance
 
     def _pieces(self, example: MentionExample) -> Tuple[List[int], int, int]:
         """Wordpiece ids of the sentence (no special tokens) and the mention's pieces ``[first, last)``."""
-        parts = [example.sentence[:example.start], example.mention, example.sentence[example.end:]]
+        parts = [example.sentence[: example.start], example.mention, example.sentence[example.end :]]
         encoding = self._hf_tokenizer(parts, is_split_into_words=True, add_special_tokens=False, verbose=False)
         word_ids = np.asarray([-1 if w is None else w for w in encoding.word_ids()], dtype=np.int64)
         mention = np.flatnonzero(word_ids == 1)
@@ -154,13 +169,18 @@ class OpenEntityReader(DatasetReader):
             raise EntityTypingFormatError(f"{example.where}: the mention {example.mention!r} has no wordpieces")
         return list(encoding["input_ids"]), int(mention[0]), int(mention[-1]) + 1
 
-    def _make_instance(self, example: MentionExample, stats: TypingReadStats,
-                       source: Optional[Dict[str, Any]] = None) -> Optional[Instance]:
+    def _make_instance(
+        self, example: MentionExample, stats: TypingReadStats, source: Optional[Dict[str, Any]] = None
+    ) -> Optional[Instance]:
         ids, first, last = self._pieces(example)
         if last - first > self._budget:
             stats.skipped_too_long += 1
-            logger.warning("%s: skipped: the mention takes %d wordpieces, more than max_seq_length %d minus "
-                           "special tokens", example.where, last - first, self.max_seq_length)
+            logger.warning(
+                "%s: skipped: the mention takes %d wordpieces, more than max_seq_length %d minus special tokens",
+                example.where,
+                last - first,
+                self.max_seq_length,
+            )
             return None
         # context pieces kept on each side: half the remaining budget each, the rest to the other side
         remaining = self._budget - (last - first)
@@ -172,10 +192,13 @@ class OpenEntityReader(DatasetReader):
         stats.truncated += truncated
         window = ids[window_start:window_end]
         type_id = self._tokenizer.single_sequence_token_type_id
-        body = [Token(text=text, text_id=piece_id, type_id=type_id)
-                for text, piece_id in zip(self._hf_tokenizer.convert_ids_to_tokens(window), window)]
-        tokens_field = TextField(self._tokenizer.single_sequence_start_tokens + body
-                                 + self._tokenizer.single_sequence_end_tokens)
+        body = [
+            Token(text=text, text_id=piece_id, type_id=type_id)
+            for text, piece_id in zip(self._hf_tokenizer.convert_ids_to_tokens(window), window)
+        ]
+        tokens_field = TextField(
+            self._tokenizer.single_sequence_start_tokens + body + self._tokenizer.single_sequence_end_tokens
+        )
         offset = len(self._tokenizer.single_sequence_start_tokens) - window_start
         fields: Dict[str, Field] = {
             "tokens": tokens_field,
@@ -183,14 +206,16 @@ class OpenEntityReader(DatasetReader):
         }
         if example.labels is not None:
             fields["labels"] = MultiLabelField(example.labels, label_namespace=self._label_namespace)
-        fields["metadata"] = MetadataField({
-            "sentence": example.sentence,
-            "mention": example.mention,
-            "labels": example.labels,
-            "index": example.index,
-            "truncated": truncated,
-            RECORD_SOURCE_KEY: source or record_source(None),
-        })
+        fields["metadata"] = MetadataField(
+            {
+                "sentence": example.sentence,
+                "mention": example.mention,
+                "labels": example.labels,
+                "index": example.index,
+                "truncated": truncated,
+                RECORD_SOURCE_KEY: source or record_source(None),
+            }
+        )
         stats.instances += 1
         return Instance(fields)
 

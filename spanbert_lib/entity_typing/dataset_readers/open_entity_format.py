@@ -13,6 +13,7 @@ Two record formats are accepted (in one file: a JSON list, or JSON lines):
 
 ``labels`` / ``y_str`` may be absent (no gold types).
 """
+
 import json
 from dataclasses import dataclass
 from typing import Any, Iterator, List, Optional, Tuple
@@ -56,7 +57,7 @@ class MentionExample:
     @property
     def mention(self) -> str:
         """The mention's text, ``sentence[start:end]``."""
-        return self.sentence[self.start:self.end]
+        return self.sentence[self.start : self.end]
 
 
 def _strings(value: Any, key: str, where: str) -> List[str]:
@@ -95,16 +96,20 @@ def parse_mention_record(record: Any, where: str, index: int = 0) -> MentionExam
         sentence, start, end = record["sent"], record.get("start"), record.get("end")
         if not isinstance(sentence, str) or not sentence.strip():
             raise EntityTypingFormatError(f"{where}: 'sent' is empty or not a string: {sentence!r}")
-        if isinstance(start, bool) or isinstance(end, bool) or not isinstance(start, int) \
-                or not isinstance(end, int):
-            raise EntityTypingFormatError(f"{where}: 'start' and 'end' must be integer character offsets, "
-                                          f"got {start!r}, {end!r}")
+        if isinstance(start, bool) or isinstance(end, bool) or not isinstance(start, int) or not isinstance(end, int):
+            raise EntityTypingFormatError(
+                f"{where}: 'start' and 'end' must be integer character offsets, got {start!r}, {end!r}"
+            )
         if not 0 <= start < end <= len(sentence):
-            raise EntityTypingFormatError(f"{where}: mention offsets [{start}, {end}) are out of range for a "
-                                          f"sentence of {len(sentence)} characters")
+            raise EntityTypingFormatError(
+                f"{where}: mention offsets [{start}, {end}) are out of range for a "
+                f"sentence of {len(sentence)} characters"
+            )
         if "mention" in record and record["mention"] != sentence[start:end]:
-            raise EntityTypingFormatError(f"{where}: mention text {record['mention']!r} does not match "
-                                          f"sent[{start}:{end}] = {sentence[start:end]!r}")
+            raise EntityTypingFormatError(
+                f"{where}: mention text {record['mention']!r} does not match "
+                f"sent[{start}:{end}] = {sentence[start:end]!r}"
+            )
         labels = _labels(record, "labels", where)
     elif "mention_span" in record:
         left = _strings(record.get("left_context_token", []), "left_context_token", where)
@@ -118,9 +123,11 @@ def parse_mention_record(record: Any, where: str, index: int = 0) -> MentionExam
         sentence = " ".join([*left, mention, *right])
         labels = _labels(record, "y_str", where)
     else:
-        raise EntityTypingFormatError(f"{where}: neither an Open Entity record ('sent', 'start', 'end', "
-                                      f"'labels') nor a UFET record ('left_context_token', 'mention_span', "
-                                      f"'right_context_token', 'y_str'); keys: {sorted(record)}")
+        raise EntityTypingFormatError(
+            f"{where}: neither an Open Entity record ('sent', 'start', 'end', "
+            f"'labels') nor a UFET record ('left_context_token', 'mention_span', "
+            f"'right_context_token', 'y_str'); keys: {sorted(record)}"
+        )
     if not sentence.strip():
         raise EntityTypingFormatError(f"{where}: the sentence is empty")
     if not sentence[start:end].strip():
@@ -148,8 +155,9 @@ def iter_mention_records(path: str) -> Iterator[Tuple[int, Any, str]]:
         try:
             records = json.loads(text)
         except json.JSONDecodeError as error:
-            raise EntityTypingFormatError(f"{path}: not valid JSON (line {error.lineno}, column {error.colno}): "
-                                          f"{error.msg}") from error
+            raise EntityTypingFormatError(
+                f"{path}: not valid JSON (line {error.lineno}, column {error.colno}): {error.msg}"
+            ) from error
         for index, record in enumerate(records):
             yield index, record, f"{path}: record {index}"
         return

@@ -9,6 +9,7 @@ Fractions in [0, 1]; 0 when a denominator (or P + R) is 0.
 
 Shapes: `B` examples in a batch, `L` labels (types).
 """
+
 from typing import Dict, Optional
 
 import torch
@@ -21,8 +22,7 @@ def _as_multi_hot(tensor: torch.Tensor, name: str) -> torch.Tensor:
     if tensor.dtype == torch.bool:
         return tensor
     if not ((tensor == 0) | (tensor == 1)).all():
-        raise ConfigurationError(f"loose_micro_f1: {name} must be multi-hot (0/1 or bool); for logits pass "
-                                 "logits > 0")
+        raise ConfigurationError(f"loose_micro_f1: {name} must be multi-hot (0/1 or bool); for logits pass logits > 0")
     return tensor != 0
 
 
@@ -40,8 +40,12 @@ class LooseMicroF1(Metric):
     def __init__(self) -> None:
         self.reset()
 
-    def __call__(self, predictions: torch.Tensor, gold_labels: torch.Tensor,  # type: ignore[override]
-                 mask: Optional[torch.BoolTensor] = None) -> None:
+    def __call__(
+        self,
+        predictions: torch.Tensor,
+        gold_labels: torch.Tensor,  # type: ignore[override]
+        mask: Optional[torch.BoolTensor] = None,
+    ) -> None:
         """
         Adds a batch to the counts.
 
@@ -56,8 +60,10 @@ class LooseMicroF1(Metric):
         """
         predictions, gold_labels, mask = self.detach_tensors(predictions, gold_labels, mask)
         if predictions.shape != gold_labels.shape or predictions.dim() < 2:
-            raise ConfigurationError(f"loose_micro_f1: predictions {tuple(predictions.shape)} and gold labels "
-                                     f"{tuple(gold_labels.shape)} must have the same (batch_size, num_labels) shape")
+            raise ConfigurationError(
+                f"loose_micro_f1: predictions {tuple(predictions.shape)} and gold labels "
+                f"{tuple(gold_labels.shape)} must have the same (batch_size, num_labels) shape"
+            )
         predicted = _as_multi_hot(predictions, "predictions")
         gold = _as_multi_hot(gold_labels, "gold_labels")
         if mask is not None:

@@ -14,11 +14,12 @@ logits, averaged over examples and types. A type is predicted when its logit exc
 ``threshold`` (default 0, i.e. probability 0.5), scored with the loose micro P/R/F1 of
 ``loose_micro_f1``.
 """
+
 from typing import Any, Dict, List, Optional
 
 import torch
-import transformers
 import torch.nn.functional as F
+import transformers
 from allennlp.common import Lazy
 from allennlp.common.checks import ConfigurationError
 from allennlp.data import TextFieldTensors, Vocabulary
@@ -100,7 +101,7 @@ class EntityTyping(Model):
         multi-hot ``[B, num_labels]``. Returns ``logits`` and ``probs`` (sigmoid) ``[B, num_labels]``,
         ``predicted`` (bool, logit > threshold) and, with labels, the mean BCE ``loss``.
         """
-        features = self.mention_features(self.encoder, tokens, mention_span.unsqueeze(1))[:, 0]   # [B, D]
+        features = self.mention_features(self.encoder, tokens, mention_span.unsqueeze(1))[:, 0]  # [B, D]
         logits = self.classifier(self.dropout(features))
         predicted = logits > self.threshold
         output: Dict[str, torch.Tensor] = {"logits": logits, "probs": torch.sigmoid(logits), "predicted": predicted}

@@ -1,9 +1,11 @@
 """The ``entity_typing`` predictor: the types of a mention given by character offsets."""
+
 from typing import Any, Dict, List
 
 from allennlp.common.util import JsonDict, sanitize
 from allennlp.data import Instance
 from allennlp.predictors.predictor import Predictor
+
 from spanbert_lib.common.deprecated_names import register_deprecated_alias
 
 
@@ -43,24 +45,28 @@ class EntityTypingPredictor(Predictor):
     def _json_to_instance(self, json_dict: JsonDict) -> Instance:
         missing = [key for key in ("sentence", "start", "end") if key not in json_dict]
         if missing:
-            raise ValueError(f"entity_typing predictor input lacks {', '.join(missing)} (give 'sentence' and the "
-                             "mention's character offsets 'start', 'end', end exclusive)")
+            raise ValueError(
+                f"entity_typing predictor input lacks {', '.join(missing)} (give 'sentence' and the "
+                "mention's character offsets 'start', 'end', end exclusive)"
+            )
         return self._dataset_reader.text_to_instance(  # type: ignore[call-arg]
-            json_dict["sentence"], json_dict["start"], json_dict["end"])
+            json_dict["sentence"], json_dict["start"], json_dict["end"]
+        )
 
     def _result(self, instance: Instance, output: Dict[str, Any]) -> JsonDict:
-        names = self._model.vocab.get_index_to_token_vocabulary(
-            getattr(self._model, "_label_namespace", "labels"))
+        names = self._model.vocab.get_index_to_token_vocabulary(getattr(self._model, "_label_namespace", "labels"))
         probs = [float(p) for p in output["probs"]]
         order = sorted(range(len(probs)), key=lambda i: -probs[i])
         predicted = output["predicted"]
         metadata = instance["metadata"]
-        return sanitize({
-            "mention": metadata["mention"],  # type: ignore[index]
-            "types": [names[i] for i in order if predicted[i]],
-            "probabilities": {names[i]: probs[i] for i in order},
-            "tokens": [token.text for token in instance["tokens"].tokens],  # type: ignore[attr-defined]
-        })
+        return sanitize(
+            {
+                "mention": metadata["mention"],  # type: ignore[index]
+                "types": [names[i] for i in order if predicted[i]],
+                "probabilities": {names[i]: probs[i] for i in order},
+                "tokens": [token.text for token in instance["tokens"].tokens],  # type: ignore[attr-defined]
+            }
+        )
 
     def predict_instance(self, instance: Instance) -> JsonDict:
         return self.predict_batch_instance([instance])[0]

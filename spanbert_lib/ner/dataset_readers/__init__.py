@@ -1,4 +1,5 @@
 """Span-NER reading: BIO conversion (conlleval semantics), CoNLL-2003 and LitBank formats, span readers."""
+
 from spanbert_lib.ner.dataset_readers.bio_tags import NerFormatError, tags_to_entities  # noqa: F401
 from spanbert_lib.ner.dataset_readers.conll2003_format import iter_conll2003_documents  # noqa: F401
 from spanbert_lib.ner.dataset_readers.litbank_format import read_litbank_document  # noqa: F401

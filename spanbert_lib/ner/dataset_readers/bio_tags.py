@@ -12,6 +12,7 @@ and ends before the next start, ``O`` or the end of the sentence. So IOB1 and IO
 the same entities give the same spans, and a malformed IOB2 sequence is read the way conlleval
 scores it. The chunking is vectorised with numpy.
 """
+
 import re
 from typing import List, Optional, Sequence, Tuple
 
@@ -62,8 +63,9 @@ def parse_tags(tags: Sequence[str], where: Optional[Sequence[str]] = None) -> Tu
         if match is None or match.group("type") == OUTSIDE:
             position = int(np.flatnonzero(inverse == index)[0])
             origin = where[position] if where is not None else f"tag {position}"
-            raise NerFormatError(f"{origin}: invalid NER tag {tag!r} (expected O, B-TYPE or I-TYPE; "
-                                 f"the type may not be 'O')")
+            raise NerFormatError(
+                f"{origin}: invalid NER tag {tag!r} (expected O, B-TYPE or I-TYPE; the type may not be 'O')"
+            )
         unique_prefix[index] = _B if match.group("prefix") == "B" else _I
         if match.group("type") not in type_names:
             type_names.append(match.group("type"))
@@ -119,5 +121,7 @@ def tags_to_entities(tags: Sequence[str], where: Optional[Sequence[str]] = None)
     """
     prefixes, types, names = parse_tags(tags, where)
     starts, ends = chunk_boundaries(prefixes, types)
-    return [(start, end, names[type_id])
-            for start, end, type_id in zip(starts.tolist(), ends.tolist(), types[starts].tolist())]
+    return [
+        (start, end, names[type_id])
+        for start, end, type_id in zip(starts.tolist(), ends.tolist(), types[starts].tolist())
+    ]

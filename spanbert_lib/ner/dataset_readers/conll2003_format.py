@@ -4,6 +4,7 @@ NER`` (any number >= 2 of columns, the same on every token line of a file; the N
 last), blank lines between sentences, ``-DOCSTART-`` lines between documents. Tags are IOB1 or
 IOB2 (see :mod:`~spanbert_lib.ner.dataset_readers.bio_tags`).
 """
+
 import os
 from typing import Iterator, Optional
 
@@ -49,12 +50,16 @@ def iter_conll2003_documents(path: str) -> Iterator[NerDocument]:
             continue
         if num_columns is None:
             if len(columns) < 2:
-                raise NerFormatError(f"{path}:{line_number}: a CoNLL-2003 token line needs at least a word "
-                                     f"and an NER tag column, got {line.rstrip()!r}")
+                raise NerFormatError(
+                    f"{path}:{line_number}: a CoNLL-2003 token line needs at least a word "
+                    f"and an NER tag column, got {line.rstrip()!r}"
+                )
             num_columns = len(columns)
         elif len(columns) != num_columns:
-            raise NerFormatError(f"{path}:{line_number}: {len(columns)} columns where the file's token "
-                                 f"lines have {num_columns}: {line.rstrip()!r}")
+            raise NerFormatError(
+                f"{path}:{line_number}: {len(columns)} columns where the file's token "
+                f"lines have {num_columns}: {line.rstrip()!r}"
+            )
         builder.add_token(columns[0], (columns[-1],), line_number)
     document = builder.build()
     if document is not None:

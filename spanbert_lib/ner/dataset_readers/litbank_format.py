@@ -7,6 +7,7 @@ label is kept. (In the released files column 2 is not always the outermost annot
 ``the earth`` in column 2 inside ``the face of the earth`` in column 3 - so "first layer" is
 meant by column, not by nesting.)
 """
+
 import os
 from typing import Optional
 
@@ -42,12 +43,16 @@ def read_litbank_document(path: str) -> Optional[NerDocument]:
         while fields and fields[-1] == "":
             fields.pop()
         if len(fields) < 2 or not fields[0].strip():
-            raise NerFormatError(f"{path}:{line_number}: a LitBank token line needs a word and at least "
-                                 f"one tag column (tab-separated), got {line!r}")
+            raise NerFormatError(
+                f"{path}:{line_number}: a LitBank token line needs a word and at least "
+                f"one tag column (tab-separated), got {line!r}"
+            )
         if num_layers is None:
             num_layers = len(fields) - 1
         elif len(fields) - 1 != num_layers:
-            raise NerFormatError(f"{path}:{line_number}: {len(fields) - 1} tag columns where the file's "
-                                 f"token lines have {num_layers}: {line!r}")
+            raise NerFormatError(
+                f"{path}:{line_number}: {len(fields) - 1} tag columns where the file's "
+                f"token lines have {num_layers}: {line!r}"
+            )
         builder.add_token(fields[0], fields[1:], line_number)
     return builder.build()

@@ -2,6 +2,7 @@
 A document of NER sentences with gold entities, as the format parsers (CoNLL-2003, LitBank)
 produce it, and the merging of several BIO layers (nested NER) into one set of entities.
 """
+
 from dataclasses import dataclass, field
 from typing import List, Optional, Sequence, Tuple
 
@@ -44,8 +45,10 @@ def merge_tag_layers(layers: Sequence[Sequence[str]], where: Optional[Sequence[s
     for layer_index, tags in enumerate(layers):
         prefixes, types, names = parse_tags(tags, where)
         starts, ends = chunk_boundaries(prefixes, types)
-        rows.extend((start, end, layer_index, names[type_id])
-                    for start, end, type_id in zip(starts.tolist(), ends.tolist(), types[starts].tolist()))
+        rows.extend(
+            (start, end, layer_index, names[type_id])
+            for start, end, type_id in zip(starts.tolist(), ends.tolist(), types[starts].tolist())
+        )
     if not rows:
         return LayeredEntities([])
     spans = np.asarray([(start, end, layer) for start, end, layer, _ in rows], dtype=np.int64)

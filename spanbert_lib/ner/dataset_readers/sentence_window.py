@@ -3,6 +3,7 @@ Choosing the context words around a sentence so that context + sentence fit a wo
 budget: whole words, nearest first, the budget split evenly between the two sides (a side that
 needs less leaves the rest to the other).
 """
+
 from typing import NamedTuple, Optional
 
 import numpy as np
@@ -39,8 +40,9 @@ def _words_within(cumulative: np.ndarray, allowance: int) -> int:
     return int(np.searchsorted(cumulative, allowance, side="right")) - 1
 
 
-def sentence_window(piece_offsets: np.ndarray, sentence_start: int, sentence_end: int, left_words: int,
-                    right_words: int, budget: int) -> Optional[SentenceWindow]:
+def sentence_window(
+    piece_offsets: np.ndarray, sentence_start: int, sentence_end: int, left_words: int, right_words: int, budget: int
+) -> Optional[SentenceWindow]:
     """
     The sentence and as many context words on each side as fit ``budget`` wordpieces (context
     dropped first, farthest words first).
@@ -72,8 +74,8 @@ def sentence_window(piece_offsets: np.ndarray, sentence_start: int, sentence_end
     left_words = min(max(left_words, 0), sentence_start)
     right_words = min(max(right_words, 0), num_words - sentence_end)
     # pieces of the nearest k context words, k = 0..left_words (resp. right_words)
-    left = piece_offsets[sentence_start] - piece_offsets[sentence_start - left_words:sentence_start + 1][::-1]
-    right = piece_offsets[sentence_end:sentence_end + right_words + 1] - piece_offsets[sentence_end]
+    left = piece_offsets[sentence_start] - piece_offsets[sentence_start - left_words : sentence_start + 1][::-1]
+    right = piece_offsets[sentence_end : sentence_end + right_words + 1] - piece_offsets[sentence_end]
     remaining = budget - sentence_pieces
     left_need, right_need = int(left[-1]), int(right[-1])
     if left_need + right_need <= remaining:
@@ -85,5 +87,10 @@ def sentence_window(piece_offsets: np.ndarray, sentence_start: int, sentence_end
     else:
         left_allow, right_allow = remaining // 2, remaining - remaining // 2
     take_left, take_right = _words_within(left, left_allow), _words_within(right, right_allow)
-    return SentenceWindow(sentence_start - take_left, sentence_end + take_right, sentence_start, sentence_end,
-                          take_left < left_words or take_right < right_words)
+    return SentenceWindow(
+        sentence_start - take_left,
+        sentence_end + take_right,
+        sentence_start,
+        sentence_end,
+        take_left < left_words or take_right < right_words,
+    )

@@ -2,6 +2,7 @@
 Gold entity labels of the candidate spans of a sentence (every span of 1..``max_span_width``
 words, :func:`spanbert_lib.common.candidate_spans.enumerate_sentence_spans`), vectorised with numpy.
 """
+
 from dataclasses import dataclass, field
 from typing import List, Sequence
 

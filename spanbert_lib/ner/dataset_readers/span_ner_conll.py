@@ -1,12 +1,13 @@
 """The ``span_ner_conll`` reader: flat NER in the CoNLL-2003 format as span-NER instances."""
+
 from typing import Iterator
 
 from allennlp.data.dataset_readers.dataset_reader import DatasetReader
 
+from spanbert_lib.common.deprecated_names import register_deprecated_alias
 from spanbert_lib.ner.dataset_readers.conll2003_format import iter_conll2003_documents
 from spanbert_lib.ner.dataset_readers.ner_document import NerDocument
 from spanbert_lib.ner.dataset_readers.span_ner_reader import SpanNerReader
-from spanbert_lib.common.deprecated_names import register_deprecated_alias
 
 
 @DatasetReader.register("spanbert_span_ner_conll")

@@ -1,12 +1,13 @@
 """The ``span_ner_litbank`` reader: LitBank nested NER (``*_brat.tsv``) as span-NER instances."""
+
 from typing import Iterator
 
 from allennlp.data.dataset_readers.dataset_reader import DatasetReader
 
+from spanbert_lib.common.deprecated_names import register_deprecated_alias
 from spanbert_lib.ner.dataset_readers.litbank_format import read_litbank_document
 from spanbert_lib.ner.dataset_readers.ner_document import NerDocument
 from spanbert_lib.ner.dataset_readers.span_ner_reader import SpanNerReader
-from spanbert_lib.common.deprecated_names import register_deprecated_alias
 
 
 @DatasetReader.register("spanbert_span_ner_litbank")

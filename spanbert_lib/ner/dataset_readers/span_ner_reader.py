@@ -3,6 +3,7 @@ The base of the span-NER readers (``span_ner_conll``, ``span_ner_litbank``): one
 sentence with every candidate span of up to ``max_span_width`` words in wordpiece positions,
 optionally with the neighbouring sentences' words as context.
 """
+
 import logging
 import os
 from dataclasses import dataclass
@@ -19,11 +20,11 @@ from allennlp.data.tokenizers import Token
 from spanbert_lib.common.candidate_spans import enumerate_sentence_spans
 from spanbert_lib.common.data_files import resolve_data_files
 from spanbert_lib.common.known_labels import RECORD_SOURCE_KEY, record_source
+from spanbert_lib.common.reader_tokenizers import reader_tokenizer
 from spanbert_lib.ner.dataset_readers.bio_tags import OUTSIDE, Entity
 from spanbert_lib.ner.dataset_readers.ner_document import NerDocument
 from spanbert_lib.ner.dataset_readers.sentence_window import sentence_window
 from spanbert_lib.ner.dataset_readers.span_candidates import label_sentence_spans
-from spanbert_lib.common.reader_tokenizers import reader_tokenizer
 
 logger = logging.getLogger(__name__)
 
@@ -54,13 +55,15 @@ class NerReadStats:
     """Instances with fewer context words than ``context_window`` (a number) because of ``max_seq_length``."""
 
     def summary(self) -> str:
-        return (f"{self.instances} instances from {self.sentences} sentences of {self.documents} documents; "
-                f"{self.entities} gold entities, {self.unreachable} unreachable (wider than max_span_width); "
-                f"{self.skipped_too_long} sentences skipped as longer than max_seq_length (with "
-                f"{self.entities_in_skipped} entities); {self.relabelled} spans labelled differently by two "
-                f"layers (first layer kept), {self.duplicates} repeated by two layers; "
-                f"{self.words_without_pieces} words without wordpieces encoded as unknown; "
-                f"{self.context_cut} instances with context cut to fit")
+        return (
+            f"{self.instances} instances from {self.sentences} sentences of {self.documents} documents; "
+            f"{self.entities} gold entities, {self.unreachable} unreachable (wider than max_span_width); "
+            f"{self.skipped_too_long} sentences skipped as longer than max_seq_length (with "
+            f"{self.entities_in_skipped} entities); {self.relabelled} spans labelled differently by two "
+            f"layers (first layer kept), {self.duplicates} repeated by two layers; "
+            f"{self.words_without_pieces} words without wordpieces encoded as unknown; "
+            f"{self.context_cut} instances with context cut to fit"
+        )
 
 
 class EncodedDocument(NamedTuple):
@@ -141,11 +144,13 @@ class SpanNerReader(DatasetReader):
             raise ConfigurationError(f"{name}: max_span_width must be positive, got {max_span_width}")
         if isinstance(context_window, str):
             if context_window != FILL_CONTEXT:
-                raise ConfigurationError(f"{name}: context_window must be a number of words or "
-                                         f"{FILL_CONTEXT!r}, got {context_window!r}")
+                raise ConfigurationError(
+                    f"{name}: context_window must be a number of words or {FILL_CONTEXT!r}, got {context_window!r}"
+                )
         elif isinstance(context_window, bool) or not isinstance(context_window, int) or context_window < 0:
-            raise ConfigurationError(f"{name}: context_window must be a number of words >= 0 or "
-                                     f"{FILL_CONTEXT!r}, got {context_window!r}")
+            raise ConfigurationError(
+                f"{name}: context_window must be a number of words >= 0 or {FILL_CONTEXT!r}, got {context_window!r}"
+            )
         tokenizers = reader_tokenizer(name, model_name, max_seq_length, tokenizer_kwargs, needs_unknown_token=True)
         self._tokenizer, self._hf_tokenizer = tokenizers.tokenizer, tokenizers.hf_tokenizer
         self.max_span_width = max_span_width
@@ -155,7 +160,8 @@ class SpanNerReader(DatasetReader):
         self._num_start_tokens = len(self._tokenizer.single_sequence_start_tokens)
         self._label_namespace = label_namespace
         self._token_indexers = token_indexers or {
-            "tokens": PretrainedTransformerIndexer(model_name, namespace="tags", tokenizer_kwargs=tokenizer_kwargs)}
+            "tokens": PretrainedTransformerIndexer(model_name, namespace="tags", tokenizer_kwargs=tokenizer_kwargs)
+        }
         self.last_read_stats: Optional[NerReadStats] = None
 
     # --- reading files -------------------------------------------------------------------------
@@ -181,20 +187,38 @@ class SpanNerReader(DatasetReader):
                 stats.words_without_pieces += cached[1].words_without_pieces
             sentence = document.sentences[index]
             instance = self._make_instance(
-                cached[1], sentence, start, start + len(sentence),
+                cached[1],
+                sentence,
+                start,
+                start + len(sentence),
                 None if document.entities is None else document.entities[index],
-                document.doc_id, index, stats, document.describe(index),
-                record_source(document.path, document.sentence_lines[index] if index < len(document.sentence_lines)
-                              else None, f"document {document.doc_id} sentence {index}"))
+                document.doc_id,
+                index,
+                stats,
+                document.describe(index),
+                record_source(
+                    document.path,
+                    document.sentence_lines[index] if index < len(document.sentence_lines) else None,
+                    f"document {document.doc_id} sentence {index}",
+                ),
+            )
             if instance is not None:
                 yield instance
         name = type(self).__name__
         logger.info("%s read %s: %s", name, file_path, stats.summary())
         if stats.unreachable or stats.skipped_too_long or stats.relabelled:
-            logger.warning("%s %s: %d gold entities can never be predicted (%d wider than %d words, %d in "
-                           "%d sentences skipped as too long); %d spans had two labels", name, file_path,
-                           stats.unreachable + stats.entities_in_skipped, stats.unreachable, self.max_span_width,
-                           stats.entities_in_skipped, stats.skipped_too_long, stats.relabelled)
+            logger.warning(
+                "%s %s: %d gold entities can never be predicted (%d wider than %d words, %d in "
+                "%d sentences skipped as too long); %d spans had two labels",
+                name,
+                file_path,
+                stats.unreachable + stats.entities_in_skipped,
+                stats.unreachable,
+                self.max_span_width,
+                stats.entities_in_skipped,
+                stats.skipped_too_long,
+                stats.relabelled,
+            )
 
     def _sentences(self, paths: Iterable[str], stats: NerReadStats) -> Iterator[Tuple[NerDocument, int, int]]:
         """(document, sentence index, first word of the sentence in the document) of every sentence."""
@@ -253,16 +277,28 @@ class SpanNerReader(DatasetReader):
             bad = [e for e in entities if not 0 <= e[0] <= e[1] < len(words) or e[2] == OUTSIDE]
             spans = [(start, end) for start, end, _ in entities]
             if bad or len(set(spans)) < len(spans):
-                raise ValueError(f"document {doc_id!r} sentence {sentence_index}: entities {bad or entities} "
-                                 f"are outside its {len(words)} words, labelled {OUTSIDE!r} or repeat a span")
+                raise ValueError(
+                    f"document {doc_id!r} sentence {sentence_index}: entities {bad or entities} "
+                    f"are outside its {len(words)} words, labelled {OUTSIDE!r} or repeat a span"
+                )
         left, right = list(left_context or []), list(right_context or [])
         stats = NerReadStats()
-        instance = self._make_instance(self._encode(left + words + right), words, len(left), len(left) + len(words),
-                                       entities, doc_id, sentence_index, stats,
-                                       f"document {doc_id!r} sentence {sentence_index}")
+        instance = self._make_instance(
+            self._encode(left + words + right),
+            words,
+            len(left),
+            len(left) + len(words),
+            entities,
+            doc_id,
+            sentence_index,
+            stats,
+            f"document {doc_id!r} sentence {sentence_index}",
+        )
         if instance is None:
-            raise ValueError(f"document {doc_id!r} sentence {sentence_index}: its {len(words)} words take more "
-                             f"than max_seq_length {self.max_seq_length} wordpieces")
+            raise ValueError(
+                f"document {doc_id!r} sentence {sentence_index}: its {len(words)} words take more "
+                f"than max_seq_length {self.max_seq_length} wordpieces"
+            )
         return instance
 
     def _encode(self, words: List[str]) -> EncodedDocument:
@@ -275,20 +311,32 @@ class SpanNerReader(DatasetReader):
             replaced = list(words)
             for index in empty.tolist():
                 replaced[index] = self._hf_tokenizer.unk_token
-            encoding = self._hf_tokenizer(replaced, is_split_into_words=True, add_special_tokens=False,
-                                          verbose=False)
+            encoding = self._hf_tokenizer(replaced, is_split_into_words=True, add_special_tokens=False, verbose=False)
             word_ids = np.asarray([-1 if w is None else w for w in encoding.word_ids()], dtype=np.int64)
             counts = np.bincount(word_ids[word_ids >= 0], minlength=len(words))
         piece_ids = np.asarray(encoding["input_ids"], dtype=np.int64)
         if (word_ids < 0).any() or (np.diff(word_ids) < 0).any() or (counts == 0).any():
             raise ValueError("the tokenizer did not map the words to consecutive wordpieces")
-        return EncodedDocument(piece_ids, np.concatenate(([0], np.cumsum(counts))),
-                               self._hf_tokenizer.convert_ids_to_tokens(piece_ids.tolist()), int(empty.size))
+        return EncodedDocument(
+            piece_ids,
+            np.concatenate(([0], np.cumsum(counts))),
+            self._hf_tokenizer.convert_ids_to_tokens(piece_ids.tolist()),
+            int(empty.size),
+        )
 
-    def _make_instance(self, encoded: EncodedDocument, words: List[str], start: int, end: int,
-                       entities: Optional[Sequence[Entity]], doc_id: str, sentence_index: int,
-                       stats: NerReadStats, where: str,
-                       source: Optional[Dict[str, Any]] = None) -> Optional[Instance]:
+    def _make_instance(
+        self,
+        encoded: EncodedDocument,
+        words: List[str],
+        start: int,
+        end: int,
+        entities: Optional[Sequence[Entity]],
+        doc_id: str,
+        sentence_index: int,
+        stats: NerReadStats,
+        where: str,
+        source: Optional[Dict[str, Any]] = None,
+    ) -> Optional[Instance]:
         """The instance of the sentence of words ``[start, end)`` of an encoded document; None if too long."""
         offsets = encoded.piece_offsets
         if self.context_window == FILL_CONTEXT:
@@ -299,22 +347,31 @@ class SpanNerReader(DatasetReader):
         if window is None:
             stats.skipped_too_long += 1
             stats.entities_in_skipped += len(entities or ())
-            logger.warning("%s: skipped: the sentence's %d words take %d wordpieces, more than max_seq_length %d "
-                           "minus special tokens", where, end - start, int(offsets[end] - offsets[start]),
-                           self.max_seq_length)
+            logger.warning(
+                "%s: skipped: the sentence's %d words take %d wordpieces, more than max_seq_length %d "
+                "minus special tokens",
+                where,
+                end - start,
+                int(offsets[end] - offsets[start]),
+                self.max_seq_length,
+            )
             return None
         stats.context_cut += window.context_cut and self.context_window != FILL_CONTEXT
         first_piece, last_piece = int(offsets[window.first]), int(offsets[window.last])
         type_id = self._tokenizer.single_sequence_token_type_id
-        body = [Token(text=text, text_id=piece_id, type_id=type_id)
-                for text, piece_id in zip(encoded.piece_texts[first_piece:last_piece],
-                                          encoded.piece_ids[first_piece:last_piece].tolist())]
-        tokens_field = TextField(self._tokenizer.single_sequence_start_tokens + body
-                                 + self._tokenizer.single_sequence_end_tokens)
+        body = [
+            Token(text=text, text_id=piece_id, type_id=type_id)
+            for text, piece_id in zip(
+                encoded.piece_texts[first_piece:last_piece], encoded.piece_ids[first_piece:last_piece].tolist()
+            )
+        ]
+        tokens_field = TextField(
+            self._tokenizer.single_sequence_start_tokens + body + self._tokenizer.single_sequence_end_tokens
+        )
 
         shift = self._num_start_tokens - first_piece
         word_first = offsets[start:end] + shift
-        word_last = offsets[start + 1:end + 1] - 1 + shift
+        word_last = offsets[start + 1 : end + 1] - 1 + shift
         candidates = enumerate_sentence_spans(end - start, self.max_span_width)
         piece_spans = np.stack((word_first[candidates.spans[:, 0]], word_last[candidates.spans[:, 1]]), axis=1)
         spans_field = ListField([SpanField(s, e, tokens_field) for s, e in piece_spans.tolist()])
@@ -323,21 +380,28 @@ class SpanNerReader(DatasetReader):
         if entities is not None:
             gold = [tuple(entity) for entity in entities]  # type: ignore[misc]
             labels = label_sentence_spans(candidates, gold)
-            fields["span_labels"] = SequenceLabelField(labels.labels, spans_field,
-                                                       label_namespace=self._label_namespace)
+            fields["span_labels"] = SequenceLabelField(
+                labels.labels, spans_field, label_namespace=self._label_namespace
+            )
             stats.entities += len(gold)
             stats.unreachable += len(labels.unreachable)
             if labels.unreachable:
-                logger.debug("%s: gold entities %s are wider than max_span_width %d", where, labels.unreachable,
-                             self.max_span_width)
-        fields["metadata"] = MetadataField({
-            "words": list(words),
-            "word_spans": [tuple(span) for span in candidates.spans.tolist()],
-            "gold_entities": gold,
-            "doc_id": doc_id,
-            "sentence_index": sentence_index,
-            RECORD_SOURCE_KEY: source or record_source(None, record=f"document {doc_id} sentence {sentence_index}"),
-        })
+                logger.debug(
+                    "%s: gold entities %s are wider than max_span_width %d",
+                    where,
+                    labels.unreachable,
+                    self.max_span_width,
+                )
+        fields["metadata"] = MetadataField(
+            {
+                "words": list(words),
+                "word_spans": [tuple(span) for span in candidates.spans.tolist()],
+                "gold_entities": gold,
+                "doc_id": doc_id,
+                "sentence_index": sentence_index,
+                RECORD_SOURCE_KEY: source or record_source(None, record=f"document {doc_id} sentence {sentence_index}"),
+            }
+        )
         stats.instances += 1
         return Instance(fields)
 

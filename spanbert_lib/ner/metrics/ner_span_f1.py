@@ -4,6 +4,7 @@ correct iff a predicted entity has the same boundaries and the same type. Micro-
 entities, plus the same three numbers per label. Values are fractions in [0, 1]; a precision
 (recall) with no predicted (gold) entity is 0, as is F1 when P + R = 0.
 """
+
 from collections import Counter
 from typing import Dict, Hashable, Iterable, List, Sequence, Tuple
 
@@ -29,8 +30,9 @@ def _entity_set(entities: Iterable[Sequence]) -> set:
     return out
 
 
-def count_entities(predicted: Sequence[Iterable[Sequence]], gold: Sequence[Iterable[Sequence]]
-                   ) -> Tuple[Counter, Counter, Counter]:
+def count_entities(
+    predicted: Sequence[Iterable[Sequence]], gold: Sequence[Iterable[Sequence]]
+) -> Tuple[Counter, Counter, Counter]:
     """
     Per-label entity counts of aligned sentences; repeated entities within a sentence count once.
 
@@ -100,8 +102,11 @@ class NerSpanF1(Metric):
     def __init__(self) -> None:
         self.reset()
 
-    def __call__(self, predicted: Sequence[Iterable[Sequence]],  # type: ignore[override]
-                 gold: Sequence[Iterable[Sequence]]) -> None:
+    def __call__(
+        self,
+        predicted: Sequence[Iterable[Sequence]],  # type: ignore[override]
+        gold: Sequence[Iterable[Sequence]],
+    ) -> None:
         """
         Adds the entities of a batch of sentences.
 

@@ -15,6 +15,7 @@ same passes (and, in eval mode, the same logits) alone or in any batch. Passes o
 are stacked into ``R`` rows of ``P = max(size)`` slots; rows are never empty (an instance without
 spans has no row). Everything is index arithmetic on tensors, no Python loop over spans.
 """
+
 from typing import Optional
 
 import torch
@@ -43,12 +44,12 @@ class SpanChunkLayout:
         if max_per_pass < 1:
             raise ValueError(f"max_per_pass must be positive, got {max_per_pass}")
         self.span_mask = span_mask.bool()
-        counts = self.span_mask.sum(dim=1)                                          # [B]
+        counts = self.span_mask.sum(dim=1)  # [B]
         passes = torch.div(counts + max_per_pass - 1, max_per_pass, rounding_mode="floor")
         sizes = torch.div(counts + passes - 1, passes.clamp(min=1), rounding_mode="floor").clamp(min=0)
-        rank = self.span_mask.long().cumsum(dim=1) - 1                              # [B, S]
+        rank = self.span_mask.long().cumsum(dim=1) - 1  # [B, S]
         safe_sizes = sizes.clamp(min=1).unsqueeze(1)
-        first_row = passes.cumsum(dim=0) - passes                                   # [B]
+        first_row = passes.cumsum(dim=0) - passes  # [B]
         rows = first_row.unsqueeze(1) + torch.div(rank, safe_sizes, rounding_mode="floor")
         self.num_rows = int(passes.sum())
         self.num_slots = max(int(sizes.max()), 1) if sizes.numel() else 1

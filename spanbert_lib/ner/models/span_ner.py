@@ -26,12 +26,13 @@ label and its probability; :mod:`~spanbert_lib.ner.decoding` (``decoding="flat"`
 ``gold_entities`` with ``ner_span_f1`` (exact match, micro P/R/F1; per-label values when the
 metrics are reset, i.e. at the end of an epoch).
 """
+
 from typing import Any, Dict, List, Optional
 
 import numpy as np
 import torch
-import transformers
 import torch.nn.functional as F
+import transformers
 from allennlp.common import Lazy
 from allennlp.common.checks import ConfigurationError
 from allennlp.data import TextFieldTensors, Vocabulary
@@ -45,7 +46,6 @@ from spanbert_lib.common.modules.span_inputs import default_span_extractor, word
 from spanbert_lib.ner.decoding import decode_flat, decode_nested
 from spanbert_lib.ner.metrics import NerSpanF1
 from spanbert_lib.ner.models.span_chunks import SpanChunkLayout
-
 
 DECODINGS = {"flat": decode_flat, "nested": decode_nested}
 
@@ -104,12 +104,15 @@ class SpanNer(Model):
         if max_entities_per_pass < 1:
             raise ConfigurationError(f"span_ner: max_entities_per_pass must be positive, got {max_entities_per_pass}")
         if negative_spans_per_instance is not None and negative_spans_per_instance < 0:
-            raise ConfigurationError(f"span_ner: negative_spans_per_instance must be >= 0 or null, got "
-                                     f"{negative_spans_per_instance}")
+            raise ConfigurationError(
+                f"span_ner: negative_spans_per_instance must be >= 0 or null, got {negative_spans_per_instance}"
+            )
         labels = vocab.get_token_to_index_vocabulary(label_namespace)
         if outside_label not in labels:
-            raise ConfigurationError(f"span_ner: the non-entity label {outside_label!r} is not in vocabulary "
-                                     f"namespace {label_namespace!r} ({len(labels)} labels)")
+            raise ConfigurationError(
+                f"span_ner: the non-entity label {outside_label!r} is not in vocabulary "
+                f"namespace {label_namespace!r} ({len(labels)} labels)"
+            )
         self.encoder = encoder
         self.use_entities = use_entities
         self.max_entities_per_pass = max_entities_per_pass
@@ -145,14 +148,19 @@ class SpanNer(Model):
         if layout.num_rows == 0:
             return spans.new_zeros((*span_mask.shape, self.classifier.in_features), dtype=torch.float)
         rows = layout.row_instance
-        row_spans = layout.pack(spans, 0)                                             # [R, P, 2]
-        row_mask = layout.slot_mask()                                                # [R, P]
+        row_spans = layout.pack(spans, 0)  # [R, P, 2]
+        row_mask = layout.slot_mask()  # [R, P]
         entity_ids = torch.full_like(row_mask, ENTITY_MASK, dtype=torch.long).masked_fill(~row_mask, ENTITY_PAD)
         word_states, entity_states = self.encoder(
-            token_ids[rows], mask[rows], None if type_ids is None else type_ids[rows],
-            entity_ids=entity_ids, entity_spans=row_spans, entity_mask=row_mask)       # [R, L, H], [R, P, H]
+            token_ids[rows],
+            mask[rows],
+            None if type_ids is None else type_ids[rows],
+            entity_ids=entity_ids,
+            entity_spans=row_spans,
+            entity_mask=row_mask,
+        )  # [R, L, H], [R, P, H]
         word_features = self.span_extractor(word_states, row_spans, mask[rows], row_mask)
-        return layout.unpack(torch.cat([word_features, entity_states], dim=-1))       # [B, S, D]
+        return layout.unpack(torch.cat([word_features, entity_states], dim=-1))  # [B, S, D]
 
     def forward(  # type: ignore[override]
         self,
@@ -170,15 +178,20 @@ class SpanNer(Model):
         the outputs then describe). With ``metadata`` (word spans from the reader) also ``entities`` (per
         instance, decoded ``(start, end, label)`` word spans), ``entity_scores`` and ``words``.
         """
-        sampled = (self.training and span_labels is not None and self.negative_spans_per_instance is not None)
+        sampled = self.training and span_labels is not None and self.negative_spans_per_instance is not None
         if sampled:
             spans, span_labels = self.sample_training_spans(spans, span_labels)
         span_mask = spans[..., 0] >= 0
-        logits = self.classifier(self.dropout(self.span_features(tokens, spans)))    # [B, S, K]
+        logits = self.classifier(self.dropout(self.span_features(tokens, spans)))  # [B, S, K]
         probs = F.softmax(logits, dim=-1)
         scores, predicted = probs.max(dim=-1)
-        output: Dict[str, Any] = {"logits": logits, "probs": probs, "span_mask": span_mask,
-                                  "predicted_labels": predicted, "predicted_scores": scores}
+        output: Dict[str, Any] = {
+            "logits": logits,
+            "probs": probs,
+            "span_mask": span_mask,
+            "predicted_labels": predicted,
+            "predicted_scores": scores,
+        }
         if span_labels is not None:
             if bool(span_mask.any()):
                 output["loss"] = F.cross_entropy(logits[span_mask], span_labels[span_mask].long())
@@ -203,10 +216,10 @@ class SpanNer(Model):
         span_mask = spans[..., 0] >= 0
         negative = span_mask & (span_labels == self._outside)
         noise = torch.rand(span_mask.shape, device=spans.device).masked_fill(~negative, 2.0)
-        rank = noise.argsort(dim=1).argsort(dim=1)             # negatives first, in random order
+        rank = noise.argsort(dim=1).argsort(dim=1)  # negatives first, in random order
         keep = span_mask & (~negative | (rank < self.negative_spans_per_instance))
         kept = keep.sum(dim=1)
-        order = (~keep).long().argsort(dim=1, stable=True)[:, :max(int(kept.max()), 1)]  # kept first, in order
+        order = (~keep).long().argsort(dim=1, stable=True)[:, : max(int(kept.max()), 1)]  # kept first, in order
         valid = torch.arange(order.size(1), device=spans.device).unsqueeze(0) < kept.unsqueeze(1)
         new_spans = spans.gather(1, order.unsqueeze(-1).expand(-1, -1, 2)).masked_fill(~valid.unsqueeze(-1), -1)
         new_labels = span_labels.gather(1, order).masked_fill(~valid, 0)
@@ -223,8 +236,13 @@ class SpanNer(Model):
         for index, item in enumerate(metadata):
             word_spans = np.asarray(item["word_spans"], dtype=np.int64).reshape(-1, 2)
             count = len(word_spans)
-            decoded = self._decode(word_spans, predicted_np[index, :count], scores_np[index, :count],
-                                   outside_label=self._outside, label_names=self._label_names)
+            decoded = self._decode(
+                word_spans,
+                predicted_np[index, :count],
+                scores_np[index, :count],
+                outside_label=self._outside,
+                label_names=self._label_names,
+            )
             entities.append(decoded)
             if decoded:
                 found = np.asarray([(start, end) for start, end, _ in decoded], dtype=np.int64)
@@ -237,8 +255,10 @@ class SpanNer(Model):
     def make_output_human_readable(self, output_dict: Dict[str, Any]) -> Dict[str, Any]:
         """Adds ``entity_texts`` (the words of each decoded entity) next to ``entities`` and ``words``."""
         if "entities" in output_dict and "words" in output_dict:
-            output_dict["entity_texts"] = [[" ".join(words[start:end + 1]) for start, end, _ in entities]
-                                           for entities, words in zip(output_dict["entities"], output_dict["words"])]
+            output_dict["entity_texts"] = [
+                [" ".join(words[start : end + 1]) for start, end, _ in entities]
+                for entities, words in zip(output_dict["entities"], output_dict["words"])
+            ]
         return output_dict
 
     def get_metrics(self, reset: bool = False) -> Dict[str, float]:

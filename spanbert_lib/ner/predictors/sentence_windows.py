@@ -9,6 +9,7 @@ so every candidate span lies whole in at least one window.
 
 Shapes: `N` words of the sentence, `S` candidate spans, `K` windows.
 """
+
 from typing import List, Tuple
 
 import numpy as np
@@ -37,8 +38,9 @@ def overlapping_windows(piece_counts: np.ndarray, budget: int, max_span_width: i
     """
     counts = np.asarray(piece_counts, dtype=np.int64)
     if counts.size and (counts.min() < 1 or counts.max() > budget):
-        raise ValueError(f"every word needs 1 to {budget} wordpieces to fit a window, got {counts.min()} "
-                         f"to {counts.max()}")
+        raise ValueError(
+            f"every word needs 1 to {budget} wordpieces to fit a window, got {counts.min()} to {counts.max()}"
+        )
     num_words = len(counts)
     if num_words == 0:
         return []
@@ -75,9 +77,9 @@ def central_windows(spans: np.ndarray, windows: np.ndarray, num_words: int) -> n
     """
     spans = np.asarray(spans, dtype=np.int64).reshape(-1, 2)
     windows = np.asarray(windows, dtype=np.int64).reshape(-1, 2)
-    first, last = spans[:, None, 0], spans[:, None, 1]                                  # [S, 1]
-    window_start, window_end = windows[None, :, 0], windows[None, :, 1]                 # [1, K]
-    inside = (window_start <= first) & (last < window_end)                              # [S, K]
+    first, last = spans[:, None, 0], spans[:, None, 1]  # [S, 1]
+    window_start, window_end = windows[None, :, 0], windows[None, :, 1]  # [1, K]
+    inside = (window_start <= first) & (last < window_end)  # [S, K]
     left = np.where(window_start > 0, first - window_start, num_words)
     right = np.where(window_end < num_words, window_end - 1 - last, num_words)
     centrality = np.where(inside, np.minimum(left, right), -1)

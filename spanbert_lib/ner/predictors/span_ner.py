@@ -1,4 +1,5 @@
 """The ``span_ner`` predictor: entities of a raw or pre-tokenised text."""
+
 from dataclasses import dataclass
 from typing import Any, Dict, List, Sequence, Tuple
 
@@ -10,6 +11,7 @@ from allennlp.models import Model
 from allennlp.predictors.predictor import Predictor
 
 from spanbert_lib.common.candidate_spans import enumerate_sentence_spans
+from spanbert_lib.common.deprecated_names import register_deprecated_alias
 from spanbert_lib.common.predictors.text_views import (
     DEFAULT_SPACY_PIPELINE,
     TokenizedText,
@@ -17,7 +19,6 @@ from spanbert_lib.common.predictors.text_views import (
     tokenize_text,
 )
 from spanbert_lib.ner.predictors.sentence_windows import Window, central_windows, overlapping_windows
-from spanbert_lib.common.deprecated_names import register_deprecated_alias
 
 ScoredEntity = Tuple[int, int, str, float]
 
@@ -78,8 +79,14 @@ class SpanNerPredictor(Predictor):
         Instances per forward pass (positive).
     """
 
-    def __init__(self, model: Model, dataset_reader: DatasetReader, frozen: bool = True,
-                 spacy_model: str = DEFAULT_SPACY_PIPELINE, batch_size: int = 16) -> None:
+    def __init__(
+        self,
+        model: Model,
+        dataset_reader: DatasetReader,
+        frozen: bool = True,
+        spacy_model: str = DEFAULT_SPACY_PIPELINE,
+        batch_size: int = 16,
+    ) -> None:
         super().__init__(model, dataset_reader, frozen=frozen)
         if batch_size < 1:
             raise ValueError(f"span_ner predictor: batch_size must be positive, got {batch_size}")
@@ -139,7 +146,7 @@ class SpanNerPredictor(Predictor):
         the windows of each sentence."""
         reader = self._dataset_reader
         words = tokenized.words
-        counts = reader.word_piece_counts(words)                                      # [W]
+        counts = reader.word_piece_counts(words)  # [W]
         budget = reader.wordpiece_budget
         too_long = np.flatnonzero(counts > budget)
         model_words = list(words)
@@ -149,14 +156,18 @@ class SpanNerPredictor(Predictor):
         plans, start = [], 0
         for index, sentence in enumerate(tokenized.sentences):
             end = start + len(sentence)
-            notes = [f"word {word - start} ({words[word][:30]!r}) has {int(counts[word])} wordpieces, more than "
-                     f"an instance holds ({budget}): the model saw it as {reader.unknown_word}"
-                     for word in too_long[(too_long >= start) & (too_long < end)].tolist()]
+            notes = [
+                f"word {word - start} ({words[word][:30]!r}) has {int(counts[word])} wordpieces, more than "
+                f"an instance holds ({budget}): the model saw it as {reader.unknown_word}"
+                for word in too_long[(too_long >= start) & (too_long < end)].tolist()
+            ]
             windows = overlapping_windows(fitted_counts[start:end], budget, reader.max_span_width)
             if len(windows) > 1:
-                notes.append(f"{int(counts[start:end].sum())} wordpieces, more than an instance holds ({budget} "
-                             f"with max_seq_length {reader.max_seq_length}): predicted in {len(windows)} "
-                             "overlapping windows")
+                notes.append(
+                    f"{int(counts[start:end].sum())} wordpieces, more than an instance holds ({budget} "
+                    f"with max_seq_length {reader.max_seq_length}): predicted in {len(windows)} "
+                    "overlapping windows"
+                )
             plans.append(SentencePlan(index, start, len(sentence), windows, notes))
             start = end
         return model_words, plans
@@ -169,11 +180,15 @@ class SpanNerPredictor(Predictor):
         for plan in plans:
             for window_start, window_end in plan.windows:
                 first, last = plan.first_word + window_start, plan.first_word + window_end
-                instances.append(self._dataset_reader.text_to_instance(  # type: ignore[call-arg]
-                    model_words[first:last],
-                    left_context=model_words[max(0, first - context):first] if context else None,
-                    right_context=model_words[last:last + context] if context else None,
-                    doc_id=doc_id, sentence_index=plan.index))
+                instances.append(
+                    self._dataset_reader.text_to_instance(  # type: ignore[call-arg]
+                        model_words[first:last],
+                        left_context=model_words[max(0, first - context) : first] if context else None,
+                        right_context=model_words[last : last + context] if context else None,
+                        doc_id=doc_id,
+                        sentence_index=plan.index,
+                    )
+                )
         return plans, instances
 
     def _json_to_instance(self, json_dict: JsonDict) -> Instance:
@@ -198,58 +213,83 @@ class SpanNerPredictor(Predictor):
             self._dataset_reader.apply_token_indexers(instance)
         outputs: List[Dict[str, Any]] = []
         for first in range(0, len(instances), self.batch_size):
-            outputs.extend(self._model.forward_on_instances(instances[first:first + self.batch_size]))
+            outputs.extend(self._model.forward_on_instances(instances[first : first + self.batch_size]))
         results, position = [], 0
         for item, item_plans in zip(tokenized, plans):
             sentence_entities = []
             for plan in item_plans:
-                window_outputs = outputs[position:position + len(plan.windows)]
+                window_outputs = outputs[position : position + len(plan.windows)]
                 position += len(plan.windows)
                 sentence_entities.append(self._sentence_entities(plan, item.sentences[plan.index], window_outputs))
             results.append(self._result(item, item_plans, sentence_entities))
         return results
 
-    def _sentence_entities(self, plan: SentencePlan, words: List[str],
-                           window_outputs: Sequence[Dict[str, Any]]) -> List[ScoredEntity]:
+    def _sentence_entities(
+        self, plan: SentencePlan, words: List[str], window_outputs: Sequence[Dict[str, Any]]
+    ) -> List[ScoredEntity]:
         """``(start, end, label, score)`` of a sentence (word offsets in it) from its windows' outputs."""
         if len(window_outputs) == 1:
             output = window_outputs[0]
-            return [(int(start), int(end), label, float(score))
-                    for (start, end, label), score in zip(output["entities"], output["entity_scores"])]
+            return [
+                (int(start), int(end), label, float(score))
+                for (start, end, label), score in zip(output["entities"], output["entity_scores"])
+            ]
         # every candidate span of the sentence takes its label and score from its most central window,
         # then the model's decoding runs once over the whole sentence
         width = self._dataset_reader.max_span_width
-        spans = enumerate_sentence_spans(plan.num_words, width).spans                  # [S, 2]
-        owner = central_windows(spans, np.asarray(plan.windows), plan.num_words)         # [S]
+        spans = enumerate_sentence_spans(plan.num_words, width).spans  # [S, 2]
+        owner = central_windows(spans, np.asarray(plan.windows), plan.num_words)  # [S]
         labels = np.zeros(len(spans), dtype=np.int64)
         scores = np.zeros(len(spans), dtype=np.float64)
         for window, ((window_start, window_end), output) in enumerate(zip(plan.windows, window_outputs)):
             owned = np.flatnonzero(owner == window)
             rows = enumerate_sentence_spans(window_end - window_start, width).lookup(
-                spans[owned, 0] - window_start, spans[owned, 1] - window_start)
+                spans[owned, 0] - window_start, spans[owned, 1] - window_start
+            )
             labels[owned] = np.asarray(output["predicted_labels"])[rows]
             scores[owned] = np.asarray(output["predicted_scores"])[rows]
         covered = owner >= 0
         entities, entity_scores = self._model.decode(  # type: ignore[attr-defined]
             [{"word_spans": spans[covered].tolist(), "words": words}],
-            torch.from_numpy(labels[covered]).unsqueeze(0), torch.from_numpy(scores[covered]).unsqueeze(0))
-        return [(int(start), int(end), label, float(score))
-                for (start, end, label), score in zip(entities[0], entity_scores[0])]
+            torch.from_numpy(labels[covered]).unsqueeze(0),
+            torch.from_numpy(scores[covered]).unsqueeze(0),
+        )
+        return [
+            (int(start), int(end), label, float(score))
+            for (start, end, label), score in zip(entities[0], entity_scores[0])
+        ]
 
     @staticmethod
-    def _result(tokenized: TokenizedText, plans: Sequence[SentencePlan],
-                sentence_entities: Sequence[List[ScoredEntity]]) -> JsonDict:
+    def _result(
+        tokenized: TokenizedText, plans: Sequence[SentencePlan], sentence_entities: Sequence[List[ScoredEntity]]
+    ) -> JsonDict:
         entities = []
         for plan, found in zip(plans, sentence_entities):
             for start, end, label, score in found:
                 first, last = plan.first_word + start, plan.first_word + end
                 char_start, char_end = tokenized.offsets[first][0], tokenized.offsets[last][1]
-                entities.append({"sentence": plan.index, "start": first, "end": last, "char_start": char_start,
-                                 "char_end": char_end, "text": tokenized.text[char_start:char_end],
-                                 "label": label, "score": score})
-        return sanitize({"text": tokenized.text, "sentences": tokenized.sentences, "words": tokenized.words,
-                         "entities": entities, "windows": [len(plan.windows) for plan in plans],
-                         "notes": [f"sentence {plan.index}: {note}" for plan in plans for note in plan.notes]})
+                entities.append(
+                    {
+                        "sentence": plan.index,
+                        "start": first,
+                        "end": last,
+                        "char_start": char_start,
+                        "char_end": char_end,
+                        "text": tokenized.text[char_start:char_end],
+                        "label": label,
+                        "score": score,
+                    }
+                )
+        return sanitize(
+            {
+                "text": tokenized.text,
+                "sentences": tokenized.sentences,
+                "words": tokenized.words,
+                "entities": entities,
+                "windows": [len(plan.windows) for plan in plans],
+                "notes": [f"sentence {plan.index}: {note}" for plan in plans for note in plan.notes],
+            }
+        )
 
     def dump_line(self, outputs: JsonDict) -> str:  # noqa: D102 - one JSON object per line
         import json

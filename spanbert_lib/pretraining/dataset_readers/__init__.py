@@ -1,5 +1,6 @@
 """Raw-text corpus readers for pre-training (registered as ``spanbert_pretraining_corpus`` and
 ``spanbert_nsp_corpus``) and the corpus helpers they share."""
+
 from spanbert_lib.pretraining.dataset_readers.corpus_files import (  # noqa: F401
     Document,
     expand_text_paths,

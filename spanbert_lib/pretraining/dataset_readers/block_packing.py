@@ -8,6 +8,7 @@ split between two blocks. The only exception is a single word longer than a whol
 
 Shapes: `N` wordpieces, `W` words, `L` tokens of a block, `P` phrases in a block.
 """
+
 from typing import List, Tuple
 
 import numpy as np

@@ -2,14 +2,16 @@
 Plain-text corpora: expanding a path into ``.txt`` files and streaming documents out of them.
 
 A corpus path is a single file, a directory (every ``*.txt`` below it, recursively), a glob
-pattern (``data/**/*.txt``) or several of these separated by commas; files are visited in sorted order so every reader, worker and run
-sees the same document sequence. Documents are either one per file (``"file"``) or blocks of
-consecutive non-blank lines separated by one or more blank lines (``"blank_line"``).
+pattern (``data/**/*.txt``) or several of these separated by commas; files are visited in sorted
+order so every reader, worker and run sees the same document sequence. Documents are either one per
+file (``"file"``) or blocks of consecutive non-blank lines separated by one or more blank lines
+(``"blank_line"``).
 
 Files are decoded as UTF-8 line by line with :func:`spanbert_lib.common.text_files.decoded_lines`, so
 a decoding error (:class:`~spanbert_lib.common.errors.InvalidEncodingError`) names the file, the
 line and the absolute byte offset of the bad byte.
 """
+
 import glob
 import os
 from collections import Counter
@@ -124,7 +126,8 @@ def _corpus_lines(handle, path: str, encoding_errors: str) -> Iterator[Tuple[int
     except InvalidEncodingError as error:
         raise InvalidEncodingError(
             f'{error.message}, or set encoding_errors="replace" to substitute U+FFFD for undecodable bytes',
-            path=error.path, line=error.line,
+            path=error.path,
+            line=error.line,
         ) from None
 
 
@@ -159,9 +162,7 @@ def iter_documents(
         The non-empty documents, in file order.
     """
     if document_separator not in DOCUMENT_SEPARATORS:
-        raise ValueError(
-            f"document_separator must be one of {DOCUMENT_SEPARATORS}, got {document_separator!r}"
-        )
+        raise ValueError(f"document_separator must be one of {DOCUMENT_SEPARATORS}, got {document_separator!r}")
     if encoding_errors not in ENCODING_ERRORS:
         raise ValueError(f"encoding_errors must be one of {ENCODING_ERRORS}, got {encoding_errors!r}")
     stats = stats if stats is not None else CorpusFileStats()

@@ -16,6 +16,7 @@ Random documents are drawn from a bounded pool of the most recently read documen
 batch included), so the corpus is still streamed. With a single document in the pool, the random B
 comes from the same document (counted as ``random_from_same_document``).
 """
+
 import random
 from collections import deque
 from dataclasses import dataclass
@@ -104,8 +105,10 @@ class NspCorpusReader(WordpieceCorpusReader):
         random_document_pool_size: int = 256,
         **kwargs,
     ) -> None:
-        for name, value in (("random_next_probability", random_next_probability),
-                            ("short_sequence_probability", short_sequence_probability)):
+        for name, value in (
+            ("random_next_probability", random_next_probability),
+            ("short_sequence_probability", short_sequence_probability),
+        ):
             if not 0.0 <= value <= 1.0:
                 raise ConfigurationError(f"{name} must be in [0, 1], got {value}")
         if random_document_pool_size < 1:
@@ -190,8 +193,12 @@ class NspCorpusReader(WordpieceCorpusReader):
             yield self._pair_instance(document.tokenized, a_range, b_document.tokenized, b_range, label, stats)
 
     def _fit_pair(
-        self, a_doc: TokenizedDocument, a_range: Tuple[int, int], b_doc: TokenizedDocument,
-        b_range: Tuple[int, int], stats: ReadStats,
+        self,
+        a_doc: TokenizedDocument,
+        a_range: Tuple[int, int],
+        b_doc: TokenizedDocument,
+        b_range: Tuple[int, int],
+        stats: ReadStats,
     ) -> Tuple[Tuple[int, int], Tuple[int, int]]:
         """Shortens A from the front and B from the back, by whole words, to fit the pair length."""
         max_tokens = self.max_sequence_length - 3
@@ -218,8 +225,13 @@ class NspCorpusReader(WordpieceCorpusReader):
         return (a0, a1), (b0, b1)
 
     def _pair_instance(
-        self, a_doc: TokenizedDocument, a_range: Tuple[int, int], b_doc: TokenizedDocument,
-        b_range: Tuple[int, int], label: Optional[int], stats: ReadStats,
+        self,
+        a_doc: TokenizedDocument,
+        a_range: Tuple[int, int],
+        b_doc: TokenizedDocument,
+        b_range: Tuple[int, int],
+        label: Optional[int],
+        stats: ReadStats,
     ) -> Instance:
         (a0, a1), (b0, b1) = self._fit_pair(a_doc, a_range, b_doc, b_range, stats)
         a_words = a_doc.word_index[a0:a1] - a_doc.word_index[a0]
@@ -230,9 +242,7 @@ class NspCorpusReader(WordpieceCorpusReader):
         segment_ids = np.zeros(len(input_ids), dtype=np.int64)
         segment_ids[a1 - a0 + 2 :] = 1
         fields = {
-            "input_ids": TensorField(
-                torch.from_numpy(input_ids.astype(np.int64)), padding_value=self.pad_token_id
-            ),
+            "input_ids": TensorField(torch.from_numpy(input_ids.astype(np.int64)), padding_value=self.pad_token_id),
             "word_ids": TensorField(torch.from_numpy(word_ids.astype(np.int64)), padding_value=-1),
             "segment_ids": TensorField(torch.from_numpy(segment_ids), padding_value=0),
         }
@@ -284,9 +294,7 @@ class NspCorpusReader(WordpieceCorpusReader):
         `Instance`
             The pair (fields: see the class docstring).
         """
-        a_doc, b_doc = self.tokenize_documents(
-            [Document(first, "<first>", 0, 1), Document(second, "<second>", 0, 1)]
-        )
+        a_doc, b_doc = self.tokenize_documents([Document(first, "<first>", 0, 1), Document(second, "<second>", 0, 1)])
         if a_doc.num_words == 0 or b_doc.num_words == 0:
             raise ValueError("Both texts of a pair must contain words.")
         label = None if is_next is None else (IS_NEXT if is_next else IS_RANDOM)

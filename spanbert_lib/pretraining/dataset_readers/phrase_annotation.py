@@ -5,6 +5,7 @@ their projection onto wordpiece words. Used for the paper's entity / noun-phrase
 The spaCy pipeline is loaded lazily (on first use, not pickled) with every component the chosen
 annotation does not need disabled.
 """
+
 from pathlib import Path
 from typing import Dict, List, Tuple
 
@@ -44,9 +45,7 @@ class SpacyPhraseAnnotator:
 
     def __init__(self, annotation: str, spacy_model: str, batch_size: int = 32) -> None:
         if annotation not in PHRASE_ANNOTATIONS:
-            raise ConfigurationError(
-                f"phrase_annotation must be one of {PHRASE_ANNOTATIONS}, got {annotation!r}"
-            )
+            raise ConfigurationError(f"phrase_annotation must be one of {PHRASE_ANNOTATIONS}, got {annotation!r}")
         import spacy
 
         if not (spacy.util.is_package(spacy_model) or Path(spacy_model).is_dir()):
@@ -71,8 +70,7 @@ class SpacyPhraseAnnotator:
                 nlp = spacy.load(self.spacy_model)
             except (OSError, ImportError, ValueError) as error:
                 raise ConfigurationError(
-                    f"Could not load spaCy pipeline {self.spacy_model!r}: {error}. "
-                    + _install_hint(self.spacy_model)
+                    f"Could not load spaCy pipeline {self.spacy_model!r}: {error}. " + _install_hint(self.spacy_model)
                 ) from error
             needed = _NEEDED_COMPONENTS[self.annotation] & set(nlp.pipe_names)
             if self.annotation == "named_entity" and not needed:

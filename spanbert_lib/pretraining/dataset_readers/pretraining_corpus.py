@@ -3,6 +3,7 @@ The SpanBERT pre-training reader: single contiguous blocks of whole words (paper
 Appendix A: "we sample a single contiguous segment of up to 512 tokens" instead of BERT's two
 half-segments, and drop next sentence prediction).
 """
+
 import logging
 from typing import Iterator, List, Optional, Tuple
 
@@ -107,8 +108,10 @@ class PretrainingCorpusReader(WordpieceCorpusReader):
         self.entity_vocabulary = None
         if entity_vocabulary is not None:
             if phrase_annotation != "named_entity":
-                raise ConfigurationError(f"entity_vocabulary needs phrase_annotation='named_entity' (the entities "
-                                         f"are spaCy's named entities), got phrase_annotation={phrase_annotation!r}")
+                raise ConfigurationError(
+                    f"entity_vocabulary needs phrase_annotation='named_entity' (the entities "
+                    f"are spaCy's named entities), got phrase_annotation={phrase_annotation!r}"
+                )
             self.entity_vocabulary = EntityVocabulary.from_file(entity_vocabulary)
 
     def _batch_instances(self, batch: List[TokenizedDocument], stats: ReadStats) -> Iterator[Instance]:
@@ -132,8 +135,9 @@ class PretrainingCorpusReader(WordpieceCorpusReader):
         phrase_entity_ids = None
         if self.entity_vocabulary is not None and phrase_spans is not None:
             text = tokenized.document.text
-            phrase_entity_ids = np.array([self.entity_vocabulary.index(" ".join(text[s:e].split()))
-                                          for s, e in phrase_spans], dtype=np.int64)
+            phrase_entity_ids = np.array(
+                [self.entity_vocabulary.index(" ".join(text[s:e].split())) for s, e in phrase_spans], dtype=np.int64
+            )
             stats.extra["entities"] += len(phrase_entity_ids)
             stats.extra["entities not in the entity vocabulary"] += int((phrase_entity_ids == ENTITY_UNK).sum())
         for start, end in blocks:
@@ -146,7 +150,10 @@ class PretrainingCorpusReader(WordpieceCorpusReader):
             yield self._block_instance(tokenized.input_ids[start:end], words - words[0], phrases, entities)
 
     def _block_instance(
-        self, input_ids: np.ndarray, word_ids: np.ndarray, phrase_ids: Optional[np.ndarray],
+        self,
+        input_ids: np.ndarray,
+        word_ids: np.ndarray,
+        phrase_ids: Optional[np.ndarray],
         entities: Optional[Tuple[np.ndarray, np.ndarray]] = None,
     ) -> Instance:
         """Wraps a block's `[n]` arrays in specials: fields of length ``n + 2``."""

@@ -5,6 +5,7 @@ Sentence boundaries (as character offsets) for the next-sentence-prediction read
 needed); ``"line"`` treats every line as a sentence (the input format of the original BERT data
 script: one sentence per line).
 """
+
 import re
 from typing import List
 
@@ -55,8 +56,7 @@ class SentenceSplitter:
         """
         if self.method == "line":
             return [
-                np.array([0] + [match.end() for match in _NEWLINE.finditer(text)], dtype=np.int64)
-                for text in texts
+                np.array([0] + [match.end() for match in _NEWLINE.finditer(text)], dtype=np.int64) for text in texts
             ]
         if self._nlp is None:
             import spacy

@@ -7,6 +7,7 @@ tokenizer (the Rust ``encode_batch``; no per-token Python), and hands :class:`To
 batches to its subclass, which turns them into instances. It counts what was skipped and logs a
 summary at the end of every pass.
 """
+
 import itertools
 import logging
 from collections import Counter
@@ -104,7 +105,9 @@ def _batched(iterable: Iterable[_T], size: int) -> Iterator[List[_T]]:
         yield batch
 
 
-def _document_batches(documents: Iterable[Document], max_documents: int, max_characters: int) -> Iterator[List[Document]]:
+def _document_batches(
+    documents: Iterable[Document], max_documents: int, max_characters: int
+) -> Iterator[List[Document]]:
     """Consecutive documents, at most ``max_documents`` and (unless one document alone is larger)
     ``max_characters`` characters per batch, so that a directory of books is not held whole."""
     batch: List[Document] = []
@@ -140,7 +143,7 @@ def whitespace_chunks(text: str, max_characters: int) -> List[int]:
     starts = [0]
     while len(text) - starts[-1] > max_characters:
         start = starts[-1]
-        window = text[start:start + max_characters]
+        window = text[start : start + max_characters]
         cut = max(window.rfind(" "), window.rfind("\n"), window.rfind("\t"))
         starts.append(start + (cut + 1 if cut > 0 else max_characters))
     return starts
@@ -205,9 +208,12 @@ class WordpieceCorpusReader(DatasetReader):
             )
         if encoding_errors not in ENCODING_ERRORS:
             raise ConfigurationError(f"encoding_errors must be one of {ENCODING_ERRORS}, got {encoding_errors!r}")
-        for name, value in (("documents_per_batch", documents_per_batch), ("max_chunk_characters", max_chunk_characters),
-                            ("chunks_per_tokenizer_call", chunks_per_tokenizer_call),
-                            ("max_batch_characters", max_batch_characters)):
+        for name, value in (
+            ("documents_per_batch", documents_per_batch),
+            ("max_chunk_characters", max_chunk_characters),
+            ("chunks_per_tokenizer_call", chunks_per_tokenizer_call),
+            ("max_batch_characters", max_batch_characters),
+        ):
             if value < 1:
                 raise ConfigurationError(f"{name} must be >= 1, got {value}")
         self.max_sequence_length = max_sequence_length
@@ -271,9 +277,11 @@ class WordpieceCorpusReader(DatasetReader):
         `List[TokenizedDocument]`
             One per document, in order.
         """
-        chunks = ((index, start, document.text[start:end])
-                  for index, document in enumerate(documents)
-                  for start, end in _chunk_ranges(document.text, self.max_chunk_characters))
+        chunks = (
+            (index, start, document.text[start:end])
+            for index, document in enumerate(documents)
+            for start, end in _chunk_ranges(document.text, self.max_chunk_characters)
+        )
         pieces: List[List[Tuple[np.ndarray, np.ndarray, Optional[np.ndarray]]]] = [[] for _ in documents]
         for call in _batched(chunks, self.chunks_per_tokenizer_call):
             encodings = self._backend.encode_batch([text for _, _, text in call], add_special_tokens=False)
@@ -284,12 +292,18 @@ class WordpieceCorpusReader(DatasetReader):
                 offsets = None
                 if self._needs_char_offsets:
                     offsets = np.asarray(encoding.offsets, dtype=np.int64).reshape(-1, 2)[:, 0] + start
-                pieces[index].append((np.asarray(encoding.ids, dtype=np.int64),
-                                      word_start_mask(np.asarray(word_ids, dtype=np.int64)), offsets))
+                pieces[index].append(
+                    (
+                        np.asarray(encoding.ids, dtype=np.int64),
+                        word_start_mask(np.asarray(word_ids, dtype=np.int64)),
+                        offsets,
+                    )
+                )
         return [self._tokenized(document, document_pieces) for document, document_pieces in zip(documents, pieces)]
 
-    def _tokenized(self, document: Document,
-                   pieces: List[Tuple[np.ndarray, np.ndarray, Optional[np.ndarray]]]) -> TokenizedDocument:
+    def _tokenized(
+        self, document: Document, pieces: List[Tuple[np.ndarray, np.ndarray, Optional[np.ndarray]]]
+    ) -> TokenizedDocument:
         """Joins the ``(ids, word starts, character starts)`` of a document's chunks."""
         input_ids = np.concatenate([ids for ids, _, _ in pieces])
         starts = np.concatenate([word_starts for _, word_starts, _ in pieces])  # chunks start at word starts
@@ -338,25 +352,38 @@ class WordpieceCorpusReader(DatasetReader):
         logger.info(
             "Read %s%s: %d files, %d documents -> %d instances, %d wordpieces; skipped %d empty and %d "
             "short documents, truncated %d words%s",
-            file_path, shard, stats.files.files, stats.documents, stats.instances, stats.tokens,
-            sum(stats.files.empty_documents.values()), sum(stats.short_documents.values()),
-            stats.truncated_words, extra,
+            file_path,
+            shard,
+            stats.files.files,
+            stats.documents,
+            stats.instances,
+            stats.tokens,
+            sum(stats.files.empty_documents.values()),
+            sum(stats.short_documents.values()),
+            stats.truncated_words,
+            extra,
         )
         # Every shard walks all files, so file-level skips are reported once, by the first shard.
         if stats.files.empty_documents and self._is_first_shard():
             per_file = ", ".join(f"{path} ({n})" for path, n in stats.files.empty_documents.items())
             logger.warning(
                 "Skipped %d empty or whitespace-only documents/files: %s",
-                sum(stats.files.empty_documents.values()), per_file,
+                sum(stats.files.empty_documents.values()),
+                per_file,
             )
         if stats.short_documents:
             per_file = ", ".join(f"{path} ({n})" for path, n in stats.short_documents.items())
             logger.warning(
                 "Skipped %d documents with fewer than %d words%s: %s",
-                sum(stats.short_documents.values()), max(self.min_document_words, 1), shard, per_file,
+                sum(stats.short_documents.values()),
+                max(self.min_document_words, 1),
+                shard,
+                per_file,
             )
         if stats.truncated_words:
             logger.warning(
                 "Truncated %d words longer than a whole sequence (max_sequence_length=%d)%s",
-                stats.truncated_words, self.max_sequence_length, shard,
+                stats.truncated_words,
+                self.max_sequence_length,
+                shard,
             )

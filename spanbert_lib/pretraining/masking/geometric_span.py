@@ -3,6 +3,7 @@ SpanBERT's span masking (Joshi et al. 2020, section 3.1).
 
 Shapes: `B` sequences in a batch, `K` span lengths ``min_span_length .. max_span_length``.
 """
+
 import logging
 import math
 from typing import Optional
@@ -185,9 +186,9 @@ class GeometricSpanMasker(Masker):
             start = np.minimum((start_draw * num_starts).astype(np.int64), num_starts - 1)
             end = start + np.maximum(length, 1) - 1
             flat_start, flat_end = row_offset + start, row_offset + end
-            overlaps = (
-                (start[:, None] <= last_word[:, :rounds]) & (first_word[:, :rounds] <= end[:, None])
-            ).any(axis=1)
+            overlaps = ((start[:, None] <= last_word[:, :rounds]) & (first_word[:, :rounds] <= end[:, None])).any(
+                axis=1
+            )
             accept = pending & (flat_segment.take(flat_start) == flat_segment.take(flat_end)) & ~overlaps
 
             masked += accept * (flat_ends.take(flat_end) - flat_starts.take(flat_start) + 1)
@@ -200,7 +201,9 @@ class GeometricSpanMasker(Masker):
         if active.any():
             logger.warning(
                 "span masking stopped after %d rounds with %d sequences still under budget (sequences %s...)",
-                rounds, int(active.sum()), np.flatnonzero(active)[:5].tolist(),
+                rounds,
+                int(active.sum()),
+                np.flatnonzero(active)[:5].tolist(),
             )
 
         span_rows, columns = np.nonzero(last_word[:, :rounds] >= 0)

@@ -3,6 +3,7 @@ The :class:`Masker` interface shared by SpanBERT's masking scheme and its ablati
 
 Shapes: `B` blocks in a batch, `L` block length, `S` chosen spans over the batch.
 """
+
 from dataclasses import dataclass
 from typing import Optional
 
@@ -172,8 +173,7 @@ class Masker(Registrable):
                 continue
             if tensor.shape != input_ids.shape:
                 raise ValueError(
-                    f"{name}: {tensor_name} has shape {tuple(tensor.shape)}, input_ids has "
-                    f"{tuple(input_ids.shape)}"
+                    f"{name}: {tensor_name} has shape {tuple(tensor.shape)}, input_ids has {tuple(input_ids.shape)}"
                 )
             if tensor.dtype.is_floating_point or tensor.dtype == torch.bool:
                 raise ValueError(f"{name}: {tensor_name} must be an integer tensor, got {tensor.dtype}")

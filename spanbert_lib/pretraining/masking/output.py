@@ -1,4 +1,5 @@
 """The result of masking a batch of packed blocks."""
+
 from dataclasses import dataclass
 
 import torch

@@ -2,6 +2,7 @@
 Masking linguistic phrases: spaCy named entities or noun chunks (Joshi et al. 2020,
 section 6.1 "Named Entities" and "Noun Phrases").
 """
+
 from typing import Optional
 
 import numpy as np
@@ -92,5 +93,5 @@ def _check_word_aligned(word_ids: np.ndarray, phrases: Runs, starts_word: np.nda
         first, last = int(phrases.starts[row, slot]), int(phrases.ends[row, slot])
         raise ValueError(
             f"phrase_ids of sequence {row}: the phrase at token positions {first}-{last} does not cover "
-            f"whole words (word_ids around it: {word_ids[row, max(first - 1, 0): last + 2].tolist()})"
+            f"whole words (word_ids around it: {word_ids[row, max(first - 1, 0) : last + 2].tolist()})"
         )

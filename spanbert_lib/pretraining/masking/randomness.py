@@ -1,4 +1,5 @@
 """All random draws of the maskers, from one (optional) ``torch.Generator`` for reproducibility."""
+
 from typing import Optional, Sequence
 
 import numpy as np

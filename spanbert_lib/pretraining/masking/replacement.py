@@ -1,4 +1,5 @@
 """Turning chosen spans into a :class:`MaskingOutput`: per-span [MASK] / random / keep decisions."""
+
 from typing import Optional
 
 import numpy as np

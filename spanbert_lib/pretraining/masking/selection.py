@@ -1,4 +1,5 @@
 """Choosing non-overlapping units (tokens, words, phrases) in random order up to a token budget."""
+
 from typing import Optional
 
 import numpy as np

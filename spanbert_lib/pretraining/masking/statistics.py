@@ -1,4 +1,5 @@
 """Statistics of masked batches (masked fraction, span lengths, replacements) and their plot."""
+
 import os
 from typing import Any, Dict, Mapping, Optional, Union
 

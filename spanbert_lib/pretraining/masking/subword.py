@@ -1,4 +1,5 @@
 """BERT's masking of individual wordpieces (Joshi et al. 2020, section 6.1 "Subword Tokens")."""
+
 from typing import Optional
 
 import numpy as np

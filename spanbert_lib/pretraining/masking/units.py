@@ -4,6 +4,7 @@ Maskable units of packed blocks: whole words (from ``word_ids``) and phrases (fr
 
 Shapes: `B` sequences, `L` sequence length, `U` the largest number of runs in a row.
 """
+
 from dataclasses import dataclass
 
 import numpy as np

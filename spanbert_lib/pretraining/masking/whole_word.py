@@ -1,4 +1,5 @@
 """Whole word masking (Joshi et al. 2020, section 6.1 "Whole Words")."""
+
 from typing import Optional
 
 import numpy as np

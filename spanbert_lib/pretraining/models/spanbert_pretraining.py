@@ -1,4 +1,5 @@
 """The SpanBERT pre-training model: MLM + span boundary objective (+ optional NSP)."""
+
 import logging
 from typing import Any, Dict, Optional
 
@@ -41,8 +42,10 @@ class _TokenPredictionMetrics:
 
     def get(self, prefix: str, reset: bool) -> Dict[str, float]:
         mean_loss = self.mean_loss.get_metric(reset)
-        return {f"{prefix}_accuracy": self.accuracy.get_metric(reset),
-                f"{prefix}_perplexity": float(torch.tensor(mean_loss).exp())}
+        return {
+            f"{prefix}_accuracy": self.accuracy.get_metric(reset),
+            f"{prefix}_perplexity": float(torch.tensor(mean_loss).exp()),
+        }
 
 
 @Model.register("spanbert_pretraining")
@@ -119,10 +122,17 @@ class SpanBertPretrainingModel(Model):
         **kwargs,
     ) -> None:
         super().__init__(vocab, **kwargs)
-        spec = transformer_spec_argument("spanbert_pretraining", transformer, {
-            "transformer_model": ("model_name", transformer_model), "transformer_config": ("config", transformer_config)})
-        self.encoder, tokenizer = load_encoder_and_tokenizer(spec.model_name, spec.config,
-                                                             **spec.from_pretrained_kwargs)
+        spec = transformer_spec_argument(
+            "spanbert_pretraining",
+            transformer,
+            {
+                "transformer_model": ("model_name", transformer_model),
+                "transformer_config": ("config", transformer_config),
+            },
+        )
+        self.encoder, tokenizer = load_encoder_and_tokenizer(
+            spec.model_name, spec.config, **spec.from_pretrained_kwargs
+        )
         self._tokenizer = tokenizer
         self.masker = masker or Masker.by_name(Masker.default_implementation)()
         self.mask_token_id = tokenizer.mask_token_id
@@ -136,8 +146,9 @@ class SpanBertPretrainingModel(Model):
         self.mlm_head = MaskedLanguageModelHead(embeddings, layer_norm_eps=layer_norm_eps)
         self.sbo_head = self.sbo_decoder = None
         if sbo_weight > 0:
-            self.sbo_head = SpanBoundaryHead(hidden_size, sbo_position_embedding_dim, sbo_max_span_width,
-                                             layer_norm_eps=layer_norm_eps)
+            self.sbo_head = SpanBoundaryHead(
+                hidden_size, sbo_position_embedding_dim, sbo_max_span_width, layer_norm_eps=layer_norm_eps
+            )
             self.sbo_decoder = TiedVocabularyDecoder(embeddings)
         self.nsp_classifier = torch.nn.Linear(hidden_size, 2) if nsp_weight > 0 else None
         if self.nsp_classifier is None and getattr(self.encoder, "pooler", None) is not None:
@@ -150,11 +161,15 @@ class SpanBertPretrainingModel(Model):
         self.entity_encoder = self.entity_head = None
         if entity_mlm_weight > 0:
             if entity_vocabulary is None:
-                raise ConfigurationError("entity_mlm_weight > 0 needs entity_vocabulary (the entity names file the "
-                                         "reader uses)")
+                raise ConfigurationError(
+                    "entity_mlm_weight > 0 needs entity_vocabulary (the entity names file the reader uses)"
+                )
             self.entity_encoder = EntityAwareTransformer.wrapping(
-                self.encoder, len(EntityVocabulary.from_file(entity_vocabulary)), entity_embedding_dim,
-                entity_aware_attention)
+                self.encoder,
+                len(EntityVocabulary.from_file(entity_vocabulary)),
+                entity_embedding_dim,
+                entity_aware_attention,
+            )
             self.entity_head = EntityPredictionHead(self.entity_encoder.entity_embeddings, layer_norm_eps)
         self._entity_metrics = _TokenPredictionMetrics()
 
@@ -210,32 +225,41 @@ class SpanBertPretrainingModel(Model):
         Returns ``loss`` (scalar) and the separate ``mlm_loss``/``sbo_loss``/``nsp_loss``/``entity_mlm_loss``.
         """
         generator = self._generator(input_ids.device)
-        masked = self.masker.mask(input_ids, word_ids, mask_token_id=self.mask_token_id,
-                                  vocab_size=self.vocab_size, phrase_ids=phrase_ids,
-                                  generator=generator)
+        masked = self.masker.mask(
+            input_ids,
+            word_ids,
+            mask_token_id=self.mask_token_id,
+            vocab_size=self.vocab_size,
+            phrase_ids=phrase_ids,
+            generator=generator,
+        )
         attention_mask = input_ids != self.pad_token_id
         output: Dict[str, torch.Tensor] = {}
         if self.entity_encoder is None:
-            encoded = self.encoder(input_ids=masked.input_ids, attention_mask=attention_mask.long(),
-                                   token_type_ids=segment_ids)
-            hidden = encoded.last_hidden_state                               # [B, L, H]
+            encoded = self.encoder(
+                input_ids=masked.input_ids, attention_mask=attention_mask.long(), token_type_ids=segment_ids
+            )
+            hidden = encoded.last_hidden_state  # [B, L, H]
         else:
             if entity_ids is None or entity_spans is None:
-                raise ValueError("entity_mlm_weight > 0 needs `entity_ids` and `entity_spans` from the reader "
-                                 "(spanbert_pretraining_corpus with entity_vocabulary and "
-                                 "phrase_annotation='named_entity')")
+                raise ValueError(
+                    "entity_mlm_weight > 0 needs `entity_ids` and `entity_spans` from the reader "
+                    "(spanbert_pretraining_corpus with entity_vocabulary and "
+                    "phrase_annotation='named_entity')"
+                )
             encoded = None
-            hidden, entity_loss = self._entity_mlm(masked.input_ids, attention_mask, segment_ids, entity_ids,
-                                                   entity_spans, generator)
+            hidden, entity_loss = self._entity_mlm(
+                masked.input_ids, attention_mask, segment_ids, entity_ids, entity_spans, generator
+            )
             output["entity_mlm_loss"] = entity_loss
 
-        targets_at = masked.labels != IGNORE_INDEX                           # [B, L]
-        batch_index, position = targets_at.nonzero(as_tuple=True)            # [N] each
-        targets = masked.labels[batch_index, position]                       # [N]
-        target_hidden = hidden[batch_index, position]                        # [N, H]
+        targets_at = masked.labels != IGNORE_INDEX  # [B, L]
+        batch_index, position = targets_at.nonzero(as_tuple=True)  # [N] each
+        targets = masked.labels[batch_index, position]  # [N]
+        target_hidden = hidden[batch_index, position]  # [N, H]
         output["num_masked_tokens"] = targets.new_tensor(targets.numel())
 
-        mlm_logits = self.mlm_head(target_hidden)                            # [N, V]
+        mlm_logits = self.mlm_head(target_hidden)  # [N, V]
         mlm_loss = torch.nn.functional.cross_entropy(mlm_logits, targets) if targets.numel() else hidden.sum() * 0
         output["mlm_loss"] = mlm_loss
         loss = self.mlm_weight * mlm_loss
@@ -248,8 +272,9 @@ class SpanBertPretrainingModel(Model):
             # Flatten the batch: gather boundaries from each target's own sequence.
             flat_hidden = hidden.reshape(1, -1, hidden.size(-1))
             offset = (batch_index * hidden.size(1)).unsqueeze(0)
-            sbo_hidden = self.sbo_head(flat_hidden, span_starts + offset, span_ends + offset,
-                                       position.unsqueeze(0) + offset).squeeze(0)  # [N, H]
+            sbo_hidden = self.sbo_head(
+                flat_hidden, span_starts + offset, span_ends + offset, position.unsqueeze(0) + offset
+            ).squeeze(0)  # [N, H]
             sbo_logits = self.sbo_decoder(sbo_hidden)
             sbo_loss = torch.nn.functional.cross_entropy(sbo_logits, targets) if targets.numel() else hidden.sum() * 0
             output["sbo_loss"] = sbo_loss
@@ -259,10 +284,11 @@ class SpanBertPretrainingModel(Model):
 
         if self.nsp_classifier is not None:
             if next_sentence_label is None:
-                raise ValueError("nsp_weight > 0 needs `next_sentence_label` from the reader "
-                                 "(use the `spanbert_nsp_corpus` dataset reader)")
-            pooled = (encoded.pooler_output if getattr(encoded, "pooler_output", None) is not None
-                      else hidden[:, 0])
+                raise ValueError(
+                    "nsp_weight > 0 needs `next_sentence_label` from the reader "
+                    "(use the `spanbert_nsp_corpus` dataset reader)"
+                )
+            pooled = encoded.pooler_output if getattr(encoded, "pooler_output", None) is not None else hidden[:, 0]
             nsp_logits = self.nsp_classifier(pooled)
             nsp_loss = torch.nn.functional.cross_entropy(nsp_logits, next_sentence_label.view(-1))
             output["nsp_loss"] = nsp_loss
@@ -273,19 +299,31 @@ class SpanBertPretrainingModel(Model):
         output["loss"] = loss
         return output
 
-    def _entity_mlm(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, segment_ids: Optional[torch.Tensor],
-                    entity_ids: torch.Tensor, entity_spans: torch.Tensor, generator: torch.Generator):
+    def _entity_mlm(
+        self,
+        input_ids: torch.Tensor,
+        attention_mask: torch.Tensor,
+        segment_ids: Optional[torch.Tensor],
+        entity_ids: torch.Tensor,
+        entity_spans: torch.Tensor,
+        generator: torch.Generator,
+    ):
         """
         Masks ``entity_masking_probability`` of the entities that have a vocabulary id (ids from
         ``NUM_SPECIAL_ENTITIES``), encodes words and entities together and returns
         ``(word_states [B, L, H], entity MLM loss)``.
         """
-        entity_mask = entity_ids != ENTITY_PAD                                           # [B, E]
+        entity_mask = entity_ids != ENTITY_PAD  # [B, E]
         draws = torch.rand(entity_ids.shape, generator=generator, device=entity_ids.device)
         chosen = (draws < self.entity_masking_probability) & (entity_ids >= NUM_SPECIAL_ENTITIES)
-        hidden, entity_states = self.entity_encoder(input_ids, attention_mask, segment_ids,
-                                                    entity_ids.masked_fill(chosen, ENTITY_MASK), entity_spans,
-                                                    entity_mask)
+        hidden, entity_states = self.entity_encoder(
+            input_ids,
+            attention_mask,
+            segment_ids,
+            entity_ids.masked_fill(chosen, ENTITY_MASK),
+            entity_spans,
+            entity_mask,
+        )
         logits, loss = self.entity_head.loss(entity_states, entity_ids, chosen)
         if logits.size(0):
             self._entity_metrics(logits, entity_ids[chosen], loss)
@@ -300,4 +338,3 @@ class SpanBertPretrainingModel(Model):
         if self.entity_head is not None:
             metrics.update(self._entity_metrics.get("entity_mlm", reset))
         return metrics
-

@@ -11,6 +11,7 @@ Position 0 must be the classification token: it is the "no answer" position.
 
 Shapes: `N` passage tokens, `W` windows of a question, `T` positions of the longest window.
 """
+
 import dataclasses
 import re
 import unicodedata
@@ -140,17 +141,27 @@ class QuestionWindowTokenizer:
         Extra arguments of the tokenizer.
     """
 
-    def __init__(self, model_name: str, max_seq_length: int = 512, doc_stride: int = 128,
-                 stride_mode: str = "step", max_query_length: int = 64, question_first: bool = False,
-                 tokenizer_kwargs: Optional[Dict[str, Any]] = None) -> None:
+    def __init__(
+        self,
+        model_name: str,
+        max_seq_length: int = 512,
+        doc_stride: int = 128,
+        stride_mode: str = "step",
+        max_query_length: int = 64,
+        question_first: bool = False,
+        tokenizer_kwargs: Optional[Dict[str, Any]] = None,
+    ) -> None:
         if stride_mode not in ("step", "overlap"):
             raise ConfigurationError(f"stride_mode must be 'step' or 'overlap', got {stride_mode!r}")
-        allennlp_tokenizer = PretrainedTransformerTokenizer(model_name, add_special_tokens=False,
-                                                            tokenizer_kwargs=tokenizer_kwargs)
+        allennlp_tokenizer = PretrainedTransformerTokenizer(
+            model_name, add_special_tokens=False, tokenizer_kwargs=tokenizer_kwargs
+        )
         hf_tokenizer = allennlp_tokenizer.tokenizer
         if not getattr(hf_tokenizer, "is_fast", False):
-            raise ConfigurationError(f"{model_name}: the QA readers need a fast tokenizer (character offsets); "
-                                     f"got {type(hf_tokenizer).__name__}")
+            raise ConfigurationError(
+                f"{model_name}: the QA readers need a fast tokenizer (character offsets); "
+                f"got {type(hf_tokenizer).__name__}"
+            )
         # A private copy of the Rust tokenizer: no truncation/padding, and special-token strings in the
         # text ("[SEP]" in an MRQA passage) are tokenised as text, as BERT's original tokenizer does.
         self._tokenizer = tokenizers.Tokenizer.from_str(hf_tokenizer.backend_tokenizer.to_str())
@@ -159,12 +170,16 @@ class QuestionWindowTokenizer:
         self._tokenizer.encode_special_tokens = True
         self.pad_token_id = hf_tokenizer.pad_token_id if hf_tokenizer.pad_token_id is not None else 0
 
-        start, mid, end = (allennlp_tokenizer.sequence_pair_start_tokens,
-                           allennlp_tokenizer.sequence_pair_mid_tokens,
-                           allennlp_tokenizer.sequence_pair_end_tokens)
+        start, mid, end = (
+            allennlp_tokenizer.sequence_pair_start_tokens,
+            allennlp_tokenizer.sequence_pair_mid_tokens,
+            allennlp_tokenizer.sequence_pair_end_tokens,
+        )
         if not start or start[0].text_id != hf_tokenizer.cls_token_id:
-            raise ConfigurationError(f"{model_name}: the pair template must start with the classification token "
-                                     "(it is the no-answer position 0)")
+            raise ConfigurationError(
+                f"{model_name}: the pair template must start with the classification token "
+                "(it is the no-answer position 0)"
+            )
         self._start_ids = [t.text_id for t in start]
         self._mid_ids = [t.text_id for t in mid]
         self._end_ids = [t.text_id for t in end]
@@ -179,12 +194,16 @@ class QuestionWindowTokenizer:
         self.stride_mode = stride_mode
         smallest_capacity = max_seq_length - max_query_length - self.num_special_tokens
         if smallest_capacity <= 0:
-            raise ConfigurationError(f"max_seq_length {max_seq_length} leaves no room for the passage after a "
-                                     f"question of max_query_length {max_query_length} and "
-                                     f"{self.num_special_tokens} special tokens")
+            raise ConfigurationError(
+                f"max_seq_length {max_seq_length} leaves no room for the passage after a "
+                f"question of max_query_length {max_query_length} and "
+                f"{self.num_special_tokens} special tokens"
+            )
         if doc_stride <= 0 or (stride_mode == "overlap" and doc_stride >= smallest_capacity):
-            raise ConfigurationError(f"doc_stride {doc_stride} ({stride_mode}) must be positive and, as an overlap, "
-                                     f"smaller than the smallest window capacity {smallest_capacity}")
+            raise ConfigurationError(
+                f"doc_stride {doc_stride} ({stride_mode}) must be positive and, as an overlap, "
+                f"smaller than the smallest window capacity {smallest_capacity}"
+            )
 
     def tokenize_passage(self, passage: str) -> TokenizedPassage:
         """
@@ -202,8 +221,11 @@ class QuestionWindowTokenizer:
         """
         encoding = self._tokenizer.encode(passage, add_special_tokens=False)
         offsets = np.asarray(encoding.offsets, dtype=np.int64).reshape(-1, 2)
-        return TokenizedPassage(np.asarray(encoding.ids, dtype=np.int64), _absorb_combining_marks(passage, offsets),
-                                self._word_boundaries(encoding.word_ids))
+        return TokenizedPassage(
+            np.asarray(encoding.ids, dtype=np.int64),
+            _absorb_combining_marks(passage, offsets),
+            self._word_boundaries(encoding.word_ids),
+        )
 
     def _word_boundaries(self, word_ids: List[Optional[int]]) -> np.ndarray:
         """`[N, 2]`: tokens that start / end a word (see :class:`TokenizedPassage`)."""
@@ -231,7 +253,7 @@ class QuestionWindowTokenizer:
             ``(wordpiece ids cut to max_query_length, whether it was cut)``.
         """
         ids = self._tokenizer.encode(question, add_special_tokens=False).ids
-        return ids[:self.max_query_length], len(ids) > self.max_query_length
+        return ids[: self.max_query_length], len(ids) > self.max_query_length
 
     def windows(self, passage: TokenizedPassage, question_ids: List[int]) -> QuestionWindows:
         """
@@ -267,19 +289,26 @@ class QuestionWindowTokenizer:
         max_context_positions = np.zeros((num_windows, width), dtype=bool)
         question = np.asarray(question_ids, dtype=np.int64)
         for w, (start, length) in enumerate(zip(starts, lengths)):
-            chunk = passage.ids[start:start + length]
+            chunk = passage.ids[start : start + length]
             first, second = (question, chunk) if first_len is not None else (chunk, question)
             pieces = [self._start_ids, first, self._mid_ids, second, self._end_ids]
             row = np.concatenate([np.asarray(p, dtype=np.int64) for p in pieces])
-            input_ids[w, :len(row)] = row
-            attention_mask[w, :len(row)] = True
+            input_ids[w, : len(row)] = row
+            attention_mask[w, : len(row)] = True
             second_begins = len(self._start_ids) + len(first) + len(self._mid_ids)
             token_type_ids[w, :second_begins] = self._first_type
-            token_type_ids[w, second_begins:len(row)] = self._second_type
-            context_token_index[w, passage_offset:passage_offset + length] = np.arange(start, start + length)
-            max_context_positions[w, passage_offset:passage_offset + length] = max_context[w, :length]
-        return QuestionWindows(input_ids, token_type_ids, attention_mask, context_token_index,
-                               max_context_positions, starts, passage_offset)
+            token_type_ids[w, second_begins : len(row)] = self._second_type
+            context_token_index[w, passage_offset : passage_offset + length] = np.arange(start, start + length)
+            max_context_positions[w, passage_offset : passage_offset + length] = max_context[w, :length]
+        return QuestionWindows(
+            input_ids,
+            token_type_ids,
+            attention_mask,
+            context_token_index,
+            max_context_positions,
+            starts,
+            passage_offset,
+        )
 
 
 def _absorb_combining_marks(text: str, offsets: np.ndarray) -> np.ndarray:

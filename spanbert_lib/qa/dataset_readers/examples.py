@@ -3,6 +3,7 @@ A question about a passage as the QA readers see it (:class:`QAExample`), the er
 on bad input (:class:`QADataError`), and finding a gold answer's characters in the passage
 (:func:`locate_answer`) with the counts of what had to be done (:class:`ReadingStats`).
 """
+
 import dataclasses
 import logging
 from typing import List, Optional, Tuple
@@ -72,31 +73,54 @@ class ReadingStats:
 
     def log(self, source: str) -> None:
         """Logs the counts (and warnings for the ones that signal a data problem) for ``source``."""
-        logger.info("%s: %d questions in %d windows (%d questions need more than one window, %d questions "
-                    "truncated to max_query_length, %d unanswerable)", source, self.questions, self.windows,
-                    self.multi_window_questions, self.truncated_questions, self.unanswerable_questions)
+        logger.info(
+            "%s: %d questions in %d windows (%d questions need more than one window, %d questions "
+            "truncated to max_query_length, %d unanswerable)",
+            source,
+            self.questions,
+            self.windows,
+            self.multi_window_questions,
+            self.truncated_questions,
+            self.unanswerable_questions,
+        )
         if self.answers_relocated:
-            logger.warning("%s: %d answer(s) were moved to the occurrence of their text closest to answer_start "
-                           "(the text is not at answer_start or, with approximate_answer_starts, cuts a word there)",
-                           source, self.answers_relocated)
+            logger.warning(
+                "%s: %d answer(s) were moved to the occurrence of their text closest to answer_start "
+                "(the text is not at answer_start or, with approximate_answer_starts, cuts a word there)",
+                source,
+                self.answers_relocated,
+            )
         if self.answers_not_found:
-            logger.warning("%s: %d answer text(s) do not occur in their context and were skipped", source,
-                           self.answers_not_found)
+            logger.warning(
+                "%s: %d answer text(s) do not occur in their context and were skipped", source, self.answers_not_found
+            )
         if self.questions_without_usable_answer:
-            logger.warning("%s: %d answerable question(s) have no answer that occurs in the context; they are "
-                           "evaluated but not trained on", source, self.questions_without_usable_answer)
+            logger.warning(
+                "%s: %d answerable question(s) have no answer that occurs in the context; they are "
+                "evaluated but not trained on",
+                source,
+                self.questions_without_usable_answer,
+            )
         if self.answers_in_no_window:
-            logger.warning("%s: %d answer(s) are in no window whole (longer than a window); every window of "
-                           "their questions points at [CLS] (or is not trained on, with "
-                           "skip_impossible_windows_in_training)", source, self.answers_in_no_window)
+            logger.warning(
+                "%s: %d answer(s) are in no window whole (longer than a window); every window of "
+                "their questions points at [CLS] (or is not trained on, with "
+                "skip_impossible_windows_in_training)",
+                source,
+                self.answers_in_no_window,
+            )
         if self.span_text_mismatches:
-            logger.warning("%s: %d detected answer span(s) [start, end] do not cover their 'text' (up to case and "
-                           "whitespace) with the MRQA convention of an INCLUSIVE end; the spans were used as given",
-                           source, self.span_text_mismatches)
+            logger.warning(
+                "%s: %d detected answer span(s) [start, end] do not cover their 'text' (up to case and "
+                "whitespace) with the MRQA convention of an INCLUSIVE end; the spans were used as given",
+                source,
+                self.span_text_mismatches,
+            )
 
 
-def locate_answer(context: str, text: str, claimed_start: Optional[int],
-                  prefer_whole_words: bool = False) -> Tuple[Optional[int], str]:
+def locate_answer(
+    context: str, text: str, claimed_start: Optional[int], prefer_whole_words: bool = False
+) -> Tuple[Optional[int], str]:
     """
     Where ``text`` is in ``context``.
 

@@ -17,16 +17,17 @@ may differ in case); spans whose text differs from ``text`` beyond case and whit
 ``context_tokens`` / ``question_tokens`` and ``token_spans`` are not used: the passage is
 re-tokenised into wordpieces with exact character offsets.
 """
+
 import json
 from typing import Any, Iterable, List, Optional, Tuple
 
 from allennlp.common.file_utils import cached_path, open_compressed
 from allennlp.data import DatasetReader
 
+from spanbert_lib.common.deprecated_names import register_deprecated_alias
 from spanbert_lib.common.text_files import decoded_lines
 from spanbert_lib.qa.dataset_readers.examples import QADataError, QAExample
 from spanbert_lib.qa.dataset_readers.windowed_qa import WindowedQAReader
-from spanbert_lib.common.deprecated_names import register_deprecated_alias
 
 
 @DatasetReader.register("spanbert_mrqa")
@@ -50,7 +51,7 @@ class MrqaReader(WindowedQAReader):
                     raise QADataError(f"{location}: not valid JSON: {error}") from error
                 if not seen_header:
                     if not isinstance(record, dict) or "header" not in record:
-                        raise QADataError(f"{location}: expected the MRQA header line {{\"header\": ...}} first")
+                        raise QADataError(f'{location}: expected the MRQA header line {{"header": ...}} first')
                     seen_header = True
                     continue
                 for example, mismatches in _passage_examples(record, location):
@@ -81,23 +82,33 @@ def _question_example(qa: Any, context: str, location: str) -> Tuple[QAExample, 
     if not isinstance(answers, list) or not answers or not all(isinstance(a, str) for a in answers):
         raise QADataError(f"{location}: question {qid} needs a non-empty 'answers' list of strings")
     if qa.get("is_impossible", False) is not False:
-        raise QADataError(f"{location}: question {qid}: 'is_impossible' must be false (or absent) in MRQA files; "
-                          "unanswerable questions need the SQuAD 2.0 format (spanbert_squad reader)")
+        raise QADataError(
+            f"{location}: question {qid}: 'is_impossible' must be false (or absent) in MRQA files; "
+            "unanswerable questions need the SQuAD 2.0 format (spanbert_squad reader)"
+        )
     candidates: List[Tuple[str, Optional[int]]] = []
     mismatches = 0
     for d, detected in enumerate(qa.get("detected_answers", [])):
         spans = detected.get("char_spans") if isinstance(detected, dict) else None
-        if not isinstance(spans, list) or not isinstance(detected.get("text"), str) or not all(
-                isinstance(span, list) and len(span) == 2 and all(isinstance(i, int) for i in span)
-                for span in spans):
-            raise QADataError(f"{location}: question {qid}: detected_answers[{d}] needs a 'text' string and "
-                              "'char_spans' [[start, end], ...]")
+        if (
+            not isinstance(spans, list)
+            or not isinstance(detected.get("text"), str)
+            or not all(
+                isinstance(span, list) and len(span) == 2 and all(isinstance(i, int) for i in span) for span in spans
+            )
+        ):
+            raise QADataError(
+                f"{location}: question {qid}: detected_answers[{d}] needs a 'text' string and "
+                "'char_spans' [[start, end], ...]"
+            )
         for start, end in spans:
             if not 0 <= start <= end < len(context):
-                raise QADataError(f"{location}: question {qid}: detected_answers[{d}] char span [{start}, {end}] "
-                                  f"is not inside the context of {len(context)} characters (MRQA spans are "
-                                  "[start, end] with an inclusive end)")
-            span_text = context[start:end + 1]
+                raise QADataError(
+                    f"{location}: question {qid}: detected_answers[{d}] char span [{start}, {end}] "
+                    f"is not inside the context of {len(context)} characters (MRQA spans are "
+                    "[start, end] with an inclusive end)"
+                )
+            span_text = context[start : end + 1]
             candidates.append((span_text, start))
             mismatches += _loose(span_text) != _loose(detected["text"])
     if not candidates:  # no detected span: look for the answer texts themselves

@@ -6,6 +6,7 @@ A data path may select articles with a ``#articles=START:END`` suffix (Python sl
 semantics, either end optional), e.g. ``dev.json#articles=:18`` and ``dev.json#articles=18:``
 to train and evaluate on disjoint parts of one file without copying it.
 """
+
 import json
 import logging
 import re
@@ -89,8 +90,14 @@ class SquadReader(WindowedQAReader):
             raise QADataError(f"{path}: no top-level 'data' list (not a SQuAD file?)")
         indices = range(len(dataset["data"]))[articles]
         if articles != slice(None):
-            logger.info("%s: reading %d of its %d articles (#articles=%s:%s)", path, len(indices),
-                        len(dataset["data"]), articles.start, articles.stop)
+            logger.info(
+                "%s: reading %d of its %d articles (#articles=%s:%s)",
+                path,
+                len(indices),
+                len(dataset["data"]),
+                articles.start,
+                articles.stop,
+            )
         for a in indices:
             article = dataset["data"][a]
             paragraphs = article.get("paragraphs") if isinstance(article, dict) else None
@@ -129,8 +136,7 @@ def _question_example(qa: Any, context: str, location: str) -> QAExample:
             raise QADataError(f"{location}: question {qid}: answers[{i}] has no 'text' string")
         start = answer.get("answer_start")
         if isinstance(start, bool) or not isinstance(start, int):
-            raise QADataError(f"{location}: question {qid}: answers[{i}] has no integer 'answer_start' "
-                              f"(got {start!r})")
+            raise QADataError(f"{location}: question {qid}: answers[{i}] has no integer 'answer_start' (got {start!r})")
         texts.append(answer["text"])
         candidates.append((answer["text"], start))
     is_impossible = qa.get("is_impossible", False)

@@ -21,6 +21,7 @@ Fields of an instance (``W`` windows, ``T`` positions in the longest window, ``N
 * ``metadata`` : ``{"id", "question", "context", "answers" (gold texts, None when unknown),
   "is_impossible", "num_windows"}``.
 """
+
 import logging
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
@@ -72,16 +73,27 @@ class WindowedQAReader(DatasetReader):
         Deprecated former name of ``model_name`` (logs a warning once).
     """
 
-    def __init__(self, model_name: Optional[str] = None, max_seq_length: int = 512, doc_stride: int = 128,
-                 stride_mode: str = "step", max_query_length: int = 64, question_first: bool = False,
-                 skip_impossible_windows_in_training: bool = False, approximate_answer_starts: bool = False,
-                 tokenizer_kwargs: Optional[Dict[str, Any]] = None, transformer_model_name: Optional[str] = None,
-                 **kwargs) -> None:
+    def __init__(
+        self,
+        model_name: Optional[str] = None,
+        max_seq_length: int = 512,
+        doc_stride: int = 128,
+        stride_mode: str = "step",
+        max_query_length: int = 64,
+        question_first: bool = False,
+        skip_impossible_windows_in_training: bool = False,
+        approximate_answer_starts: bool = False,
+        tokenizer_kwargs: Optional[Dict[str, Any]] = None,
+        transformer_model_name: Optional[str] = None,
+        **kwargs,
+    ) -> None:
         super().__init__(manual_distributed_sharding=True, manual_multiprocess_sharding=True, **kwargs)
-        model_name = renamed_argument(type(self).__name__, "model_name", model_name,
-                                      "transformer_model_name", transformer_model_name)
-        self._window_tokenizer = QuestionWindowTokenizer(model_name, max_seq_length, doc_stride, stride_mode,
-                                                         max_query_length, question_first, tokenizer_kwargs)
+        model_name = renamed_argument(
+            type(self).__name__, "model_name", model_name, "transformer_model_name", transformer_model_name
+        )
+        self._window_tokenizer = QuestionWindowTokenizer(
+            model_name, max_seq_length, doc_stride, stride_mode, max_query_length, question_first, tokenizer_kwargs
+        )
         self.skip_impossible_windows_in_training = skip_impossible_windows_in_training
         self.approximate_answer_starts = approximate_answer_starts
         self.stats = ReadingStats()
@@ -118,10 +130,15 @@ class WindowedQAReader(DatasetReader):
             yield self._make_instance(example, passage)
         self.stats.log(str(file_path))
 
-    def text_to_instance(self, question: str, passage: str, question_id: Optional[str] = None,  # type: ignore
-                         answer_texts: Optional[List[str]] = None,
-                         answer_candidates: Optional[List[Tuple[str, Optional[int]]]] = None,
-                         is_impossible: bool = False) -> Instance:
+    def text_to_instance(
+        self,
+        question: str,
+        passage: str,
+        question_id: Optional[str] = None,  # type: ignore
+        answer_texts: Optional[List[str]] = None,
+        answer_candidates: Optional[List[Tuple[str, Optional[int]]]] = None,
+        is_impossible: bool = False,
+    ) -> Instance:
         """
         One question as an instance (fields: see the module docstring).
 
@@ -150,8 +167,9 @@ class WindowedQAReader(DatasetReader):
             raise QADataError(f"question {question_id}: question and passage must be strings")
         if answer_candidates is None and answer_texts:
             answer_candidates = [(text, None) for text in answer_texts]
-        example = QAExample(question_id or "", question, passage, answer_texts, answer_candidates or [],
-                            is_impossible, "input")
+        example = QAExample(
+            question_id or "", question, passage, answer_texts, answer_candidates or [], is_impossible, "input"
+        )
         return self._make_instance(example, self._tokenize_passage(passage, "input", question_id))
 
     def _tokenize_passage(self, context: str, location: str, qid: Optional[str]) -> TokenizedPassage:
@@ -174,8 +192,9 @@ class WindowedQAReader(DatasetReader):
         stats.truncated_questions += truncated
 
         fields: Dict[str, Field] = {
-            "input_ids": TensorField(torch.from_numpy(windows.input_ids),
-                                     padding_value=self._window_tokenizer.pad_token_id),
+            "input_ids": TensorField(
+                torch.from_numpy(windows.input_ids), padding_value=self._window_tokenizer.pad_token_id
+            ),
             "token_type_ids": TensorField(torch.from_numpy(windows.token_type_ids), padding_value=0),
             "attention_mask": TensorField(torch.from_numpy(windows.attention_mask), padding_value=False),
             "context_token_index": TensorField(torch.from_numpy(windows.context_token_index), padding_value=-1),
@@ -184,13 +203,19 @@ class WindowedQAReader(DatasetReader):
             "context_word_boundaries": TensorField(torch.from_numpy(passage.word_boundaries), padding_value=False),
         }
         if example.answer_texts is not None:
-            fields["answer_span"] = TensorField(torch.from_numpy(self._labels(example, passage, windows)),
-                                                padding_value=-1)
-        fields["metadata"] = MetadataField({
-            "id": example.qid, "question": example.question, "context": example.context,
-            "answers": example.answer_texts, "is_impossible": example.is_impossible,
-            "num_windows": windows.num_windows,
-        })
+            fields["answer_span"] = TensorField(
+                torch.from_numpy(self._labels(example, passage, windows)), padding_value=-1
+            )
+        fields["metadata"] = MetadataField(
+            {
+                "id": example.qid,
+                "question": example.question,
+                "context": example.context,
+                "answers": example.answer_texts,
+                "is_impossible": example.is_impossible,
+                "num_windows": windows.num_windows,
+            }
+        )
         return Instance(fields)
 
     def _labels(self, example: QAExample, passage: TokenizedPassage, windows) -> Any:
@@ -218,8 +243,14 @@ class WindowedQAReader(DatasetReader):
                 continue
             if status == "relocated":
                 self.stats.answers_relocated += 1
-                logger.debug("%s: answer %r of question %s moved from %s to %d", example.location, text,
-                             example.qid, claimed_start, start)
+                logger.debug(
+                    "%s: answer %r of question %s moved from %s to %d",
+                    example.location,
+                    text,
+                    example.qid,
+                    claimed_start,
+                    start,
+                )
             else:
                 self.stats.answers_at_given_offset += 1
             return token_span

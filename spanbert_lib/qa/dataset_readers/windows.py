@@ -11,6 +11,7 @@ until one reaches the end of the passage. Hugging Face tokenizers (``stride=``) 
 ``question-answering`` pipeline (``doc_stride=``) call the OVERLAP between consecutive windows
 the stride; ``stride_mode="overlap"`` gives those semantics (step = window capacity - overlap).
 """
+
 from typing import List, Optional, Tuple
 
 import numpy as np
@@ -75,7 +76,7 @@ def max_context_mask(starts: List[int], capacity: int, num_tokens: int) -> np.nd
     mask = np.zeros((len(starts), capacity), dtype=bool)
     for w, start in enumerate(starts):
         length = int(lengths[w, 0])
-        mask[w, :length] = best_window[start:start + length] == w
+        mask[w, :length] = best_window[start : start + length] == w
     return mask
 
 

@@ -19,6 +19,7 @@ the words a/an/the, collapse whitespace) but differ in details that change score
 ``dataset`` arguments are the ``data`` list of a SQuAD JSON file (articles with
 ``paragraphs`` with ``qas``), as in the official scripts; scores are percentages.
 """
+
 import collections
 import logging
 import re
@@ -88,9 +89,7 @@ def f1_v2(prediction: str, gold: str) -> float:
     return _overlap_f1(prediction_tokens, gold_tokens)
 
 
-def max_over_ground_truths(
-    metric: Callable[[str, str], float], prediction: str, ground_truths: Sequence[str]
-) -> float:
+def max_over_ground_truths(metric: Callable[[str, str], float], prediction: str, ground_truths: Sequence[str]) -> float:
     """The best score of ``prediction`` against any gold answer (needs at least one)."""
     if not ground_truths:
         raise SquadEvaluationError("no gold answer to compare the prediction with")
@@ -105,15 +104,16 @@ def gold_answers_v2(answer_texts: Sequence[str]) -> List[str]:
 
 def score_question_v1(prediction: str, answer_texts: Sequence[str]) -> Tuple[float, float]:
     """(exact match, F1) in [0, 1] of one prediction against its gold answers, v1.1 rules."""
-    return (max_over_ground_truths(exact_match_v1, prediction, answer_texts),
-            max_over_ground_truths(f1_v1, prediction, answer_texts))
+    return (
+        max_over_ground_truths(exact_match_v1, prediction, answer_texts),
+        max_over_ground_truths(f1_v1, prediction, answer_texts),
+    )
 
 
 def score_question_v2(prediction: str, answer_texts: Sequence[str]) -> Tuple[float, float]:
     """(exact match, F1) in [0, 1] of one prediction against its gold answers, v2.0 rules."""
     golds = gold_answers_v2(answer_texts)
-    return (max_over_ground_truths(exact_match_v2, prediction, golds),
-            max_over_ground_truths(f1_v2, prediction, golds))
+    return (max_over_ground_truths(exact_match_v2, prediction, golds), max_over_ground_truths(f1_v2, prediction, golds))
 
 
 def iter_questions(dataset: Sequence[Mapping], source: str = "dataset") -> Iterator[Tuple[str, List[str]]]:
@@ -159,8 +159,9 @@ def iter_questions(dataset: Sequence[Mapping], source: str = "dataset") -> Itera
                 yield qa["id"], texts
 
 
-def evaluate_v1(dataset: Sequence[Mapping], predictions: Mapping[str, str],
-                source: str = "dataset") -> Dict[str, float]:
+def evaluate_v1(
+    dataset: Sequence[Mapping], predictions: Mapping[str, str], source: str = "dataset"
+) -> Dict[str, float]:
     """
     The official v1.1 evaluation. A question missing from ``predictions`` scores 0 and is
     logged as "Unanswered question X will receive score 0.". A question with no gold answer (a
@@ -192,7 +193,8 @@ def evaluate_v1(dataset: Sequence[Mapping], predictions: Mapping[str, str],
         if not answer_texts:
             raise SquadEvaluationError(
                 f"{source}: question {qid} has no gold answer, which SQuAD v1.1 evaluation cannot "
-                "score (a SQuAD 2.0 unanswerable question? evaluate with version 2.0)")
+                "score (a SQuAD 2.0 unanswerable question? evaluate with version 2.0)"
+            )
         exact, f1 = score_question_v1(predictions[qid], answer_texts)
         exact_sum += exact
         f1_sum += f1
@@ -206,8 +208,9 @@ def has_answer_by_question(dataset: Sequence[Mapping], source: str = "dataset") 
     return {qid: bool(texts) for qid, texts in iter_questions(dataset, source)}
 
 
-def raw_scores_v2(dataset: Sequence[Mapping], predictions: Mapping[str, str],
-                  source: str = "dataset") -> Tuple[Dict[str, float], Dict[str, float]]:
+def raw_scores_v2(
+    dataset: Sequence[Mapping], predictions: Mapping[str, str], source: str = "dataset"
+) -> Tuple[Dict[str, float], Dict[str, float]]:
     """
     Per-question scores before any no-answer threshold (v2.0 ``get_raw_scores``).
 
@@ -235,8 +238,9 @@ def raw_scores_v2(dataset: Sequence[Mapping], predictions: Mapping[str, str],
     return exact_scores, f1_scores
 
 
-def apply_no_answer_threshold(scores: Mapping[str, float], na_probs: Mapping[str, float],
-                              has_answer: Mapping[str, bool], na_prob_thresh: float) -> Dict[str, float]:
+def apply_no_answer_threshold(
+    scores: Mapping[str, float], na_probs: Mapping[str, float], has_answer: Mapping[str, bool], na_prob_thresh: float
+) -> Dict[str, float]:
     """
     Scores after abstaining where the no-answer probability is strictly greater than
     ``na_prob_thresh``: an abstention scores 1 on an unanswerable question, else 0.
@@ -257,12 +261,14 @@ def apply_no_answer_threshold(scores: Mapping[str, float], na_probs: Mapping[str
     `Dict[str, float]`
         Question id -> score.
     """
-    return {qid: (float(not has_answer[qid]) if na_probs[qid] > na_prob_thresh else score)
-            for qid, score in scores.items()}
+    return {
+        qid: (float(not has_answer[qid]) if na_probs[qid] > na_prob_thresh else score) for qid, score in scores.items()
+    }
 
 
-def make_eval_dict(exact_scores: Mapping[str, float], f1_scores: Mapping[str, float],
-                   qids: Optional[Sequence[str]] = None) -> Dict[str, float]:
+def make_eval_dict(
+    exact_scores: Mapping[str, float], f1_scores: Mapping[str, float], qids: Optional[Sequence[str]] = None
+) -> Dict[str, float]:
     """
     Averages of per-question scores.
 
@@ -283,13 +289,19 @@ def make_eval_dict(exact_scores: Mapping[str, float], f1_scores: Mapping[str, fl
     if not qids:
         qids = list(exact_scores)
     total = len(qids)
-    return {"exact": 100.0 * sum(exact_scores[q] for q in qids) / total,
-            "f1": 100.0 * sum(f1_scores[q] for q in qids) / total,
-            "total": total}
+    return {
+        "exact": 100.0 * sum(exact_scores[q] for q in qids) / total,
+        "f1": 100.0 * sum(f1_scores[q] for q in qids) / total,
+        "total": total,
+    }
 
 
-def find_best_threshold(predictions: Mapping[str, str], scores: Mapping[str, float],
-                        na_probs: Mapping[str, float], has_answer: Mapping[str, bool]) -> Tuple[float, float]:
+def find_best_threshold(
+    predictions: Mapping[str, str],
+    scores: Mapping[str, float],
+    na_probs: Mapping[str, float],
+    has_answer: Mapping[str, bool],
+) -> Tuple[float, float]:
     """
     The official ``find_best_thresh``: ``(best score in percent, threshold)``.
 
@@ -333,10 +345,15 @@ def find_best_threshold(predictions: Mapping[str, str], scores: Mapping[str, flo
     return 100.0 * best / len(scores), best_thresh
 
 
-def evaluate_v2(dataset: Sequence[Mapping], predictions: Mapping[str, str],
-                na_probs: Optional[Mapping[str, float]] = None, na_prob_thresh: float = 1.0,
-                source: str = "dataset", predictions_source: str = "predictions",
-                na_probs_source: str = "no-answer probabilities") -> Dict[str, float]:
+def evaluate_v2(
+    dataset: Sequence[Mapping],
+    predictions: Mapping[str, str],
+    na_probs: Optional[Mapping[str, float]] = None,
+    na_prob_thresh: float = 1.0,
+    source: str = "dataset",
+    predictions_source: str = "predictions",
+    na_probs_source: str = "no-answer probabilities",
+) -> Dict[str, float]:
     """
     The official v2.0 evaluation. Returns, in this order: ``exact``, ``f1``, ``total``, then
     ``HasAns_exact/f1/total`` if any question has an answer, ``NoAns_exact/f1/total`` if any
@@ -377,8 +394,12 @@ def evaluate_v2(dataset: Sequence[Mapping], predictions: Mapping[str, str],
         raise SquadEvaluationError(f"{source}: no question to evaluate")
     num_questions = sum(1 for _ in iter_questions(dataset, source))
     if num_questions != len(has_answer):
-        logger.warning("%s: %d question(s) repeat an earlier id; as in the official v2.0 script only "
-                       "the last question with each id is scored", source, num_questions - len(has_answer))
+        logger.warning(
+            "%s: %d question(s) repeat an earlier id; as in the official v2.0 script only "
+            "the last question with each id is scored",
+            source,
+            num_questions - len(has_answer),
+        )
     _check_all_present(has_answer, predictions, "prediction", predictions_source)
     given_na_probs = na_probs is not None
     if na_probs is None:
@@ -397,17 +418,17 @@ def evaluate_v2(dataset: Sequence[Mapping], predictions: Mapping[str, str],
         result.update({f"NoAns_{k}": v for k, v in make_eval_dict(exact, f1, no_ans_qids).items()})
     if given_na_probs:
         result["best_exact"], result["best_exact_thresh"] = find_best_threshold(
-            predictions, exact_raw, na_probs, has_answer)
-        result["best_f1"], result["best_f1_thresh"] = find_best_threshold(
-            predictions, f1_raw, na_probs, has_answer)
+            predictions, exact_raw, na_probs, has_answer
+        )
+        result["best_f1"], result["best_f1_thresh"] = find_best_threshold(predictions, f1_raw, na_probs, has_answer)
     return result
 
 
-def _check_all_present(questions: Mapping[str, bool], values: Mapping[str, object], what: str,
-                       source: str) -> None:
+def _check_all_present(questions: Mapping[str, bool], values: Mapping[str, object], what: str, source: str) -> None:
     missing = [qid for qid in questions if qid not in values]
     if missing:
         shown = ", ".join(missing[:5]) + (f" (and {len(missing) - 5} more)" if len(missing) > 5 else "")
         raise SquadEvaluationError(
             f"{source}: {len(missing)} of {len(questions)} questions have no {what}: {shown}; SQuAD v2.0 "
-            "evaluation needs one for every question")
+            "evaluation needs one for every question"
+        )

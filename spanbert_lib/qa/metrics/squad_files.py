@@ -2,6 +2,7 @@
 Reading the files of SQuAD evaluation (dataset, ``{question_id: answer}`` predictions,
 ``{question_id: no-answer probability}``), with errors that name the file and the problem.
 """
+
 import json
 import math
 from pathlib import Path
@@ -86,11 +87,13 @@ def load_predictions(path: PathLike) -> Dict[str, str]:
     if not isinstance(predictions, dict):
         raise SquadEvaluationError(
             f"predictions file {path} must hold a JSON object {{question_id: answer_text}}, "
-            f"got a {type(predictions).__name__}")
+            f"got a {type(predictions).__name__}"
+        )
     for qid, answer in predictions.items():
         if not isinstance(answer, str):
             raise SquadEvaluationError(
-                f"predictions file {path}: the answer for question {qid} must be a string, got {answer!r}")
+                f"predictions file {path}: the answer for question {qid} must be a string, got {answer!r}"
+            )
     return predictions
 
 
@@ -100,9 +103,11 @@ def load_na_probs(path: PathLike) -> Dict[str, float]:
     if not isinstance(na_probs, dict):
         raise SquadEvaluationError(
             f"no-answer probability file {path} must hold a JSON object {{question_id: probability}}, "
-            f"got a {type(na_probs).__name__}")
+            f"got a {type(na_probs).__name__}"
+        )
     for qid, prob in na_probs.items():
         if isinstance(prob, bool) or not isinstance(prob, (int, float)) or not math.isfinite(prob):
             raise SquadEvaluationError(
-                f"no-answer probability file {path}: the value for question {qid} must be a number, got {prob!r}")
+                f"no-answer probability file {path}: the value for question {qid} must be a number, got {prob!r}"
+            )
     return na_probs

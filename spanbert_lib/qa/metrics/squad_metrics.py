@@ -5,6 +5,7 @@ keys of the official scripts.
 
 Shapes: `B` questions in a batch, `Q` questions seen since the last reset.
 """
+
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -55,8 +56,11 @@ class SquadV1Metrics(Metric):
         self._f1_sum = 0.0
         self._count = 0
 
-    def __call__(self, best_span_strings: Sequence[str],  # type: ignore[override]
-                 answer_texts: Sequence[Sequence[str]]) -> None:
+    def __call__(
+        self,
+        best_span_strings: Sequence[str],  # type: ignore[override]
+        answer_texts: Sequence[Sequence[str]],
+    ) -> None:
         """
         Scores a batch of questions.
 
@@ -70,8 +74,10 @@ class SquadV1Metrics(Metric):
         _check_batch(best_span_strings, answer_texts)
         for prediction, golds in zip(best_span_strings, answer_texts):
             if not golds:
-                raise SquadEvaluationError("SQuAD v1.1 metric got a question without gold answers "
-                                           "(use squad_v2_metrics for unanswerable questions)")
+                raise SquadEvaluationError(
+                    "SQuAD v1.1 metric got a question without gold answers "
+                    "(use squad_v2_metrics for unanswerable questions)"
+                )
             exact, f1 = score_question_v1(prediction, golds)
             self._exact_sum += exact
             self._f1_sum += f1
@@ -119,9 +125,12 @@ class SquadV2Metrics(Metric):
         self._na_prob_thresh = na_prob_thresh
         self.reset()
 
-    def __call__(self, best_span_strings: Sequence[str],  # type: ignore[override]
-                 answer_texts: Sequence[Sequence[str]],
-                 no_answer_scores: Optional[Scores] = None) -> None:
+    def __call__(
+        self,
+        best_span_strings: Sequence[str],  # type: ignore[override]
+        answer_texts: Sequence[Sequence[str]],
+        no_answer_scores: Optional[Scores] = None,
+    ) -> None:
         """
         Scores a batch of questions.
 
@@ -174,13 +183,16 @@ class SquadV2Metrics(Metric):
         result: Dict[str, float] = {"exact": 100.0 * exact.mean(), "f1": 100.0 * f1.mean(), "total": total}
         for prefix, subset in (("HasAns", has_answer), ("NoAns", ~has_answer)):
             if subset.any():
-                result.update({f"{prefix}_exact": 100.0 * exact[subset].mean(),
-                               f"{prefix}_f1": 100.0 * f1[subset].mean(),
-                               f"{prefix}_total": int(subset.sum())})
+                result.update(
+                    {
+                        f"{prefix}_exact": 100.0 * exact[subset].mean(),
+                        f"{prefix}_f1": 100.0 * f1[subset].mean(),
+                        f"{prefix}_total": int(subset.sum()),
+                    }
+                )
         if with_scores:
             for name, raw in (("exact", exact_raw), ("f1", f1_raw)):
-                result[f"best_{name}"], result[f"best_{name}_thresh"] = _best_threshold(
-                    raw, na, has_answer, answered)
+                result[f"best_{name}"], result[f"best_{name}_thresh"] = _best_threshold(raw, na, has_answer, answered)
         return {key: (float(value) if not isinstance(value, int) else value) for key, value in result.items()}
 
     def reset(self) -> None:
@@ -192,8 +204,9 @@ class SquadV2Metrics(Metric):
         self._with_scores: Optional[bool] = None
 
 
-def _best_threshold(raw_scores: np.ndarray, na_scores: np.ndarray, has_answer: np.ndarray,
-                    answered: np.ndarray) -> Tuple[float, float]:
+def _best_threshold(
+    raw_scores: np.ndarray, na_scores: np.ndarray, has_answer: np.ndarray, answered: np.ndarray
+) -> Tuple[float, float]:
     """
     Vectorised ``find_best_threshold`` over arrays of shape `[Q]`: the running score (abstain
     everywhere, then answer by increasing no-answer score, stable on ties) is a cumulative sum;

@@ -1,4 +1,5 @@
 """Extractive QA model: transformer + start/end layer, decoding over every window of a question."""
+
 from spanbert_lib.qa.models.span_decoding import (  # noqa: F401
     null_scores,
     span_candidate_scores,

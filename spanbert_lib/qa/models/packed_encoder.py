@@ -10,6 +10,7 @@ SpanBERT, MiniLM); other encoders take the usual padded forward pass.
 Shapes: `S` sequences (windows), `T` positions of the longest, `R` real wordpieces over all
 sequences, `H` hidden size.
 """
+
 from typing import List
 
 import torch
@@ -32,13 +33,22 @@ def supports_packed_inference(encoder: torch.nn.Module) -> bool:
         True for a ``transformers.BertModel`` with absolute positions that is no decoder.
     """
     config = getattr(encoder, "config", None)
-    return (isinstance(encoder, transformers.BertModel) and config is not None
-            and getattr(config, "position_embedding_type", "absolute") == "absolute"
-            and not config.is_decoder and not getattr(config, "add_cross_attention", False))
+    return (
+        isinstance(encoder, transformers.BertModel)
+        and config is not None
+        and getattr(config, "position_embedding_type", "absolute") == "absolute"
+        and not config.is_decoder
+        and not getattr(config, "add_cross_attention", False)
+    )
 
 
-def packed_bert_hidden(encoder: transformers.BertModel, input_ids: torch.Tensor, token_type_ids: torch.Tensor,
-                       attention_mask: torch.Tensor, max_tokens: int = 4096) -> torch.Tensor:
+def packed_bert_hidden(
+    encoder: transformers.BertModel,
+    input_ids: torch.Tensor,
+    token_type_ids: torch.Tensor,
+    attention_mask: torch.Tensor,
+    max_tokens: int = 4096,
+) -> torch.Tensor:
     """
     The last hidden state of every real wordpiece, without padding work.
 
@@ -71,17 +81,30 @@ def packed_bert_hidden(encoder: transformers.BertModel, input_ids: torch.Tensor,
             total += lengths[end]
             end += 1
         mask = attention_mask[begin:end]
-        outputs.append(_encode_packed(encoder, input_ids[begin:end][mask], token_type_ids[begin:end][mask],
-                                      positions[begin:end][mask], lengths[begin:end]))
+        outputs.append(
+            _encode_packed(
+                encoder,
+                input_ids[begin:end][mask],
+                token_type_ids[begin:end][mask],
+                positions[begin:end][mask],
+                lengths[begin:end],
+            )
+        )
         begin = end
     return torch.cat(outputs) if outputs else input_ids.new_zeros((0, encoder.config.hidden_size), dtype=torch.float)
 
 
-def _encode_packed(encoder: transformers.BertModel, input_ids: torch.Tensor, token_type_ids: torch.Tensor,
-                   position_ids: torch.Tensor, lengths: List[int]) -> torch.Tensor:
+def _encode_packed(
+    encoder: transformers.BertModel,
+    input_ids: torch.Tensor,
+    token_type_ids: torch.Tensor,
+    position_ids: torch.Tensor,
+    lengths: List[int],
+) -> torch.Tensor:
     """`[sum(lengths), H]` for the concatenated wordpieces of ``len(lengths)`` sequences."""
-    hidden = encoder.embeddings(input_ids=input_ids[None].long(), token_type_ids=token_type_ids[None].long(),
-                                position_ids=position_ids[None])[0]
+    hidden = encoder.embeddings(
+        input_ids=input_ids[None].long(), token_type_ids=token_type_ids[None].long(), position_ids=position_ids[None]
+    )[0]
     for layer in encoder.encoder.layer:
         attention = layer.attention.self
         heads, size = attention.num_attention_heads, attention.attention_head_size

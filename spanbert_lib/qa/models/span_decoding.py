@@ -12,6 +12,7 @@ windows of the question (as BERT/Hugging Face do).
 Shapes: `B` questions in a batch, `W` windows per question, `T` positions per window, `K`
 answer lengths considered (``min(max_answer_length, T)``), `N` passage tokens, `k` spans kept.
 """
+
 from typing import NamedTuple
 
 import torch
@@ -41,8 +42,13 @@ class TopSpans(NamedTuple):
     ends: torch.Tensor
 
 
-def span_candidate_scores(start_logits: torch.Tensor, end_logits: torch.Tensor, start_mask: torch.Tensor,
-                          end_mask: torch.Tensor, max_answer_length: int) -> torch.Tensor:
+def span_candidate_scores(
+    start_logits: torch.Tensor,
+    end_logits: torch.Tensor,
+    start_mask: torch.Tensor,
+    end_mask: torch.Tensor,
+    max_answer_length: int,
+) -> torch.Tensor:
     """
     The score of every span of at most ``max_answer_length`` positions.
 

@@ -3,6 +3,7 @@ Extractive QA as in SpanBERT (section 4.1): a transformer encoder and one linear
 start and an end logit per wordpiece; the loss is BERT's, the mean of the start and end
 cross-entropies over the windows; the answer is decoded over all windows of a question.
 """
+
 import inspect
 import logging
 from typing import Any, Dict, List, Optional
@@ -75,28 +76,45 @@ class SpanBertQuestionAnswering(Model):
 
     default_predictor = "spanbert_qa"
 
-    def __init__(self, vocab: Vocabulary, transformer: Optional[TransformerSpec] = None, max_answer_length: int = 30,
-                 n_best_size: int = 20, null_score_threshold: Optional[float] = None,
-                 only_max_context_starts: bool = True, answers_on_word_boundaries: bool = True,
-                 packed_inference: bool = True,
-                 initializer: Optional[InitializerApplicator] = None,
-                 transformer_model_name: Optional[str] = None,
-                 transformer_kwargs: Optional[Dict[str, Any]] = None, **kwargs) -> None:
+    def __init__(
+        self,
+        vocab: Vocabulary,
+        transformer: Optional[TransformerSpec] = None,
+        max_answer_length: int = 30,
+        n_best_size: int = 20,
+        null_score_threshold: Optional[float] = None,
+        only_max_context_starts: bool = True,
+        answers_on_word_boundaries: bool = True,
+        packed_inference: bool = True,
+        initializer: Optional[InitializerApplicator] = None,
+        transformer_model_name: Optional[str] = None,
+        transformer_kwargs: Optional[Dict[str, Any]] = None,
+        **kwargs,
+    ) -> None:
         super().__init__(vocab, **kwargs)
         if max_answer_length < 1 or n_best_size < 1:
             raise ConfigurationError("max_answer_length and n_best_size must be positive")
-        spec = transformer_spec_argument("spanbert_qa", transformer, {
-            "transformer_model_name": ("model_name", transformer_model_name),
-            "transformer_kwargs": ("from_pretrained_kwargs", transformer_kwargs)})
+        spec = transformer_spec_argument(
+            "spanbert_qa",
+            transformer,
+            {
+                "transformer_model_name": ("model_name", transformer_model_name),
+                "transformer_kwargs": ("from_pretrained_kwargs", transformer_kwargs),
+            },
+        )
         if spec.config is not None:
-            raise ConfigurationError("spanbert_qa: transformer.config is not supported (the QA model loads "
-                                     "pretrained weights); give model_name only")
-        qa_model = transformers.AutoModelForQuestionAnswering.from_pretrained(spec.model_name,
-                                                                              **spec.from_pretrained_kwargs)
+            raise ConfigurationError(
+                "spanbert_qa: transformer.config is not supported (the QA model loads "
+                "pretrained weights); give model_name only"
+            )
+        qa_model = transformers.AutoModelForQuestionAnswering.from_pretrained(
+            spec.model_name, **spec.from_pretrained_kwargs
+        )
         head = getattr(qa_model, "qa_outputs", None)
         if not isinstance(head, torch.nn.Linear) or head.out_features != 2:
-            raise ConfigurationError(f"{spec.model_name}: {type(qa_model).__name__} has no linear "
-                                     "'qa_outputs' start/end layer")
+            raise ConfigurationError(
+                f"{spec.model_name}: {type(qa_model).__name__} has no linear 'qa_outputs' start/end layer"
+            )
         self._encoder = qa_model.base_model
         self._span_logits = head
         self._encoder_takes_token_types = "token_type_ids" in inspect.signature(self._encoder.forward).parameters
@@ -117,11 +135,18 @@ class SpanBertQuestionAnswering(Model):
         """The Hugging Face encoder (written by ``allennlp export-encoder``)."""
         return self._encoder
 
-    def forward(self, input_ids: torch.Tensor, token_type_ids: torch.Tensor,  # type: ignore[override]
-                attention_mask: torch.Tensor, context_token_index: torch.Tensor, max_context_mask: torch.Tensor,
-                context_offsets: torch.Tensor, answer_span: Optional[torch.Tensor] = None,
-                metadata: Optional[List[Dict[str, Any]]] = None,
-                context_word_boundaries: Optional[torch.Tensor] = None) -> Dict[str, Any]:
+    def forward(
+        self,
+        input_ids: torch.Tensor,
+        token_type_ids: torch.Tensor,  # type: ignore[override]
+        attention_mask: torch.Tensor,
+        context_token_index: torch.Tensor,
+        max_context_mask: torch.Tensor,
+        context_offsets: torch.Tensor,
+        answer_span: Optional[torch.Tensor] = None,
+        metadata: Optional[List[Dict[str, Any]]] = None,
+        context_word_boundaries: Optional[torch.Tensor] = None,
+    ) -> Dict[str, Any]:
         """
         input_ids, token_type_ids, context_token_index : ``[batch, W, T]`` integer.
         attention_mask, max_context_mask : ``[batch, W, T]`` bool.
@@ -146,12 +171,24 @@ class SpanBertQuestionAnswering(Model):
         if not self.training:
             if metadata is None:
                 raise ValueError("spanbert_qa needs the readers' metadata (the passage text) to decode answers")
-            output.update(self.decode(start_logits, end_logits, window_mask, passage_mask, max_context_mask,
-                                      context_token_index, context_offsets, metadata, context_word_boundaries))
+            output.update(
+                self.decode(
+                    start_logits,
+                    end_logits,
+                    window_mask,
+                    passage_mask,
+                    max_context_mask,
+                    context_token_index,
+                    context_offsets,
+                    metadata,
+                    context_word_boundaries,
+                )
+            )
         return output
 
-    def _window_logits(self, input_ids: torch.Tensor, token_type_ids: torch.Tensor, attention_mask: torch.Tensor,
-                       encode: torch.Tensor):
+    def _window_logits(
+        self, input_ids: torch.Tensor, token_type_ids: torch.Tensor, attention_mask: torch.Tensor, encode: torch.Tensor
+    ):
         """Start and end logits ``[batch, W, T]``; windows not in ``encode`` (``[batch, W]``) get 0."""
         batch, windows, length = input_ids.shape
         selected = encode.reshape(-1).nonzero().squeeze(1)
@@ -159,16 +196,22 @@ class SpanBertQuestionAnswering(Model):
         end_logits = torch.zeros_like(start_logits)
         if selected.numel() > 0 and self.packed_inference and not self.training:
             mask = attention_mask.reshape(batch * windows, length)[selected]
-            hidden = packed_bert_hidden(self._encoder, input_ids.reshape(batch * windows, length)[selected],
-                                        token_type_ids.reshape(batch * windows, length)[selected], mask)
+            hidden = packed_bert_hidden(
+                self._encoder,
+                input_ids.reshape(batch * windows, length)[selected],
+                token_type_ids.reshape(batch * windows, length)[selected],
+                mask,
+            )
             logits = self._span_logits(hidden).float()  # [real wordpieces, 2]
             rows = torch.zeros((selected.numel(), length, 2), dtype=logits.dtype, device=logits.device)
             rows[mask] = logits
             start_logits = start_logits.index_copy(0, selected, rows[..., 0])
             end_logits = end_logits.index_copy(0, selected, rows[..., 1])
         elif selected.numel() > 0:
-            inputs = {"input_ids": input_ids.reshape(batch * windows, length)[selected].long(),
-                      "attention_mask": attention_mask.reshape(batch * windows, length)[selected].long()}
+            inputs = {
+                "input_ids": input_ids.reshape(batch * windows, length)[selected].long(),
+                "attention_mask": attention_mask.reshape(batch * windows, length)[selected].long(),
+            }
             if self._encoder_takes_token_types:
                 inputs["token_type_ids"] = token_type_ids.reshape(batch * windows, length)[selected].long()
             hidden = self._encoder(**inputs).last_hidden_state  # [selected, T, hidden]
@@ -177,8 +220,14 @@ class SpanBertQuestionAnswering(Model):
             end_logits = end_logits.index_copy(0, selected, logits[..., 1])
         return start_logits.view(batch, windows, length), end_logits.view(batch, windows, length)
 
-    def _loss(self, start_logits: torch.Tensor, end_logits: torch.Tensor, passage_mask: torch.Tensor,
-              encoded: torch.Tensor, answer_span: torch.Tensor) -> torch.Tensor:
+    def _loss(
+        self,
+        start_logits: torch.Tensor,
+        end_logits: torch.Tensor,
+        passage_mask: torch.Tensor,
+        encoded: torch.Tensor,
+        answer_span: torch.Tensor,
+    ) -> torch.Tensor:
         """Mean over labelled windows of (CE(start) + CE(end)) / 2, over the passage and [CLS] positions."""
         labelled = encoded & (answer_span[..., 0] >= 0)  # [batch, W]
         if not labelled.any():
@@ -187,17 +236,27 @@ class SpanBertQuestionAnswering(Model):
         allowed[:, 0] = True
         gold = answer_span[labelled]  # [N, 2]
         total = start_logits.new_zeros(())
-        for logits, labels, accuracy in ((start_logits, gold[:, 0], self._start_accuracy),
-                                         (end_logits, gold[:, 1], self._end_accuracy)):
+        for logits, labels, accuracy in (
+            (start_logits, gold[:, 0], self._start_accuracy),
+            (end_logits, gold[:, 1], self._end_accuracy),
+        ):
             masked = logits[labelled].masked_fill(~allowed, min_value_of_dtype(logits.dtype))
             total = total + F.cross_entropy(masked, labels)
             accuracy(masked, labels)
         return total / 2
 
-    def decode(self, start_logits: torch.Tensor, end_logits: torch.Tensor, window_mask: torch.Tensor,
-               passage_mask: torch.Tensor, max_context_mask: torch.Tensor, context_token_index: torch.Tensor,
-               context_offsets: torch.Tensor, metadata: List[Dict[str, Any]],
-               context_word_boundaries: Optional[torch.Tensor] = None) -> Dict[str, Any]:
+    def decode(
+        self,
+        start_logits: torch.Tensor,
+        end_logits: torch.Tensor,
+        window_mask: torch.Tensor,
+        passage_mask: torch.Tensor,
+        max_context_mask: torch.Tensor,
+        context_token_index: torch.Tensor,
+        context_offsets: torch.Tensor,
+        metadata: List[Dict[str, Any]],
+        context_word_boundaries: Optional[torch.Tensor] = None,
+    ) -> Dict[str, Any]:
         """
         Per question: ``best_span_str`` (the answer; "" when abstaining), ``best_span`` ``[batch, 2]``
         character [start, end) of it in the passage ((-1, -1) for ""), ``best_span_scores`` (best
@@ -212,8 +271,9 @@ class SpanBertQuestionAnswering(Model):
             word_starts, word_ends = window_word_boundaries(context_word_boundaries, context_token_index)
             valid_start = valid_start & word_starts
             valid_end = valid_end & word_ends
-        candidates = span_candidate_scores(start_logits.detach(), end_logits.detach(), valid_start, valid_end,
-                                           self.max_answer_length)
+        candidates = span_candidate_scores(
+            start_logits.detach(), end_logits.detach(), valid_start, valid_end, self.max_answer_length
+        )
         num_windows = int(window_mask.sum(1).max())
         top = top_spans(candidates, self.n_best_size * max(num_windows, 1))
         length = context_token_index.size(-1)
@@ -255,8 +315,9 @@ class SpanBertQuestionAnswering(Model):
             "n_best": n_best_lists,
         }
 
-    def _n_best(self, context: str, scores: List[float], windows: List[int], starts: List[int],
-                ends: List[int]) -> List[Dict[str, Any]]:
+    def _n_best(
+        self, context: str, scores: List[float], windows: List[int], starts: List[int], ends: List[int]
+    ) -> List[Dict[str, Any]]:
         """The n_best_size best distinct character spans (the same span seen in two windows counts once)."""
         seen = set()
         n_best: List[Dict[str, Any]] = []
@@ -274,8 +335,7 @@ class SpanBertQuestionAnswering(Model):
         return n_best
 
     def get_metrics(self, reset: bool = False) -> Dict[str, float]:
-        metrics = {"start_acc": self._start_accuracy.get_metric(reset),
-                   "end_acc": self._end_accuracy.get_metric(reset)}
+        metrics = {"start_acc": self._start_accuracy.get_metric(reset), "end_acc": self._end_accuracy.get_metric(reset)}
         if not self.training:
             metrics.update(self._squad_metrics.get_metric(reset))
         return metrics

@@ -1,4 +1,5 @@
 """Writing the official SQuAD prediction files (``{question_id: answer}``, ``{question_id: na_prob}``)."""
+
 import json
 import os
 from pathlib import Path

@@ -22,6 +22,7 @@ official ``best_f1_thresh``, also write ``non_null_predictions_file`` (the best 
 every question) and score that file with ``--na-prob-file``: its ``best_f1`` is the F1 reached
 with ``model.null_score_threshold`` set to its ``best_f1_thresh``.
 """
+
 from typing import List, Optional
 
 import torch
@@ -66,18 +67,31 @@ class SpanBertQAPredictor(Predictor):
         slightly, so rare near-ties can flip). None: full precision.
     """
 
-    def __init__(self, model: Model, dataset_reader: WindowedQAReader, frozen: bool = True,
-                 predictions_file: Optional[str] = None, na_prob_file: Optional[str] = None,
-                 non_null_predictions_file: Optional[str] = None, max_questions_per_forward: int = 32,
-                 autocast_dtype: Optional[str] = None) -> None:
+    def __init__(
+        self,
+        model: Model,
+        dataset_reader: WindowedQAReader,
+        frozen: bool = True,
+        predictions_file: Optional[str] = None,
+        na_prob_file: Optional[str] = None,
+        non_null_predictions_file: Optional[str] = None,
+        max_questions_per_forward: int = 32,
+        autocast_dtype: Optional[str] = None,
+    ) -> None:
         super().__init__(model, dataset_reader, frozen)
         self.max_questions_per_forward = max_questions_per_forward
         self._autocast_dtype = getattr(torch, autocast_dtype, None) if autocast_dtype is not None else None
         if autocast_dtype is not None and not isinstance(self._autocast_dtype, torch.dtype):
             raise ValueError(f"autocast_dtype must name a torch dtype, got {autocast_dtype!r}")
-        self._writers = {key: JsonObjectWriter(path) for key, path in (
-            ("best_span_str", predictions_file), ("no_answer_scores", na_prob_file),
-            ("best_non_null_span_str", non_null_predictions_file)) if path is not None}
+        self._writers = {
+            key: JsonObjectWriter(path)
+            for key, path in (
+                ("best_span_str", predictions_file),
+                ("no_answer_scores", na_prob_file),
+                ("best_non_null_span_str", non_null_predictions_file),
+            )
+            if path is not None
+        }
 
     def predict(self, question: str, passage: str, question_id: Optional[str] = None) -> JsonDict:
         """
@@ -104,8 +118,10 @@ class SpanBertQAPredictor(Predictor):
         question = json_dict.get("question")
         question_id = json_dict.get("id")
         if not isinstance(question, str) or not isinstance(passage, str):
-            raise QADataError(f"input {question_id if question_id is not None else ''}: needs 'question' and "
-                              f"'passage' (or 'context') strings, got keys {sorted(json_dict)}")
+            raise QADataError(
+                f"input {question_id if question_id is not None else ''}: needs 'question' and "
+                f"'passage' (or 'context') strings, got keys {sorted(json_dict)}"
+            )
         return self._dataset_reader.text_to_instance(question, passage, question_id=question_id)
 
     def predict_instance(self, instance: Instance) -> JsonDict:
@@ -115,10 +131,12 @@ class SpanBertQAPredictor(Predictor):
         order = sorted(range(len(instances)), key=lambda i: tuple(instances[i]["input_ids"].tensor.shape))
         outputs: List[Optional[JsonDict]] = [None] * len(instances)
         device_type = next(self._model.parameters()).device.type
-        with torch.inference_mode(), torch.autocast(device_type, dtype=self._autocast_dtype,
-                                                    enabled=self._autocast_dtype is not None):
+        with (
+            torch.inference_mode(),
+            torch.autocast(device_type, dtype=self._autocast_dtype, enabled=self._autocast_dtype is not None),
+        ):
             for begin in range(0, len(order), self.max_questions_per_forward):
-                group = order[begin:begin + self.max_questions_per_forward]
+                group = order[begin : begin + self.max_questions_per_forward]
                 for i, output in zip(group, super().predict_batch_instance([instances[i] for i in group])):
                     outputs[i] = output
         return outputs  # type: ignore[return-value]

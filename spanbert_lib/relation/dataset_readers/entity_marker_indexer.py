@@ -1,4 +1,5 @@
 """A ``pretrained_transformer`` token indexer whose tokenizer knows the entity markers."""
+
 from typing import Any, Dict, Optional
 
 from allennlp.data.token_indexers import PretrainedTransformerIndexer, TokenIndexer
@@ -29,7 +30,18 @@ class EntityMarkerAwareIndexer(PretrainedTransformerIndexer):
         The other arguments of ``pretrained_transformer``.
     """
 
-    def __init__(self, model_name: str, namespace: str = "tags", max_length: Optional[int] = None,
-                 tokenizer_kwargs: Optional[Dict[str, Any]] = None, **kwargs) -> None:
-        super().__init__(model_name, namespace=namespace, max_length=max_length,
-                         tokenizer_kwargs=marker_tokenizer_kwargs(tokenizer_kwargs), **kwargs)
+    def __init__(
+        self,
+        model_name: str,
+        namespace: str = "tags",
+        max_length: Optional[int] = None,
+        tokenizer_kwargs: Optional[Dict[str, Any]] = None,
+        **kwargs,
+    ) -> None:
+        super().__init__(
+            model_name,
+            namespace=namespace,
+            max_length=max_length,
+            tokenizer_kwargs=marker_tokenizer_kwargs(tokenizer_kwargs),
+            **kwargs,
+        )

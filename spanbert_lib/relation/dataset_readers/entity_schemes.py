@@ -7,6 +7,7 @@ The three ways of showing the two entities to the encoder (SpanBERT section 4.1)
   "[SUBJ-PERSON] Bill [/SUBJ-PERSON] was born in [OBJ-CITY] Detroit [/OBJ-CITY] , Michigan";
 * ``plain``: the sentence as it is (the spans are still known to the model).
 """
+
 from dataclasses import dataclass
 from typing import List, Tuple
 
@@ -41,8 +42,10 @@ class MarkedSentence:
 
 def _check_type(example: TacredExample, role: str, entity_type: str) -> None:
     if entity_type not in TACRED_ENTITY_TYPES:
-        raise TacredFormatError(f"{example.where()}: unknown {role} entity type {entity_type!r}; the marker "
-                                f"vocabulary covers {', '.join(TACRED_ENTITY_TYPES)}")
+        raise TacredFormatError(
+            f"{example.where()}: unknown {role} entity type {entity_type!r}; the marker "
+            f"vocabulary covers {', '.join(TACRED_ENTITY_TYPES)}"
+        )
 
 
 def mark_entities(example: TacredExample, scheme: str) -> MarkedSentence:
@@ -66,23 +69,27 @@ def mark_entities(example: TacredExample, scheme: str) -> MarkedSentence:
     if scheme != "plain":
         _check_type(example, "subject", example.subj_type)
         _check_type(example, "object", example.obj_type)
-    entities = sorted([(example.subj_start, example.subj_end, SUBJECT, example.subj_type),
-                       (example.obj_start, example.obj_end, OBJECT, example.obj_type)])
+    entities = sorted(
+        [
+            (example.subj_start, example.subj_end, SUBJECT, example.subj_type),
+            (example.obj_start, example.obj_end, OBJECT, example.obj_type),
+        ]
+    )
     words: List[str] = []
     spans = {}
     previous_end = -1
     for start, end, role, entity_type in entities:
-        words.extend(example.words[previous_end + 1:start])
+        words.extend(example.words[previous_end + 1 : start])
         first = len(words)
         if scheme == "entity_mask":
             words.append(start_marker(role, entity_type))
         elif scheme == "typed_entity_markers":
             words.append(start_marker(role, entity_type))
-            words.extend(example.words[start:end + 1])
+            words.extend(example.words[start : end + 1])
             words.append(end_marker(role, entity_type))
         else:
-            words.extend(example.words[start:end + 1])
+            words.extend(example.words[start : end + 1])
         spans[role] = (first, len(words) - 1)
         previous_end = end
-    words.extend(example.words[previous_end + 1:])
+    words.extend(example.words[previous_end + 1 :])
     return MarkedSentence(words=words, subject_span=spans[SUBJECT], object_span=spans[OBJECT])

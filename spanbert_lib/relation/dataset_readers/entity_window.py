@@ -3,6 +3,7 @@ Truncating a wordpiece sequence around the two entities instead of at its end.
 
 Shapes: `P` wordpieces of the sequence.
 """
+
 from typing import Tuple
 
 import numpy as np

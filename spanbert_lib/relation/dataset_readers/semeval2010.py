@@ -2,6 +2,7 @@
 The SemEval-2010 Task 8 reader: the task's own text format in, the same instances as the ``tacred``
 reader out (wordpieces with entity markers, subject/object spans, the directed relation label).
 """
+
 import re
 from dataclasses import dataclass
 from typing import Any, Dict, Iterator, List, Optional, Tuple
@@ -10,13 +11,13 @@ from allennlp.common.checks import ConfigurationError
 from allennlp.data.dataset_readers.dataset_reader import DatasetReader
 from allennlp.data.instance import Instance
 
+from spanbert_lib.common.deprecated_names import register_deprecated_alias
 from spanbert_lib.common.errors import EmptyInputError, UserInputError
 from spanbert_lib.common.known_labels import RECORD_SOURCE_KEY, record_source
 from spanbert_lib.common.text_files import read_lines
 from spanbert_lib.relation.dataset_readers.tacred import TacredReader
 from spanbert_lib.relation.dataset_readers.tacred_example import TacredExample, TacredFormatError
 from spanbert_lib.relation.semeval2010_schema import split_label
-from spanbert_lib.common.deprecated_names import register_deprecated_alias
 
 # SemEval nominals have no entity type; every marker uses this one ([SUBJ-MISC] .. [/OBJ-MISC]).
 SEMEVAL2010_ENTITY_TYPE = "MISC"
@@ -131,8 +132,10 @@ def split_id_range(file_path: str) -> Tuple[str, Optional[Tuple[Optional[int], O
     match = _ID_RANGE.match(file_path)
     if match is None:
         if "#ids=" in file_path:
-            raise ConfigurationError(f"{file_path!r}: write the id range as #ids=FIRST-LAST (inclusive, "
-                                     "either end optional), e.g. train.txt#ids=1-5600")
+            raise ConfigurationError(
+                f"{file_path!r}: write the id range as #ids=FIRST-LAST (inclusive, "
+                "either end optional), e.g. train.txt#ids=1-5600"
+            )
         return file_path, None
     first = int(match.group("first")) if match.group("first") else None
     last = int(match.group("last")) if match.group("last") else None
@@ -167,8 +170,11 @@ def read_semeval_records(path: str) -> Iterator[SemEvalRecord]:
                 yield record
             example_id = int(start.group("id"))
             if example_id in seen_ids:
-                raise UserInputError(f"example id {example_id} was already used on line {seen_ids[example_id]}",
-                                     path=path, line=line_number)
+                raise UserInputError(
+                    f"example id {example_id} was already used on line {seen_ids[example_id]}",
+                    path=path,
+                    line=line_number,
+                )
             seen_ids[example_id] = line_number
             sentence = start.group("sentence").strip()
             if len(sentence) >= 2 and sentence[0] == sentence[-1] == '"':
@@ -177,12 +183,18 @@ def read_semeval_records(path: str) -> Iterator[SemEvalRecord]:
         elif not line.strip() or line.startswith("Comment:"):
             continue
         elif record is None:
-            raise UserInputError(f"expected an example line 'ID<TAB>\"sentence with <e1>..</e1> and "
-                                 f"<e2>..</e2>\"', got {line[:80]!r}", path=path, line=line_number)
+            raise UserInputError(
+                f"expected an example line 'ID<TAB>\"sentence with <e1>..</e1> and <e2>..</e2>\"', got {line[:80]!r}",
+                path=path,
+                line=line_number,
+            )
         elif record.relation is not None:
-            raise UserInputError(f"example {record.example_id} already has the label {record.relation!r} "
-                                 f"(line {record.line + 1}); unexpected line {line[:80]!r}", path=path,
-                                 line=line_number)
+            raise UserInputError(
+                f"example {record.example_id} already has the label {record.relation!r} "
+                f"(line {record.line + 1}); unexpected line {line[:80]!r}",
+                path=path,
+                line=line_number,
+            )
         else:
             label = line.strip()
             try:
@@ -237,8 +249,11 @@ class SemEval2010Task8Reader(TacredReader):
         records = list(read_semeval_records(path))
         if id_range is not None:
             first, last = id_range
-            records = [r for r in records
-                       if (first is None or r.example_id >= first) and (last is None or r.example_id <= last)]
+            records = [
+                r
+                for r in records
+                if (first is None or r.example_id >= first) and (last is None or r.example_id <= last)
+            ]
         if not records:
             selection = "" if id_range is None else " with an id in the range " + file_path.rpartition("#ids=")[2]
             raise EmptyInputError(f"no SemEval-2010 Task 8 example{selection}", path=path)
@@ -246,7 +261,10 @@ class SemEval2010Task8Reader(TacredReader):
             yield self._record_to_instance(record.sentence, record.relation, record.example_id, path, record.line)
 
     def text_to_instance(  # type: ignore[override]
-        self, sentence: str, relation: Optional[str] = None, example_id: Optional[Any] = None,
+        self,
+        sentence: str,
+        relation: Optional[str] = None,
+        example_id: Optional[Any] = None,
     ) -> Instance:
         """
         One instance from a tagged sentence.
@@ -272,27 +290,41 @@ class SemEval2010Task8Reader(TacredReader):
                 raise UserInputError(str(error), record=None if example_id is None else str(example_id)) from None
         return self._record_to_instance(sentence, relation, example_id, None, None)
 
-    def _record_to_instance(self, sentence: str, relation: Optional[str], example_id: Optional[Any],
-                            path: Optional[str], line: Optional[int]) -> Instance:
+    def _record_to_instance(
+        self,
+        sentence: str,
+        relation: Optional[str],
+        example_id: Optional[Any],
+        path: Optional[str],
+        line: Optional[int],
+    ) -> Instance:
         record = None if example_id is None else str(example_id)
         try:
             tagged = parse_tagged_sentence(sentence)
         except ValueError as error:
             raise UserInputError(f"{error}: {sentence[:120]!r}", path=path, line=line, record=record) from None
         example = TacredExample(
-            example_id=record or "<input>", words=tagged.words, ptb_words=tagged.words,
-            subj_start=tagged.e1_span[0], subj_end=tagged.e1_span[1],
-            obj_start=tagged.e2_span[0], obj_end=tagged.e2_span[1],
-            subj_type=SEMEVAL2010_ENTITY_TYPE, obj_type=SEMEVAL2010_ENTITY_TYPE,
-            relation=relation, source=path or "<input>", position=line or 0,
+            example_id=record or "<input>",
+            words=tagged.words,
+            ptb_words=tagged.words,
+            subj_start=tagged.e1_span[0],
+            subj_end=tagged.e1_span[1],
+            obj_start=tagged.e2_span[0],
+            obj_end=tagged.e2_span[1],
+            subj_type=SEMEVAL2010_ENTITY_TYPE,
+            obj_type=SEMEVAL2010_ENTITY_TYPE,
+            relation=relation,
+            source=path or "<input>",
+            position=line or 0,
         )
         try:
             instance = self._example_to_instance(example)
         except TacredFormatError as error:
             message = str(error)
             prefix = example.where() + ": "
-            raise UserInputError(message[len(prefix):] if message.startswith(prefix) else message,
-                                 path=path, line=line, record=record) from None
+            raise UserInputError(
+                message[len(prefix) :] if message.startswith(prefix) else message, path=path, line=line, record=record
+            ) from None
         # where an unknown gold label is reported from: file and line of the sentence
         metadata = instance["metadata"].metadata  # type: ignore[attr-defined]
         metadata[RECORD_SOURCE_KEY] = record_source(path, line, record)

@@ -1,4 +1,5 @@
 """The TACRED reader: official JSON in, wordpieces with entity markers and entity spans out."""
+
 import json
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
@@ -10,7 +11,9 @@ from allennlp.data.instance import Instance
 from allennlp.data.token_indexers import TokenIndexer
 from allennlp.data.tokenizers import Token
 
+from spanbert_lib.common.deprecated_names import register_deprecated_alias
 from spanbert_lib.common.known_labels import RECORD_SOURCE_KEY, record_source
+from spanbert_lib.common.reader_tokenizers import reader_tokenizer
 from spanbert_lib.common.text_files import read_text
 from spanbert_lib.relation.dataset_readers.entity_marker_indexer import EntityMarkerAwareIndexer
 from spanbert_lib.relation.dataset_readers.entity_schemes import ENTITY_SCHEMES, MarkedSentence, mark_entities
@@ -21,8 +24,6 @@ from spanbert_lib.relation.dataset_readers.tacred_example import (
     parse_tacred_record,
 )
 from spanbert_lib.relation.entity_markers import marker_tokenizer_kwargs
-from spanbert_lib.common.deprecated_names import register_deprecated_alias
-from spanbert_lib.common.reader_tokenizers import reader_tokenizer
 
 
 @DatasetReader.register("spanbert_tacred")
@@ -75,27 +76,32 @@ class TacredReader(DatasetReader):
     ) -> None:
         super().__init__(manual_distributed_sharding=True, manual_multiprocess_sharding=True, **kwargs)
         if entity_scheme not in ENTITY_SCHEMES:
-            raise ConfigurationError(f"tacred reader: unknown entity_scheme {entity_scheme!r}; "
-                                     f"choose one of {', '.join(ENTITY_SCHEMES)}")
+            raise ConfigurationError(
+                f"tacred reader: unknown entity_scheme {entity_scheme!r}; choose one of {', '.join(ENTITY_SCHEMES)}"
+            )
         self._scheme = entity_scheme
-        tokenizers = reader_tokenizer(type(self).__name__, model_name, max_seq_length,
-                                      marker_tokenizer_kwargs(tokenizer_kwargs))
+        tokenizers = reader_tokenizer(
+            type(self).__name__, model_name, max_seq_length, marker_tokenizer_kwargs(tokenizer_kwargs)
+        )
         self._tokenizer, self._hf_tokenizer = tokenizers.tokenizer, tokenizers.hf_tokenizer
         self._max_seq_length = max_seq_length
         self._budget = tokenizers.budget
         self._token_indexers = token_indexers or {
-            "tokens": EntityMarkerAwareIndexer(model_name, tokenizer_kwargs=tokenizer_kwargs)}
+            "tokens": EntityMarkerAwareIndexer(model_name, tokenizer_kwargs=tokenizer_kwargs)
+        }
 
     def _read(self, file_path: str) -> Iterable[Instance]:
         text = read_text(file_path)  # invalid UTF-8: an error naming the file, line and byte offset
         try:
             records = json.loads(text)
         except json.JSONDecodeError as error:
-            raise TacredFormatError(f"{file_path}: not valid JSON (line {error.lineno}, column "
-                                    f"{error.colno}): {error.msg}") from error
+            raise TacredFormatError(
+                f"{file_path}: not valid JSON (line {error.lineno}, column {error.colno}): {error.msg}"
+            ) from error
         if not isinstance(records, list):
-            raise TacredFormatError(f"{file_path}: expected a JSON list of TACRED examples, "
-                                    f"got a {type(records).__name__}")
+            raise TacredFormatError(
+                f"{file_path}: expected a JSON list of TACRED examples, got a {type(records).__name__}"
+            )
         for position, record in self.shard_iterable(enumerate(records)):
             yield self._example_to_instance(parse_tacred_record(record, file_path, position))
 
@@ -140,8 +146,15 @@ class TacredReader(DatasetReader):
         `Instance`
             The fields described in the class docstring.
         """
-        record = {"token": tokens, "subj_start": subj_start, "subj_end": subj_end, "obj_start": obj_start,
-                  "obj_end": obj_end, "subj_type": subj_type, "obj_type": obj_type}
+        record = {
+            "token": tokens,
+            "subj_start": subj_start,
+            "subj_end": subj_end,
+            "obj_start": obj_start,
+            "obj_end": obj_end,
+            "subj_type": subj_type,
+            "obj_type": obj_type,
+        }
         if relation is not None:
             record["relation"] = relation
         if example_id is not None:
@@ -152,9 +165,12 @@ class TacredReader(DatasetReader):
         marked = mark_entities(example, self._scheme)
         piece_ids, piece_subject, piece_object, window = self._wordpieces(example, marked)
         start, end = window
-        body = [Token(text=text, text_id=int(piece_id), type_id=0)
-                for text, piece_id in zip(self._hf_tokenizer.convert_ids_to_tokens(piece_ids[start:end].tolist()),
-                                          piece_ids[start:end])]
+        body = [
+            Token(text=text, text_id=int(piece_id), type_id=0)
+            for text, piece_id in zip(
+                self._hf_tokenizer.convert_ids_to_tokens(piece_ids[start:end].tolist()), piece_ids[start:end]
+            )
+        ]
         wordpieces = self._tokenizer.add_special_tokens(body)
         offset = len(self._tokenizer.single_sequence_start_tokens) - start
         tokens_field = TextField(wordpieces)
@@ -165,28 +181,31 @@ class TacredReader(DatasetReader):
         }
         if example.relation is not None:
             fields["label"] = LabelField(example.relation, label_namespace="labels")
-        fields["metadata"] = MetadataField({
-            "id": example.example_id,
-            "words": example.words,
-            "marked_words": marked.words,
-            "wordpieces": [t.text for t in wordpieces],
-            "subj_type": example.subj_type,
-            "obj_type": example.obj_type,
-            "relation": example.relation,
-            "truncated": end - start < len(piece_ids),
-            RECORD_SOURCE_KEY: record_source(None if example.source == "<input>" else example.source,
-                                             record=example.example_id),
-        })
+        fields["metadata"] = MetadataField(
+            {
+                "id": example.example_id,
+                "words": example.words,
+                "marked_words": marked.words,
+                "wordpieces": [t.text for t in wordpieces],
+                "subj_type": example.subj_type,
+                "obj_type": example.obj_type,
+                "relation": example.relation,
+                "truncated": end - start < len(piece_ids),
+                RECORD_SOURCE_KEY: record_source(
+                    None if example.source == "<input>" else example.source, record=example.example_id
+                ),
+            }
+        )
         return Instance(fields)
 
-    def _wordpieces(self, example: TacredExample, marked: MarkedSentence
-                    ) -> Tuple[np.ndarray, Tuple[int, int], Tuple[int, int], Tuple[int, int]]:
+    def _wordpieces(
+        self, example: TacredExample, marked: MarkedSentence
+    ) -> Tuple[np.ndarray, Tuple[int, int], Tuple[int, int], Tuple[int, int]]:
         """
         Wordpiece ids `[P]` of the marked words (no special tokens, `P` pieces), the inclusive
         piece spans of subject and object, and the window ``[start, end)`` that fits the budget.
         """
-        encoding = self._hf_tokenizer(marked.words, is_split_into_words=True, add_special_tokens=False,
-                                      verbose=False)
+        encoding = self._hf_tokenizer(marked.words, is_split_into_words=True, add_special_tokens=False, verbose=False)
         piece_ids = np.asarray(encoding["input_ids"], dtype=np.int64)
         word_ids = np.asarray(encoding.word_ids(), dtype=np.int64)
         spans = []
@@ -194,15 +213,18 @@ class TacredReader(DatasetReader):
             first = int(np.searchsorted(word_ids, first_word, side="left"))
             last = int(np.searchsorted(word_ids, last_word, side="right")) - 1
             if last < first:
-                raise TacredFormatError(f"{example.where()}: the {role} "
-                                        f"{' '.join(marked.words[first_word:last_word + 1])!r} has no wordpieces")
+                raise TacredFormatError(
+                    f"{example.where()}: the {role} "
+                    f"{' '.join(marked.words[first_word : last_word + 1])!r} has no wordpieces"
+                )
             spans.append((first, last))
         keep = (min(spans[0][0], spans[1][0]), max(spans[0][1], spans[1][1]))
         if keep[1] - keep[0] + 1 > self._budget:
             raise TacredFormatError(
                 f"{example.where()}: the two entities and the words between them take "
                 f"{keep[1] - keep[0] + 1} wordpieces, more than max_seq_length {self._max_seq_length} "
-                f"minus special tokens ({self._budget})")
+                f"minus special tokens ({self._budget})"
+            )
         return piece_ids, spans[0], spans[1], window_around(word_ids, keep, self._budget)
 
     def apply_token_indexers(self, instance: Instance) -> None:

@@ -1,4 +1,5 @@
 """Validated TACRED examples: the JSON record of one relation mention, checked and normalised."""
+
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional
 
@@ -68,8 +69,9 @@ def _span(record: Dict[str, Any], role: str, num_words: int, where: str):
     if not isinstance(start, int) or not isinstance(end, int) or isinstance(start, bool) or isinstance(end, bool):
         raise TacredFormatError(f"{where}: {role}_start/{role}_end must be integers, got {start!r}/{end!r}")
     if not 0 <= start <= end < num_words:
-        raise TacredFormatError(f"{where}: {role} span [{start}, {end}] (inclusive) is out of range for "
-                                f"a sentence of {num_words} tokens")
+        raise TacredFormatError(
+            f"{where}: {role} span [{start}, {end}] (inclusive) is out of range for a sentence of {num_words} tokens"
+        )
     return start, end
 
 
@@ -107,8 +109,9 @@ def parse_tacred_record(record: Any, source: str, position: int) -> TacredExampl
     subj_start, subj_end = _span(record, "subj", len(tokens), where)
     obj_start, obj_end = _span(record, "obj", len(tokens), where)
     if subj_start <= obj_end and obj_start <= subj_end:
-        raise TacredFormatError(f"{where}: subject span [{subj_start}, {subj_end}] and object span "
-                                f"[{obj_start}, {obj_end}] overlap")
+        raise TacredFormatError(
+            f"{where}: subject span [{subj_start}, {subj_end}] and object span [{obj_start}, {obj_end}] overlap"
+        )
     for key in ("subj_type", "obj_type"):
         if not isinstance(record[key], str) or not record[key]:
             raise TacredFormatError(f"{where}: {key} must be a non-empty string, got {record[key]!r}")
@@ -119,8 +122,12 @@ def parse_tacred_record(record: Any, source: str, position: int) -> TacredExampl
         example_id=example_id,
         words=[convert_ptb_token(t) for t in tokens],
         ptb_words=list(tokens),
-        subj_start=subj_start, subj_end=subj_end, obj_start=obj_start, obj_end=obj_end,
-        subj_type=record["subj_type"], obj_type=record["obj_type"],
+        subj_start=subj_start,
+        subj_end=subj_end,
+        obj_start=obj_start,
+        obj_end=obj_end,
+        subj_type=record["subj_type"],
+        obj_type=record["obj_type"],
         relation=relation,
         source=source,
         position=position,

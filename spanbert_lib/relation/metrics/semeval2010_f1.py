@@ -19,6 +19,7 @@ none the score is 0). The scorer prints percentages; these functions return frac
 Shapes: `B` examples in a batch, `L` directed labels (``num_labels``), `R` relations with the
 direction dropped (``num_relations``).
 """
+
 from typing import Dict, List, Optional, Sequence
 
 import torch
@@ -30,8 +31,9 @@ from allennlp.training.metrics.metric import Metric
 from spanbert_lib.relation.semeval2010_schema import OTHER, SEMEVAL2010_RELATIONS, split_label
 
 
-def official_scores_from_confusion(confusion: torch.Tensor, relation_of_label: Sequence[int],
-                                   num_relations: int) -> Dict[str, float]:
+def official_scores_from_confusion(
+    confusion: torch.Tensor, relation_of_label: Sequence[int], num_relations: int
+) -> Dict[str, float]:
     """
     The scorer's macro P/R/F1 from a confusion matrix over directed labels.
 
@@ -56,7 +58,7 @@ def official_scores_from_confusion(confusion: torch.Tensor, relation_of_label: S
     # label -> relation one-hot [L, R]; Other rows stay zero
     to_relation = torch.zeros(len(relation_of_label), num_relations, dtype=torch.double)
     to_relation[is_relation.nonzero().squeeze(1), relation_of_label[is_relation]] = 1.0
-    correct = (confusion.diagonal() @ to_relation)  # [R]
+    correct = confusion.diagonal() @ to_relation  # [R]
     predicted = confusion.sum(dim=0) @ to_relation
     gold = confusion.sum(dim=1) @ to_relation
     precision = torch.where(predicted > 0, correct / predicted.clamp(min=1), torch.zeros_like(correct))
@@ -66,8 +68,11 @@ def official_scores_from_confusion(confusion: torch.Tensor, relation_of_label: S
     in_gold = gold > 0
     if not bool(in_gold.any()):
         return {"macro_precision": 0.0, "macro_recall": 0.0, "macro_f1": 0.0}
-    return {"macro_precision": precision[in_gold].mean().item(), "macro_recall": recall[in_gold].mean().item(),
-            "macro_f1": f1[in_gold].mean().item()}
+    return {
+        "macro_precision": precision[in_gold].mean().item(),
+        "macro_recall": recall[in_gold].mean().item(),
+        "macro_f1": f1[in_gold].mean().item(),
+    }
 
 
 def _relation_indices(labels: Sequence[str]) -> List[int]:
@@ -130,14 +135,20 @@ class SemEval2010MacroF1(Metric):
         try:
             self._relation_of_label = _relation_indices(labels)
         except ValueError as error:
-            raise ConfigurationError(f"semeval2010_macro_f1: vocabulary namespace {label_namespace!r} holds a "
-                                     f"label that is not SemEval-2010 Task 8's: {error}") from None
+            raise ConfigurationError(
+                f"semeval2010_macro_f1: vocabulary namespace {label_namespace!r} holds a "
+                f"label that is not SemEval-2010 Task 8's: {error}"
+            ) from None
         self._num_labels = len(labels)
         self._confusion: Optional[torch.Tensor] = None
         self.reset()
 
-    def __call__(self, predictions: torch.Tensor, gold_labels: torch.Tensor,  # type: ignore[override]
-                 mask: Optional[torch.BoolTensor] = None) -> None:
+    def __call__(
+        self,
+        predictions: torch.Tensor,
+        gold_labels: torch.Tensor,  # type: ignore[override]
+        mask: Optional[torch.BoolTensor] = None,
+    ) -> None:
         """
         Adds a batch to the confusion matrix.
 
@@ -158,13 +169,12 @@ class SemEval2010MacroF1(Metric):
         if mask is not None:
             keep = mask.reshape(-1).bool()
             gold, predicted = gold[keep], predicted[keep]
-        pairs = torch.bincount(gold * self._num_labels + predicted, minlength=self._num_labels ** 2)
+        pairs = torch.bincount(gold * self._num_labels + predicted, minlength=self._num_labels**2)
         confusion = pairs.reshape(self._num_labels, self._num_labels).cpu()
         self._confusion += dist_reduce_sum(confusion)  # type: ignore[operator]
 
     def get_metric(self, reset: bool = False) -> Dict[str, float]:
-        scores = official_scores_from_confusion(self._confusion, self._relation_of_label,
-                                                len(SEMEVAL2010_RELATIONS))
+        scores = official_scores_from_confusion(self._confusion, self._relation_of_label, len(SEMEVAL2010_RELATIONS))
         if reset:
             self.reset()
         return scores

@@ -16,6 +16,7 @@ as the scorer returns them. Accuracy (over all examples, ``no_relation`` include
 
 Shapes: `B` examples in a batch, `...` any further dimensions, `L` labels.
 """
+
 from typing import Dict, Optional, Sequence
 
 import torch
@@ -51,8 +52,9 @@ def micro_scores(num_correct: int, num_guessed: int, num_gold: int) -> Dict[str,
     return {"precision": precision, "recall": recall, "f1": f1}
 
 
-def tacred_score(gold_labels: Sequence[str], predicted_labels: Sequence[str],
-                 no_relation: str = NO_RELATION) -> Dict[str, float]:
+def tacred_score(
+    gold_labels: Sequence[str], predicted_labels: Sequence[str], no_relation: str = NO_RELATION
+) -> Dict[str, float]:
     """
     The official scorer on label strings.
 
@@ -104,16 +106,25 @@ class TacredF1(Metric):
 
     supports_distributed = True
 
-    def __init__(self, negative_label_index: Optional[int] = None, vocabulary: Optional[Vocabulary] = None,
-                 negative_label: str = NO_RELATION, label_namespace: str = "labels") -> None:
+    def __init__(
+        self,
+        negative_label_index: Optional[int] = None,
+        vocabulary: Optional[Vocabulary] = None,
+        negative_label: str = NO_RELATION,
+        label_namespace: str = "labels",
+    ) -> None:
         if negative_label_index is None:
             if vocabulary is None:
-                raise ConfigurationError("TacredF1 needs negative_label_index or a vocabulary to look up "
-                                         f"{negative_label!r} in namespace {label_namespace!r}")
+                raise ConfigurationError(
+                    "TacredF1 needs negative_label_index or a vocabulary to look up "
+                    f"{negative_label!r} in namespace {label_namespace!r}"
+                )
             labels = vocabulary.get_token_to_index_vocabulary(label_namespace)
             if negative_label not in labels:
-                raise ConfigurationError(f"TacredF1: label {negative_label!r} is not in vocabulary namespace "
-                                         f"{label_namespace!r} ({len(labels)} labels)")
+                raise ConfigurationError(
+                    f"TacredF1: label {negative_label!r} is not in vocabulary namespace "
+                    f"{label_namespace!r} ({len(labels)} labels)"
+                )
             negative_label_index = labels[negative_label]
         elif vocabulary is not None:
             raise ConfigurationError("TacredF1: give negative_label_index or a vocabulary, not both")
@@ -122,8 +133,12 @@ class TacredF1(Metric):
         self._negative = negative_label_index
         self.reset()
 
-    def __call__(self, predictions: torch.Tensor, gold_labels: torch.Tensor,  # type: ignore[override]
-                 mask: Optional[torch.BoolTensor] = None) -> None:
+    def __call__(
+        self,
+        predictions: torch.Tensor,
+        gold_labels: torch.Tensor,  # type: ignore[override]
+        mask: Optional[torch.BoolTensor] = None,
+    ) -> None:
         """
         Adds a batch to the counts.
 
@@ -140,32 +155,39 @@ class TacredF1(Metric):
         predictions, gold_labels, mask = self.detach_tensors(predictions, gold_labels, mask)
         if predictions.dim() == gold_labels.dim() + 1:
             if predictions.size(-1) <= self._negative:
-                raise ConfigurationError(f"TacredF1: {predictions.size(-1)} label scores but the "
-                                         f"no_relation index is {self._negative}")
+                raise ConfigurationError(
+                    f"TacredF1: {predictions.size(-1)} label scores but the no_relation index is {self._negative}"
+                )
             if (gold_labels >= predictions.size(-1)).any():
-                raise ConfigurationError(f"TacredF1: a gold label id is >= {predictions.size(-1)}, "
-                                         "the number of label scores")
+                raise ConfigurationError(
+                    f"TacredF1: a gold label id is >= {predictions.size(-1)}, the number of label scores"
+                )
             guesses = predictions.argmax(dim=-1)
         elif predictions.shape == gold_labels.shape:
             if predictions.is_floating_point():
-                raise ConfigurationError("TacredF1: predictions with the shape of gold_labels must be "
-                                         "integer label ids, got floats")
+                raise ConfigurationError(
+                    "TacredF1: predictions with the shape of gold_labels must be integer label ids, got floats"
+                )
             guesses = predictions
         else:
-            raise ConfigurationError(f"TacredF1: predictions of shape {tuple(predictions.shape)} do not match "
-                                     f"gold labels of shape {tuple(gold_labels.shape)}")
+            raise ConfigurationError(
+                f"TacredF1: predictions of shape {tuple(predictions.shape)} do not match "
+                f"gold labels of shape {tuple(gold_labels.shape)}"
+            )
         gold = gold_labels.long()
         guesses = guesses.long()
         keep = torch.ones_like(gold, dtype=torch.bool) if mask is None else mask.bool()
 
         guessed = (guesses != self._negative) & keep
-        counts = torch.stack([
-            (guessed & (guesses == gold)).sum(),
-            guessed.sum(),
-            ((gold != self._negative) & keep).sum(),
-            ((guesses == gold) & keep).sum(),
-            keep.sum(),
-        ])
+        counts = torch.stack(
+            [
+                (guessed & (guesses == gold)).sum(),
+                guessed.sum(),
+                ((gold != self._negative) & keep).sum(),
+                ((guesses == gold) & keep).sum(),
+                keep.sum(),
+            ]
+        )
         self._counts += counts.cpu()
 
     def get_metric(self, reset: bool = False) -> Dict[str, float]:

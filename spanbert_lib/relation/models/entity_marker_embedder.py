@@ -1,4 +1,5 @@
 """A ``pretrained_transformer`` token embedder whose embedding matrix has rows for the entity markers."""
+
 from typing import Any, Dict, List, Optional
 
 import torch
@@ -39,19 +40,29 @@ class EntityMarkerAwareEmbedder(PretrainedTransformerEmbedder):
         The other arguments of ``pretrained_transformer``.
     """
 
-    def __init__(self, model_name: str, *, tokenizer_kwargs: Optional[Dict[str, Any]] = None,
-                 marker_initialisation: str = "description", **kwargs) -> None:
+    def __init__(
+        self,
+        model_name: str,
+        *,
+        tokenizer_kwargs: Optional[Dict[str, Any]] = None,
+        marker_initialisation: str = "description",
+        **kwargs,
+    ) -> None:
         if marker_initialisation not in MARKER_INITIALISATIONS:
-            raise ConfigurationError(f"entity_marker_aware embedder: unknown marker_initialisation "
-                                     f"{marker_initialisation!r}; choose one of {', '.join(MARKER_INITIALISATIONS)}")
+            raise ConfigurationError(
+                f"entity_marker_aware embedder: unknown marker_initialisation "
+                f"{marker_initialisation!r}; choose one of {', '.join(MARKER_INITIALISATIONS)}"
+            )
         full_kwargs = marker_tokenizer_kwargs(tokenizer_kwargs)
         super().__init__(model_name, tokenizer_kwargs=full_kwargs, **kwargs)
         # the same (cached) tokenizer object as allennlp's PretrainedTransformerTokenizer builds
         tokenizer = cached_transformers.get_tokenizer(model_name, **full_kwargs)
         embeddings = self.transformer_model.get_input_embeddings()
         if embeddings.num_embeddings < len(tokenizer):
-            raise ConfigurationError(f"entity_marker_aware embedder: {model_name} could not be resized to "
-                                     f"{len(tokenizer)} token embeddings (has {embeddings.num_embeddings})")
+            raise ConfigurationError(
+                f"entity_marker_aware embedder: {model_name} could not be resized to "
+                f"{len(tokenizer)} token embeddings (has {embeddings.num_embeddings})"
+            )
         marker_ids = initialise_marker_rows(embeddings, tokenizer, marker_initialisation)
         self.marker_ids = marker_ids
 
@@ -81,8 +92,9 @@ def initialise_marker_rows(embeddings: torch.nn.Embedding, tokenizer, how: str =
             if how == "mean":
                 weight[marker_id] = mean_row
                 continue
-            piece_ids = tokenizer(marker_description(marker), is_split_into_words=True,
-                                  add_special_tokens=False)["input_ids"]
+            piece_ids = tokenizer(marker_description(marker), is_split_into_words=True, add_special_tokens=False)[
+                "input_ids"
+            ]
             piece_ids = [i for i in piece_ids if i != tokenizer.unk_token_id]
             weight[marker_id] = weight[piece_ids].mean(dim=0) if piece_ids else mean_row
     return marker_ids

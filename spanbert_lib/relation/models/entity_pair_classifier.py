@@ -19,6 +19,7 @@ where ``span(.)`` is ``span_extractor`` over the word states (default ``span_bou
 The entity-marker schemes of the reader also work (the spans then cover the marker tokens), but the
 encoder has no embeddings for marker ids: such configs need an encoder whose vocabulary has them.
 """
+
 from typing import Any, Dict, List, Optional
 
 import torch
@@ -28,8 +29,7 @@ from allennlp.common.checks import ConfigurationError
 from allennlp.data import TextFieldTensors, Vocabulary
 from allennlp.models.model import Model
 from allennlp.modules.span_extractors import SpanExtractor
-from allennlp.nn import InitializerApplicator
-from allennlp.nn import util
+from allennlp.nn import InitializerApplicator, util
 
 from spanbert_lib.common.deprecated_names import register_deprecated_alias, renamed_argument
 from spanbert_lib.common.modules.entity_aware import ENTITY_HEAD, ENTITY_TAIL, EntityAwareEncoder, MentionFeatures
@@ -74,15 +74,20 @@ class EntityPairRelationClassifier(Model):
         **kwargs,
     ) -> None:
         super().__init__(vocab, **kwargs)
-        encoder = renamed_argument("spanbert_entity_pair_relation_classifier", "transformer", transformer, "encoder", encoder)
+        encoder = renamed_argument(
+            "spanbert_entity_pair_relation_classifier", "transformer", transformer, "encoder", encoder
+        )
         num_labels = vocab.get_vocab_size(label_namespace)
         if num_labels < 2:
-            raise ConfigurationError(f"entity_pair_relation_classifier: {num_labels} label(s) in vocabulary "
-                                     f"namespace {label_namespace!r}; at least 2 are needed")
+            raise ConfigurationError(
+                f"entity_pair_relation_classifier: {num_labels} label(s) in vocabulary "
+                f"namespace {label_namespace!r}; at least 2 are needed"
+            )
         self.encoder = encoder
         self.use_entities = use_entities
-        self.mention_features = MentionFeatures(encoder.get_output_dim(), [ENTITY_HEAD, ENTITY_TAIL], use_entities,
-                                                span_extractor)
+        self.mention_features = MentionFeatures(
+            encoder.get_output_dim(), [ENTITY_HEAD, ENTITY_TAIL], use_entities, span_extractor
+        )
         self.dropout = torch.nn.Dropout(dropout)
         self.classifier = torch.nn.Linear(2 * self.mention_features.get_output_dim(), num_labels)
         self._label_namespace = label_namespace
@@ -117,9 +122,10 @@ class EntityPairRelationClassifier(Model):
             raise ConfigurationError(
                 f"entity_pair_relation_classifier: wordpiece id {int(token_ids.max())} is outside the encoder's "
                 f"{vocabulary_size} word embeddings - entity marker tokens? Use the tacred reader with "
-                "entity_scheme 'plain' (the entities are given to the encoder as entity tokens)")
-        mentions = torch.stack([subject_span, object_span], dim=1)                      # [B, 2, 2]
-        features = self.mention_features(self.encoder, tokens, mentions).flatten(1)     # [B, 2D]
+                "entity_scheme 'plain' (the entities are given to the encoder as entity tokens)"
+            )
+        mentions = torch.stack([subject_span, object_span], dim=1)  # [B, 2, 2]
+        features = self.mention_features(self.encoder, tokens, mentions).flatten(1)  # [B, 2D]
         logits = self.classifier(self.dropout(features))
         return relation_outputs(logits, label, self._tacred)
 

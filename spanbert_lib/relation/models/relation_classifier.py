@@ -1,4 +1,5 @@
 """The SpanBERT relation classifier (section 4.1): encoder, dropout, linear layer over [CLS] or the entity starts."""
+
 from typing import Any, Dict, List, Optional
 
 import torch
@@ -84,22 +85,28 @@ class SpanBertRelationClassifier(Model):
         **kwargs,
     ) -> None:
         super().__init__(vocab, **kwargs)
-        embedder = renamed_argument("spanbert_relation_classifier", "transformer", transformer,
-                                    "text_field_embedder", text_field_embedder)
+        embedder = renamed_argument(
+            "spanbert_relation_classifier", "transformer", transformer, "text_field_embedder", text_field_embedder
+        )
         if pooling not in POOLINGS:
-            raise ConfigurationError(f"spanbert_relation_classifier: unknown pooling {pooling!r}; "
-                                     f"choose one of {', '.join(POOLINGS)}")
+            raise ConfigurationError(
+                f"spanbert_relation_classifier: unknown pooling {pooling!r}; choose one of {', '.join(POOLINGS)}"
+            )
         if not any(isinstance(module, EntityMarkerAwareEmbedder) for module in embedder.modules()):
-            raise ConfigurationError("spanbert_relation_classifier: transformer needs an "
-                                     "'entity_marker_aware' token embedder so that the entity marker tokens "
-                                     "have embeddings")
+            raise ConfigurationError(
+                "spanbert_relation_classifier: transformer needs an "
+                "'entity_marker_aware' token embedder so that the entity marker tokens "
+                "have embeddings"
+            )
         self._text_field_embedder = embedder
         self._pooling = pooling
         self._label_namespace = label_namespace
         num_labels = vocab.get_vocab_size(label_namespace)
         if num_labels < 2:
-            raise ConfigurationError(f"spanbert_relation_classifier: {num_labels} label(s) in vocabulary "
-                                     f"namespace {label_namespace!r}; at least 2 are needed")
+            raise ConfigurationError(
+                f"spanbert_relation_classifier: {num_labels} label(s) in vocabulary "
+                f"namespace {label_namespace!r}; at least 2 are needed"
+            )
         input_dim = embedder.get_output_dim() * (2 if pooling == "entity_start" else 1)
         self._dropout = torch.nn.Dropout(dropout)
         self._classifier = torch.nn.Linear(input_dim, num_labels)
@@ -142,8 +149,9 @@ class SpanBertRelationClassifier(Model):
             pooled = encoded[:, 0]
         else:
             if subject_span is None or object_span is None:
-                raise ConfigurationError("spanbert_relation_classifier: entity_start pooling needs "
-                                         "subject_span and object_span")
+                raise ConfigurationError(
+                    "spanbert_relation_classifier: entity_start pooling needs subject_span and object_span"
+                )
             starts = torch.stack([subject_span[:, 0], object_span[:, 0]], dim=1)  # [B, 2]
             pooled = batched_index_select(encoded, starts).flatten(1)  # [B, 2H]
         logits = self._classifier(self._dropout(pooled))
@@ -162,8 +170,10 @@ class SpanBertRelationClassifier(Model):
             values = value if isinstance(value, dict) else {name: value}
             clashes = set(values) & set(results)
             if clashes:
-                raise ConfigurationError(f"spanbert_relation_classifier: metric {name!r} reports "
-                                         f"{', '.join(sorted(clashes))}, which another metric reports too")
+                raise ConfigurationError(
+                    f"spanbert_relation_classifier: metric {name!r} reports "
+                    f"{', '.join(sorted(clashes))}, which another metric reports too"
+                )
             results.update(values)
         return results
 

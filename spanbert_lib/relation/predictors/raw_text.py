@@ -8,6 +8,7 @@ sentence is cut at the four entity boundaries first and every piece is tokenised
 so token boundaries always fall on entity boundaries (an entity such as "Detroit" in
 "Detroit's" stays a token of its own).
 """
+
 import functools
 from typing import Dict, List, Sequence, Tuple
 
@@ -24,8 +25,11 @@ def _spacy_tokenizer():
 
 
 def _check_span(name: str, span: Sequence[int], length: int) -> Tuple[int, int]:
-    if (not isinstance(span, (list, tuple)) or len(span) != 2
-            or not all(isinstance(x, int) and not isinstance(x, bool) for x in span)):
+    if (
+        not isinstance(span, (list, tuple))
+        or len(span) != 2
+        or not all(isinstance(x, int) and not isinstance(x, bool) for x in span)
+    ):
         raise RawTextSpanError(f"{name} must be [start, end] character offsets (end exclusive), got {span!r}")
     start, end = span
     if not 0 <= start < end <= length:
@@ -37,16 +41,19 @@ def _words(text: str) -> List[str]:
     return [token.text for token in _spacy_tokenizer()(text) if not token.is_space]
 
 
-def tokenize_with_entities(sentence: str, subj_char_span: Sequence[int],
-                           obj_char_span: Sequence[int]) -> Dict[str, object]:
+def tokenize_with_entities(
+    sentence: str, subj_char_span: Sequence[int], obj_char_span: Sequence[int]
+) -> Dict[str, object]:
     """
     ``{"token", "subj_start", "subj_end", "obj_start", "obj_end"}`` for a sentence and the
     ``[start, end)`` character spans of subject and object (end exclusive, as in Python slicing).
     """
     if not isinstance(sentence, str):
         raise RawTextSpanError(f"sentence must be a string, got {type(sentence).__name__}")
-    spans = {"subj": _check_span("subj_char_span", subj_char_span, len(sentence)),
-             "obj": _check_span("obj_char_span", obj_char_span, len(sentence))}
+    spans = {
+        "subj": _check_span("subj_char_span", subj_char_span, len(sentence)),
+        "obj": _check_span("obj_char_span", obj_char_span, len(sentence)),
+    }
     (first_role, first), (second_role, second) = sorted(spans.items(), key=lambda item: item[1])
     if second[0] < first[1]:
         raise RawTextSpanError(f"subj_char_span {list(spans['subj'])} and obj_char_span {list(spans['obj'])} overlap")

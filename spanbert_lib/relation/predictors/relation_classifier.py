@@ -1,4 +1,5 @@
 """Predicting the relation between two marked entities of a sentence."""
+
 from typing import Any, Dict, List
 
 import numpy
@@ -43,14 +44,21 @@ class RelationClassifierPredictor(Predictor):
             missing = [key for key in ("subj_char_span", "obj_char_span") if key not in json_dict]
             if missing:
                 raise ValueError(f"relation predictor input with 'sentence' lacks {', '.join(missing)}")
-            fields = tokenize_with_entities(json_dict["sentence"], json_dict["subj_char_span"],
-                                            json_dict["obj_char_span"])
+            fields = tokenize_with_entities(
+                json_dict["sentence"], json_dict["subj_char_span"], json_dict["obj_char_span"]
+            )
         else:
             raise ValueError("relation predictor input needs either 'token' (TACRED style) or 'sentence' (raw text)")
         return self._dataset_reader.text_to_instance(  # type: ignore[call-arg]
-            tokens=fields["token"], subj_start=fields["subj_start"], subj_end=fields["subj_end"],
-            obj_start=fields["obj_start"], obj_end=fields["obj_end"],
-            subj_type=json_dict["subj_type"], obj_type=json_dict["obj_type"], example_id=json_dict.get("id"))
+            tokens=fields["token"],
+            subj_start=fields["subj_start"],
+            subj_end=fields["subj_end"],
+            obj_start=fields["obj_start"],
+            obj_end=fields["obj_end"],
+            subj_type=json_dict["subj_type"],
+            obj_type=json_dict["obj_type"],
+            example_id=json_dict.get("id"),
+        )
 
     def _with_class_probabilities(self, instance: Instance, output: Dict[str, Any]) -> JsonDict:
         labels = self._model.vocab.get_index_to_token_vocabulary("labels")

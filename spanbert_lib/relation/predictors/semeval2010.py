@@ -1,11 +1,12 @@
 """Predicting the SemEval-2010 Task 8 relation of a sentence with ``<e1>``/``<e2>``-tagged nominals."""
+
 from allennlp.common.util import JsonDict
 from allennlp.data import Instance
 from allennlp.predictors.predictor import Predictor
 
+from spanbert_lib.common.deprecated_names import register_deprecated_alias
 from spanbert_lib.common.errors import UserInputError
 from spanbert_lib.relation.predictors.relation_classifier import RelationClassifierPredictor
-from spanbert_lib.common.deprecated_names import register_deprecated_alias
 
 
 @Predictor.register("spanbert_semeval2010_task8")
@@ -22,11 +23,14 @@ class SemEval2010Task8Predictor(RelationClassifierPredictor):
     def _json_to_instance(self, json_dict: JsonDict) -> Instance:
         sentence = json_dict.get("sentence")
         if not isinstance(sentence, str):
-            raise UserInputError("semeval2010_task8 predictor input needs 'sentence': a string with "
-                                 "<e1>...</e1> and <e2>...</e2> around the two nominals",
-                                 record=None if "id" not in json_dict else str(json_dict["id"]))
+            raise UserInputError(
+                "semeval2010_task8 predictor input needs 'sentence': a string with "
+                "<e1>...</e1> and <e2>...</e2> around the two nominals",
+                record=None if "id" not in json_dict else str(json_dict["id"]),
+            )
         return self._dataset_reader.text_to_instance(  # type: ignore[call-arg]
-            sentence=sentence, example_id=json_dict.get("id"))
+            sentence=sentence, example_id=json_dict.get("id")
+        )
 
 
 register_deprecated_alias(Predictor, "semeval2010_task8", "spanbert_semeval2010_task8")

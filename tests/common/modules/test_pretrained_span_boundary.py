@@ -3,14 +3,15 @@ The pre-trained SBO head as a span extractor: read from a tiny pre-training run 
 serialization directory, ``export-encoder`` directory), checked against the pre-training model's
 own head, and trained inside a span NER model.
 """
+
 import json
 import logging
 
 import pytest
 import torch
+from allennlp.commands.train import train_model_from_file
 from allennlp.common import Lazy, Params
 from allennlp.common.testing import ModelTestCase
-from allennlp.commands.train import train_model_from_file
 from allennlp.models.archival import load_archive
 from allennlp.modules.span_extractors import SpanExtractor
 
@@ -50,7 +51,7 @@ def pretrained_head(pretraining_run) -> SpanBoundaryHead:
 
 def states_and_spans():
     torch.manual_seed(1)
-    sequence = torch.randn(2, 12, HIDDEN)                                      # [B, L, H]
+    sequence = torch.randn(2, 12, HIDDEN)  # [B, L, H]
     spans = torch.tensor([[[1, 3], [4, 4], [2, 10], [0, 0]], [[5, 6], [1, 1], [3, 9], [0, 11]]])  # [B, S, 2]
     span_mask = torch.tensor([[True, True, True, False], [True, True, True, True]])
     return sequence, spans, span_mask
@@ -59,8 +60,11 @@ def states_and_spans():
 @pytest.mark.parametrize("source", ["model.tar.gz", "serialization_dir", "exported"])
 def test_extractor_equals_the_pretraining_models_span_representation(pretraining_run, pretrained_head, source):
     serialization_dir, exported = pretraining_run
-    archive = {"model.tar.gz": serialization_dir / "model.tar.gz", "serialization_dir": serialization_dir,
-               "exported": exported}[source]
+    archive = {
+        "model.tar.gz": serialization_dir / "model.tar.gz",
+        "serialization_dir": serialization_dir,
+        "exported": exported,
+    }[source]
     extractor = PretrainedSpanBoundarySpanExtractor(str(archive))
     assert (extractor.get_input_dim(), extractor.get_output_dim()) == (HIDDEN, HIDDEN)
     assert extractor.head.max_span_width == 6 and extractor.head.position_embeddings.embedding_dim == 8
@@ -79,13 +83,17 @@ def test_archive_and_exported_directory_give_the_same_head(pretraining_run):
     assert from_archive.keys() == from_export.keys()
     assert all(torch.equal(from_archive[name], from_export[name]) for name in from_archive)
     assert json.loads((exported / SBO_HEAD_CONFIG).read_text()) == {
-        "input_dim": HIDDEN, "position_embedding_dim": 8, "max_span_width": 6, "layer_norm_eps": 1e-5}
+        "input_dim": HIDDEN,
+        "position_embedding_dim": 8,
+        "max_span_width": 6,
+        "layer_norm_eps": 1e-5,
+    }
 
 
 def test_spans_wider_than_the_head_and_beyond_the_sequence(pretraining_run, pretrained_head):
     extractor = PretrainedSpanBoundarySpanExtractor(str(pretraining_run[1]))
     sequence = torch.randn(1, 12, HIDDEN)
-    wide = extractor(sequence, torch.tensor([[[2, 10]]]))          # 9 positions, the head knows 6
+    wide = extractor(sequence, torch.tensor([[[2, 10]]]))  # 9 positions, the head knows 6
     positions = torch.arange(6)
     left, right = sequence[:, 1].expand(6, -1), sequence[:, 11].expand(6, -1)
     expected = pretrained_head.from_boundaries(left, right, positions).mean(0)
@@ -115,8 +123,11 @@ def test_registered_and_built_lazily_with_input_dim(pretraining_run):
 
 def test_mismatched_input_dim_is_a_clear_error(pretraining_run):
     archive = str(pretraining_run[0] / "model.tar.gz")
-    with pytest.raises(UserInputError, match=rf"^{archive}: the span boundary head reads states of size 16, but "
-                                             r"the model gives input_dim 32"):
+    with pytest.raises(
+        UserInputError,
+        match=rf"^{archive}: the span boundary head reads states of size 16, but "
+        r"the model gives input_dim 32",
+    ):
         PretrainedSpanBoundarySpanExtractor(archive, input_dim=32)
 
 
@@ -124,8 +135,11 @@ def test_archive_without_sbo_head_is_a_clear_error(tmp_path):
     serialization_dir = tmp_path / "no_sbo"
     train_model_from_file(str(PRETRAINING_CONFIG), str(serialization_dir), overrides='{"model.sbo_weight": 0}')
     archive = serialization_dir / "model.tar.gz"
-    with pytest.raises(UserInputError, match=rf"^{archive}: the archived model has no span boundary objective "
-                                             r"head .*sbo_weight: 0"):
+    with pytest.raises(
+        UserInputError,
+        match=rf"^{archive}: the archived model has no span boundary objective "
+        r"head .*sbo_weight: 0",
+    ):
         load_span_boundary_head(archive)
     exported = export_encoder(str(archive), str(tmp_path / "exported"))
     assert (exported / "config.json").is_file() and not (exported / SBO_HEAD_WEIGHTS).exists()
@@ -165,19 +179,24 @@ class TestSpanNerWithPretrainedSpanBoundary(ModelTestCase):
         self.exported = str(pretraining_run[1])
 
     def overrides(self, **changes) -> str:
-        return json.dumps({"model.transformer.model_name": self.exported, "model.span_extractor.archive": self.exported,
-                           **changes})
+        return json.dumps(
+            {"model.transformer.model_name": self.exported, "model.span_extractor.archive": self.exported, **changes}
+        )
 
     def entity_parameters(self) -> set:
         """The encoder's entity-only parameters: no gradient in a model that uses no entities."""
         encoder_params = Params.from_file(str(SPAN_NER_CONFIG), self.overrides())["model"]["transformer"]
         encoder = EntityAwareEncoder.from_params(encoder_params)
-        return {f"encoder.{name}" for name, _ in encoder.named_parameters()
-                if name.startswith(("entity_embeddings.", "self_attentions."))}
+        return {
+            f"encoder.{name}"
+            for name, _ in encoder.named_parameters()
+            if name.startswith(("entity_embeddings.", "self_attentions."))
+        }
 
     def test_trains_saves_and_loads_with_the_frozen_head(self):
         model, _ = self.ensure_model_can_train_save_and_load(
-            str(SPAN_NER_CONFIG), overrides=self.overrides(), gradients_to_ignore=self.entity_parameters())
+            str(SPAN_NER_CONFIG), overrides=self.overrides(), gradients_to_ignore=self.entity_parameters()
+        )
         assert isinstance(model.span_extractor, PretrainedSpanBoundarySpanExtractor)
         assert model.classifier.in_features == HIDDEN
         initial = load_span_boundary_head(self.exported).state_dict()
@@ -186,8 +205,10 @@ class TestSpanNerWithPretrainedSpanBoundary(ModelTestCase):
 
     def test_trainable_head_is_updated_by_training(self):
         model, _ = self.ensure_model_can_train_save_and_load(
-            str(SPAN_NER_CONFIG), overrides=self.overrides(**{"model.span_extractor.trainable": True}),
-            gradients_to_ignore=self.entity_parameters())
+            str(SPAN_NER_CONFIG),
+            overrides=self.overrides(**{"model.span_extractor.trainable": True}),
+            gradients_to_ignore=self.entity_parameters(),
+        )
         initial = load_span_boundary_head(self.exported).state_dict()
         trained = model.span_extractor.head.state_dict()
         assert not torch.equal(initial["layer1.weight"], trained["layer1.weight"])

@@ -1,4 +1,5 @@
 """The span boundary head against SpanBERT's formula written out by hand, and the span extractor."""
+
 import math
 
 import pytest
@@ -98,8 +99,9 @@ def test_span_boundary_extractor_modes():
     assert torch.equal(inside[0, 1], torch.cat([sequence[0, 0], sequence[0, 7]]))
     both = SpanBoundarySpanExtractor(input_dim=2, boundaries="both")
     assert both.get_output_dim() == 8
-    assert torch.equal(both(sequence, spans)[0, 0],
-                       torch.cat([sequence[0, 1], sequence[0, 2], sequence[0, 4], sequence[0, 5]]))
+    assert torch.equal(
+        both(sequence, spans)[0, 0], torch.cat([sequence[0, 1], sequence[0, 2], sequence[0, 4], sequence[0, 5]])
+    )
     outside = SpanBoundarySpanExtractor(input_dim=2, boundaries="outside")(sequence, spans)
     assert torch.equal(outside, ExternalBoundarySpanExtractor(input_dim=2)(sequence, spans))
     with pytest.raises(ValueError, match="boundaries must be one of"):

@@ -13,10 +13,8 @@ from spanbert_lib.coref.dataset_readers.speakers_and_genres import GenreIds
 def test_candidates_stay_inside_sentences_and_width():
     # sentences: words 0-2 and 3-4
     candidates = enumerate_candidate_spans(np.array([0, 0, 0, 1, 1]), max_span_width=2)
-    assert candidates.spans.tolist() == [[0, 0], [0, 1], [1, 1], [1, 2], [2, 2],
-                                         [3, 3], [3, 4], [4, 4]]
-    assert candidates.lookup(np.array([1, 2, 0, 4]), np.array([2, 3, 2, 4])).tolist() == \
-        [3, -1, -1, 7]
+    assert candidates.spans.tolist() == [[0, 0], [0, 1], [1, 1], [1, 2], [2, 2], [3, 3], [3, 4], [4, 4]]
+    assert candidates.lookup(np.array([1, 2, 0, 4]), np.array([2, 3, 2, 4])).tolist() == [3, -1, -1, 7]
 
 
 def test_candidate_count_formula():
@@ -35,22 +33,25 @@ def test_labels_nested_singleton_duplicate_and_unreachable():
     sentence_ids = np.array([0, 0, 0, 0, 1, 1])
     candidates = enumerate_candidate_spans(sentence_ids, max_span_width=3)
     clusters = [
-        [(0, 2), (1, 1)],      # nested mentions
-        [(5, 5)],              # singleton
-        [(1, 1), (4, 5)],      # (1, 1) also in cluster 0 -> keeps label 0
-        [(0, 3), (2, 4)],      # 4 words wide; crossing sentences
+        [(0, 2), (1, 1)],  # nested mentions
+        [(5, 5)],  # singleton
+        [(1, 1), (4, 5)],  # (1, 1) also in cluster 0 -> keeps label 0
+        [(0, 3), (2, 4)],  # 4 words wide; crossing sentences
     ]
     labels = label_candidate_spans(candidates, sentence_ids, clusters)
-    by_span = {tuple(s): int(l) for s, l in zip(candidates.spans.tolist(), labels.labels)}
+    by_span = {tuple(s): int(label) for s, label in zip(candidates.spans.tolist(), labels.labels)}
     assert {span: label for span, label in by_span.items() if label >= 0} == {
-        (0, 2): 0, (1, 1): 0, (5, 5): 1, (4, 5): 2}
+        (0, 2): 0,
+        (1, 1): 0,
+        (5, 5): 1,
+        (4, 5): 2,
+    }
     assert labels.num_mentions == 7
     assert labels.too_wide == [(0, 3)]
     assert labels.crossing_sentences == [(2, 4)]
     assert labels.unreachable == [(0, 3), (2, 4)]
     assert labels.in_several_clusters == [(1, 1)]
-    assert label_candidate_spans(candidates, sentence_ids, []).labels.tolist() == \
-        [-1] * len(candidates)
+    assert label_candidate_spans(candidates, sentence_ids, []).labels.tolist() == [-1] * len(candidates)
 
 
 def test_document_window_restricts_and_shifts_clusters():

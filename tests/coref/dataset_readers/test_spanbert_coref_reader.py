@@ -2,6 +2,7 @@
 The ``spanbert_coref`` reader on the hand-written fixture (expected values worked out from
 ``fixtures/coref/segmented_document.gold_conll`` by hand), the OntoNotes sample and LitBank.
 """
+
 from pathlib import Path
 
 import pytest
@@ -24,17 +25,19 @@ REPO = Path(__file__).resolve().parents[3]
 TINY_BERT = str(REPO / "fixtures" / "tiny_bert")
 FIXTURE = REPO / "fixtures" / "coref" / "segmented_document.gold_conll"
 
-PART0_WORDS = ("Anna told Ben that her old friend from Boston had called . "
-               "She said he would visit next week . "
-               "The friend , who had lived in Boston for many wonderful years near the old harbour "
-               "and the quiet river , said that the city was lovely in September .").split()
+PART0_WORDS = (
+    "Anna told Ben that her old friend from Boston had called . "
+    "She said he would visit next week . "
+    "The friend , who had lived in Boston for many wonderful years near the old harbour "
+    "and the quiet river , said that the city was lovely in September ."
+).split()
 PART0_CLUSTERS = [
-    [(0, 0), (4, 4), (12, 12)],    # Anna, her, She
-    [(2, 2)],                      # Ben (singleton)
+    [(0, 0), (4, 4), (12, 12)],  # Anna, her, She
+    [(2, 2)],  # Ben (singleton)
     [(4, 8), (14, 14), (20, 40)],  # her old friend from Boston, he, The friend ... river ,
     [(8, 8), (27, 27), (43, 44)],  # Boston (nested in cluster 2's mention), Boston, the city
-    [(33, 35)],                    # the old harbour (nested in (20, 40))
-    [(48, 48)],                    # September
+    [(33, 35)],  # the old harbour (nested in (20, 40))
+    [(48, 48)],  # September
 ]
 
 
@@ -53,8 +56,10 @@ def test_fixture_words_clusters_speakers_genre():
     reader = make_reader()
     instances = list(reader.read(FIXTURE))
     assert [(i["metadata"]["doc_key"], i["metadata"]["part"]) for i in instances] == [
-        ("tc/test/00/test_0010", "000"), ("tc/test/00/test_0010", "001"),
-        ("xx/other/00/doc_0001", "000")]
+        ("tc/test/00/test_0010", "000"),
+        ("tc/test/00/test_0010", "001"),
+        ("xx/other/00/doc_0001", "000"),
+    ]
     first = instances[0]
     assert first["metadata"]["words"] == PART0_WORDS
     assert [len(s) for s in first["metadata"]["sentences"]] == [12, 8, 30]
@@ -65,8 +70,7 @@ def test_fixture_words_clusters_speakers_genre():
     assert first["metadata"]["speakers"] == ["Anna", "Ben"]
     assert first["genre"].tensor.item() == 5  # tc in (bc, bn, mz, nw, pt, tc, wb)
     # every gold mention is a candidate (max_span_width 30 >= 21 words of (20, 40))
-    assert labelled_spans(first) == {span: index for index, cluster in enumerate(PART0_CLUSTERS)
-                                     for span in cluster}
+    assert labelled_spans(first) == {span: index for index, cluster in enumerate(PART0_CLUSTERS) for span in cluster}
     assert first["metadata"]["unreachable_gold_mentions"] == []
 
     second = instances[1]
@@ -113,7 +117,7 @@ def test_batch_tensors_of_several_documents():
     num_spans = [len(i["spans"].tensor) for i in instances]
     assert tensors["spans"].shape == (3, max(num_spans), 2)
     assert tensors["span_labels"].shape == (3, max(num_spans))
-    assert tensors["spans"][1, num_spans[1]:].eq(-1).all()
+    assert tensors["spans"][1, num_spans[1] :].eq(-1).all()
     assert tensors["speaker_ids"].shape == tensors["sentence_ids"].shape == (3, 50)
     assert tensors["sentence_ids"][2, 9:].eq(-1).all()
     assert tensors["genre"].tolist() == [5, 5, 7]
@@ -146,18 +150,19 @@ def test_training_window_is_seeded_and_consistent():
         for instance, document in zip(instances, documents):
             metadata = instance["metadata"]
             offset, words = metadata["word_offset"], metadata["words"]
-            assert words == document.words[offset:offset + len(words)]
+            assert words == document.words[offset : offset + len(words)]
             assert indexer.segment(metadata["sentences"]).num_segments <= 2
             # gold clusters = the document's mentions inside the window, shifted
-            inside = [[(s - offset, e - offset) for s, e in cluster
-                       if s >= offset and e < offset + len(words)] for cluster in document.clusters]
+            inside = [
+                [(s - offset, e - offset) for s, e in cluster if s >= offset and e < offset + len(words)]
+                for cluster in document.clusters
+            ]
             assert metadata["clusters"] == [c for c in inside if c]
             labels = labelled_spans(instance)
-            for index, cluster in enumerate(metadata["clusters"]):
+            for cluster in metadata["clusters"]:
                 for span in cluster:
                     if span not in metadata["unreachable_gold_mentions"]:
-                        assert labels[span] in {i for i, c in enumerate(metadata["clusters"])
-                                                if span in c}
+                        assert labels[span] in {i for i, c in enumerate(metadata["clusters"]) if span in c}
             assert metadata["num_document_words"] == document.num_words
         offsets.append([i["metadata"]["word_offset"] for i in instances])
     assert len({tuple(o) for o in offsets}) > 1  # a new window on each read
@@ -173,8 +178,7 @@ def test_training_window_is_seeded_and_consistent():
 
 def test_data_loader_batches():
     reader = make_reader(max_segment_len=16, max_training_segments=3)
-    loader = MultiProcessDataLoader(reader, str(FIXTURE), batch_size=2,
-                                    max_instances_in_memory=2)
+    loader = MultiProcessDataLoader(reader, str(FIXTURE), batch_size=2, max_instances_in_memory=2)
     loader.index_with(Vocabulary())
     batches = list(loader)
     assert [len(b["metadata"]) for b in batches] == [2, 1]
@@ -193,9 +197,11 @@ def test_window_leaves_short_documents_whole():
 
 def test_text_to_instance():
     reader = make_reader()
-    instance = reader.text_to_instance([["John", "said", "he", "left", "."], ["He", "did", "."]],
-                                       gold_clusters=[[(0, 0), (2, 2), (5, 5)]],
-                                       doc_key="nw/x/00/x_0001")
+    instance = reader.text_to_instance(
+        [["John", "said", "he", "left", "."], ["He", "did", "."]],
+        gold_clusters=[[(0, 0), (2, 2), (5, 5)]],
+        doc_key="nw/x/00/x_0001",
+    )
     assert instance["genre"].tensor.item() == 3  # nw
     assert instance["speaker_ids"].tensor.tolist() == [0] * 8
     assert labelled_spans(instance) == {(0, 0): 0, (2, 2): 0, (5, 5): 0}
@@ -208,19 +214,30 @@ def test_text_to_instance():
 
 
 def test_from_params_and_configuration_errors():
-    reader = DatasetReader.from_params(Params({
-        "type": "spanbert_coref",
-        "token_indexers": {"tokens": {"type": "segmented_wordpiece", "model_name": TINY_BERT,
-                                      "max_segment_len": 128}},
-        "max_span_width": 10,
-        "max_training_segments": 3,
-    }))
+    reader = DatasetReader.from_params(
+        Params(
+            {
+                "type": "spanbert_coref",
+                "token_indexers": {
+                    "tokens": {"type": "segmented_wordpiece", "model_name": TINY_BERT, "max_segment_len": 128}
+                },
+                "max_span_width": 10,
+                "max_training_segments": 3,
+            }
+        )
+    )
     assert isinstance(reader, SpanBertCorefReader)
     assert reader.max_span_width == 10 and reader.max_training_segments == 3
     with pytest.raises(ConfigurationError, match="segmented_wordpiece"):
-        DatasetReader.from_params(Params({"type": "spanbert_coref",
-                                          "token_indexers": {"tokens": {"type": "single_id"}},
-                                          "max_training_segments": 3}))
+        DatasetReader.from_params(
+            Params(
+                {
+                    "type": "spanbert_coref",
+                    "token_indexers": {"tokens": {"type": "single_id"}},
+                    "max_training_segments": 3,
+                }
+            )
+        )
 
 
 def test_empty_documents_are_skipped_and_counted(tmp_path):
@@ -230,14 +247,13 @@ def test_empty_documents_are_skipped_and_counted(tmp_path):
     reader = make_reader()
     instances = list(reader.read(path))
     assert len(instances) == 1
-    assert reader.last_read_stats.skipped_empty == [
-        f"document 'nw/empty/00/e_0001' part '000' ({path}:1)"]
+    assert reader.last_read_stats.skipped_empty == [f"document 'nw/empty/00/e_0001' part '000' ({path}:1)"]
 
 
 def _fixture_with_line_6_replaced(tmp_path, old, new, encoding="utf-8"):
     lines = FIXTURE.read_text().splitlines()
     assert lines[5].endswith(old)
-    lines[5] = lines[5][:-len(old)] + new
+    lines[5] = lines[5][: -len(old)] + new
     path = tmp_path / "bad.gold_conll"
     path.write_bytes(("\n".join(lines) + "\n").encode(encoding))
     return path
@@ -247,25 +263,39 @@ def _fixture_with_line_6_replaced(tmp_path, old, new, encoding="utf-8"):
 READER_ERRORS = {
     "unbalanced_brackets": (
         lambda tmp: _fixture_with_line_6_replaced(tmp, "(2|(0)", "(2|(0)|7)"),
-        ConllFormatError, "unbalanced coreference brackets: '7)' closes a mention of cluster 7 "
-                          "that was never opened", 6),
+        ConllFormatError,
+        "unbalanced coreference brackets: '7)' closes a mention of cluster 7 that was never opened",
+        6,
+    ),
     "no_word_column": (
-        lambda tmp: _fixture_with_line_6_replaced(tmp, FIXTURE.read_text().splitlines()[5],
-                                                  "tc/test/00/test_0010 (2|(0)"),
-        ConllFormatError, "expected at least 5 columns (the word in column 4, coreference in "
-                          "the last), found 2 in document 'tc/test/00/test_0010'", 6),
+        lambda tmp: _fixture_with_line_6_replaced(
+            tmp, FIXTURE.read_text().splitlines()[5], "tc/test/00/test_0010 (2|(0)"
+        ),
+        ConllFormatError,
+        "expected at least 5 columns (the word in column 4, coreference in "
+        "the last), found 2 in document 'tc/test/00/test_0010'",
+        6,
+    ),
     "invalid_utf8": (
         lambda tmp: _fixture_with_line_6_replaced(tmp, "(2|(0)", "caf\u00e9 (2|(0)", "latin-1"),
-        InvalidEncodingError, "invalid UTF-8 byte(s) b'\\xe9'", 6),
+        InvalidEncodingError,
+        "invalid UTF-8 byte(s) b'\\xe9'",
+        6,
+    ),
     "empty_file": (
         lambda tmp: (tmp / "empty.gold_conll", (tmp / "empty.gold_conll").write_text(""))[0],
-        EmptyInputError, "no document with words in 1 CoNLL file(s) (0 '#begin document' "
-                         "blocks); nothing to read", None),
+        EmptyInputError,
+        "no document with words in 1 CoNLL file(s) (0 '#begin document' blocks); nothing to read",
+        None,
+    ),
     "only_empty_documents": (
-        lambda tmp: (tmp / "e.conll", (tmp / "e.conll").write_text(
-            "#begin document (a); part 000\n#end document\n"))[0],
-        EmptyInputError, "no document with words in 1 CoNLL file(s) (1 '#begin document' "
-                         "blocks); nothing to read", None),
+        lambda tmp: (tmp / "e.conll", (tmp / "e.conll").write_text("#begin document (a); part 000\n#end document\n"))[
+            0
+        ],
+        EmptyInputError,
+        "no document with words in 1 CoNLL file(s) (1 '#begin document' blocks); nothing to read",
+        None,
+    ),
 }
 
 
@@ -284,9 +314,11 @@ def test_bad_input_raises_one_error_naming_file_and_line(tmp_path, name):
 def test_reader_reads_five_column_files_with_any_whitespace(tmp_path):
     # the layout of the reference scorer's test files: 5 columns, trailing tabs and spaces
     path = tmp_path / "five.conll"
-    path.write_text("#begin document (five); \n"
-                    "five\t0\t0\tAnna\t(1)\t\nfive 0 1 smiled -  \n"
-                    "five\t0\t2\t.\t-\n\nfive\t0\t0\tShe\t(1)\n#end document\n")
+    path.write_text(
+        "#begin document (five); \n"
+        "five\t0\t0\tAnna\t(1)\t\nfive 0 1 smiled -  \n"
+        "five\t0\t2\t.\t-\n\nfive\t0\t0\tShe\t(1)\n#end document\n"
+    )
     [instance] = make_reader().read(path)
     assert instance["metadata"]["words"] == ["Anna", "smiled", ".", "She"]
     assert instance["metadata"]["clusters"] == [[(0, 0), (3, 3)]]
@@ -327,7 +359,8 @@ def test_ontonotes_sample():
         assert instance["metadata"]["words"] == document.words
         assert instance["metadata"]["clusters"] == document.clusters
         reachable = {span for cluster in document.clusters for span in cluster} - set(
-            instance["metadata"]["unreachable_gold_mentions"])
+            instance["metadata"]["unreachable_gold_mentions"]
+        )
         assert set(labelled_spans(instance)) == reachable
 
 
@@ -345,8 +378,7 @@ def test_litbank_file():
     assert sum(len(c) == 1 for c in metadata["clusters"]) > 0
     assert instance["genre"].tensor.item() == 7
     assert instance["speaker_ids"].tensor.eq(0).all()  # "_" = no speaker
-    reachable = {span for cluster in document.clusters for span in cluster} - set(
-        metadata["unreachable_gold_mentions"])
+    reachable = {span for cluster in document.clusters for span in cluster} - set(metadata["unreachable_gold_mentions"])
     assert set(labelled_spans(instance)) == reachable
     assert all(e - s + 1 > 30 for s, e in metadata["unreachable_gold_mentions"])
 
@@ -362,8 +394,10 @@ def test_litbank_training_windows():
         metadata = instance["metadata"]
         offset, words = metadata["word_offset"], metadata["words"]
         assert 0 < len(words) < document.num_words
-        assert words == document.words[offset:offset + len(words)]
+        assert words == document.words[offset : offset + len(words)]
         assert indexer.segment(metadata["sentences"]).num_segments <= 3
-        inside = [[(s - offset, e - offset) for s, e in cluster
-                   if s >= offset and e < offset + len(words)] for cluster in document.clusters]
+        inside = [
+            [(s - offset, e - offset) for s, e in cluster if s >= offset and e < offset + len(words)]
+            for cluster in document.clusters
+        ]
         assert metadata["clusters"] == [c for c in inside if c]

@@ -1,4 +1,5 @@
 """Antecedent pruning, pair features and scores, higher-order refinement, loss and decoding."""
+
 import math
 
 import pytest
@@ -69,7 +70,7 @@ def test_top_antecedents_chunked_and_differentiable_paths_agree():
     scorer = CoarseAntecedentScorer(5, 3, dropout=0.0)
     g = torch.randn(30, 5)
     mention = torch.randn(30)
-    reference = scorer.top_antecedents(g, mention, max_antecedents=7, budget=10 ** 6)
+    reference = scorer.top_antecedents(g, mention, max_antecedents=7, budget=10**6)
     chunked = scorer.top_antecedents(g, mention, max_antecedents=7, budget=1)
     assert torch.equal(reference.indices[reference.mask], chunked.indices[chunked.mask])
     assert torch.equal(reference.mask, chunked.mask)
@@ -81,8 +82,12 @@ def test_top_antecedents_chunked_and_differentiable_paths_agree():
     graded.scores[graded.mask].sum().backward()
     assert g.grad is not None and g.grad.abs().sum() > 0
     # the best antecedent of every row really is the best earlier span
-    full = (scorer.bilinear(g) @ g.t() + mention.unsqueeze(1) + mention
-            + scorer.distance_prior()[bucket_distance(torch.arange(30).unsqueeze(1) - torch.arange(30))])
+    full = (
+        scorer.bilinear(g) @ g.t()
+        + mention.unsqueeze(1)
+        + mention
+        + scorer.distance_prior()[bucket_distance(torch.arange(30).unsqueeze(1) - torch.arange(30))]
+    )
     for row in range(1, 30):
         assert reference.indices[row, 0] == int(full[row, :row].argmax())
 
@@ -92,15 +97,16 @@ def one_hot_features(**kwargs):
     features = PairFeatures(feature_size=10, **kwargs)
     with torch.no_grad():
         for embedding in features._enabled():
-            embedding.weight.copy_(torch.eye(10)[:embedding.num_embeddings])
+            embedding.weight.copy_(torch.eye(10)[: embedding.num_embeddings])
     return features
 
 
 def test_pair_features_by_hand():
     features = one_hot_features(num_genres=4, num_segment_distances=3)
     assert features.get_output_dim() == 40
-    metadata = SpanMetadata(speakers=torch.tensor([1, 2, 1, 0]), segments=torch.tensor([0, 0, 1, 4]),
-                            genre=torch.tensor(2))
+    metadata = SpanMetadata(
+        speakers=torch.tensor([1, 2, 1, 0]), segments=torch.tensor([0, 0, 1, 4]), genre=torch.tensor(2)
+    )
     rows = torch.tensor([2, 3])
     antecedents = torch.tensor([[0, 1], [0, 2]])
     # (2, 2, 4 blocks of 10 one-hot values) -> the index each block encodes
@@ -118,21 +124,25 @@ def test_pair_features_switch_off():
     metadata = SpanMetadata(torch.zeros(3, dtype=torch.long), torch.tensor([0, 1, 1]), torch.tensor(0))
     blocks = features(torch.tensor([2]), torch.tensor([[0]]), metadata).view(1, 1, 2, 10).argmax(-1)
     assert blocks.tolist() == [[[1, 2]]]  # segment distance 1, distance bucket 2
-    none = PairFeatures(4, use_speaker=False, use_genre=False, use_segment_distance=False,
-                        use_distance=False)
+    none = PairFeatures(4, use_speaker=False, use_genre=False, use_segment_distance=False, use_distance=False)
     assert none.get_output_dim() == 0 and none(torch.tensor([1]), torch.tensor([[0]]), metadata) is None
 
 
 @pytest.mark.parametrize("use_features", [True, False])
 def test_pairwise_scorer_equals_ffnn_over_concatenation(use_features):
     torch.manual_seed(5)
-    features = PairFeatures(3, num_genres=2, use_speaker=use_features, use_genre=use_features,
-                            use_segment_distance=use_features, use_distance=use_features)
+    features = PairFeatures(
+        3,
+        num_genres=2,
+        use_speaker=use_features,
+        use_genre=use_features,
+        use_segment_distance=use_features,
+        use_distance=use_features,
+    )
     scorer = PairwiseScorer(span_dim=4, features=features, hidden_dim=6, depth=2).eval()
     g = torch.randn(6, 4)
     antecedents = torch.tensor([[0, 0], [0, 0], [1, 0], [2, 1], [0, 3], [4, 2]])
-    metadata = SpanMetadata(torch.tensor([1, 1, 2, 1, 2, 2]), torch.tensor([0, 0, 0, 1, 1, 2]),
-                            torch.tensor(1))
+    metadata = SpanMetadata(torch.tensor([1, 1, 2, 1, 2, 2]), torch.tensor([0, 0, 0, 1, 1, 2]), torch.tensor(1))
     rows = torch.arange(6)
     g_i = g.unsqueeze(1).expand(-1, 2, -1)
     g_j = g[antecedents]
@@ -141,18 +151,17 @@ def test_pairwise_scorer_equals_ffnn_over_concatenation(use_features):
     if phi is not None:
         parts.append(phi)
     expected = scorer.scorer(torch.cat(parts, dim=-1))
-    for budget in (1, 10 ** 6):
+    for budget in (1, 10**6):
         # without autograd: in-place blocks and the feature lookup table
         with torch.no_grad():
-            assert torch.allclose(scorer(g, antecedents, metadata, budget=budget), expected,
-                                  atol=1e-5)
+            assert torch.allclose(scorer(g, antecedents, metadata, budget=budget), expected, atol=1e-5)
         assert torch.allclose(scorer(g, antecedents, metadata, budget=budget), expected, atol=1e-5)
     if use_features:
         # training with feature dropout: per-pair features, dropped out like the concatenation
         scorer.train()
         scorer.features.dropout.p = 0.5
         torch.manual_seed(11)
-        dropped = scorer(g.requires_grad_(), antecedents, metadata, budget=10 ** 6)
+        dropped = scorer(g.requires_grad_(), antecedents, metadata, budget=10**6)
         torch.manual_seed(11)
         phi = features(rows, antecedents, metadata)
         assert (phi == 0).any()  # dropout happened
@@ -182,12 +191,14 @@ def test_attention_over_antecedents_and_gate_by_hand():
 
 
 def test_marginal_log_likelihood_by_hand():
-    labels = antecedent_labels(torch.tensor([0, -1, 0]), torch.tensor([[0, 0], [0, 0], [1, 0]]),
-                               torch.tensor([[False, False], [True, False], [True, True]]))
+    labels = antecedent_labels(
+        torch.tensor([0, -1, 0]),
+        torch.tensor([[0, 0], [0, 0], [1, 0]]),
+        torch.tensor([[False, False], [True, False], [True, True]]),
+    )
     # span 0: no antecedent; span 1: no gold mention; span 2: antecedent 0 (slot 2) in its cluster
     assert labels.tolist() == [[True, False, False], [True, False, False], [False, False, True]]
-    scores = torch.tensor([[0.0, NEG_INF, NEG_INF], [0.0, 1.0, NEG_INF], [0.0, 2.0, 0.5]],
-                          requires_grad=True)
+    scores = torch.tensor([[0.0, NEG_INF, NEG_INF], [0.0, 1.0, NEG_INF], [0.0, 2.0, 0.5]], requires_grad=True)
     loss = marginal_log_likelihood_loss(scores, labels)
     expected = 0.0 + math.log(1 + math.e) + (math.log(1 + math.exp(2.0) + math.exp(0.5)) - 0.5)
     assert loss.item() == pytest.approx(expected, abs=1e-5)
@@ -196,30 +207,35 @@ def test_marginal_log_likelihood_by_hand():
 
 
 def test_gold_antecedents_of_several_slots():
-    labels = antecedent_labels(torch.tensor([3, 3, 5, 3]), torch.tensor([[0, 0, 0], [0, 0, 0],
-                                                                           [1, 0, 0], [2, 1, 0]]),
-                               torch.tensor([[False] * 3, [True, False, False],
-                                             [True, True, False], [True, True, True]]))
-    assert labels.tolist() == [[True, False, False, False], [False, True, False, False],
-                               [True, False, False, False], [False, False, True, True]]
+    labels = antecedent_labels(
+        torch.tensor([3, 3, 5, 3]),
+        torch.tensor([[0, 0, 0], [0, 0, 0], [1, 0, 0], [2, 1, 0]]),
+        torch.tensor([[False] * 3, [True, False, False], [True, True, False], [True, True, True]]),
+    )
+    assert labels.tolist() == [
+        [True, False, False, False],
+        [False, True, False, False],
+        [True, False, False, False],
+        [False, False, True, True],
+    ]
     scores = torch.tensor([[0.0, 1.0, 2.0, 3.0]])
     loss = marginal_log_likelihood_loss(scores, labels[3:])
-    expected = math.log(1 + math.e + math.e ** 2 + math.e ** 3) - math.log(math.e ** 2 + math.e ** 3)
+    expected = math.log(1 + math.e + math.e**2 + math.e**3) - math.log(math.e**2 + math.e**3)
     assert loss.item() == pytest.approx(expected, abs=1e-5)
 
 
 def test_predicted_antecedents_and_clusters():
     antecedents = torch.tensor([[0, 0], [0, 0], [1, 0], [2, 1], [3, 0], [4, 3]])
-    scores = with_dummy(torch.tensor([[NEG_INF, NEG_INF], [1.0, NEG_INF], [-1.0, -2.0],
-                                      [-1.0, 2.0], [0.0, NEG_INF], [3.0, 1.0]]))
+    scores = with_dummy(
+        torch.tensor([[NEG_INF, NEG_INF], [1.0, NEG_INF], [-1.0, -2.0], [-1.0, 2.0], [0.0, NEG_INF], [3.0, 1.0]])
+    )
     slots, chosen = predicted_antecedents(scores, antecedents)
     # row 4: tie between the dummy (0) and antecedent 3 (0.0): the dummy wins
     assert slots.tolist() == [-1, 0, -1, 1, -1, 0]
     assert chosen.tolist() == [-1, 0, -1, 1, -1, 4]
     assert cluster_roots(chosen).tolist() == [0, 0, 2, 0, 4, 4]
     spans = torch.tensor([[0, 0], [2, 3], [5, 5], [7, 7], [9, 10], [12, 12]])
-    assert clusters_from_antecedents(spans, chosen) == [[(0, 0), (2, 3), (7, 7)],
-                                                         [(9, 10), (12, 12)]]
+    assert clusters_from_antecedents(spans, chosen) == [[(0, 0), (2, 3), (7, 7)], [(9, 10), (12, 12)]]
     assert clusters_from_antecedents(spans[:0], chosen[:0]) == []
     with pytest.raises(ValueError, match="before its span"):
         cluster_roots(torch.tensor([1, -1]))

@@ -1,5 +1,6 @@
 """The coreference training configs: the paper's settings, and optimizer groups that really split
 encoder from task parameters (checked on the tiny model's parameter names)."""
+
 import json
 from pathlib import Path
 
@@ -19,19 +20,27 @@ def config(name):
     return Params.from_file(str(REPO / "training_configs" / "coref" / name)).as_dict()
 
 
-@pytest.mark.parametrize("name, segment_len, encoder_lr, task_lr", [
-    ("spanbert_base.jsonnet", 384, 2e-5, 1e-4),
-    ("spanbert_large.jsonnet", 512, 1e-5, 3e-4),
-])
+@pytest.mark.parametrize(
+    "name, segment_len, encoder_lr, task_lr",
+    [
+        ("spanbert_base.jsonnet", 384, 2e-5, 1e-4),
+        ("spanbert_large.jsonnet", 512, 1e-5, 3e-4),
+    ],
+)
 def test_paper_settings(name, segment_len, encoder_lr, task_lr):
     params = config(name)
     assert params["dataset_reader"]["token_indexers"]["tokens"]["max_segment_len"] == segment_len
     assert params["dataset_reader"]["max_training_segments"] == 3
     assert params["validation_dataset_reader"]["max_training_segments"] is None
     model = params["model"]
-    assert (model["ffnn_size"], model["max_span_width"], model["top_span_ratio"],
-            model["max_top_antecedents"], model["coref_depth"], model["dropout"]) == (
-        3000, 30, 0.4, 50, 2, 0.3)
+    assert (
+        model["ffnn_size"],
+        model["max_span_width"],
+        model["top_span_ratio"],
+        model["max_top_antecedents"],
+        model["coref_depth"],
+        model["dropout"],
+    ) == (3000, 30, 0.4, 50, 2, 0.3)
     trainer = params["trainer"]
     assert trainer["num_epochs"] == 20 and params["data_loader"]["batch_size"] == 1
     optimizer = trainer["optimizer"]
@@ -48,12 +57,11 @@ def test_optimizer_groups_split_encoder_and_task_parameters():
     groups = make_parameter_groups(list(model.named_parameters()), groups_config)
     names = {id(p): n for n, p in model.named_parameters()}
     no_decay, decay, task = ([names[id(p)] for p in group["params"]] for group in groups)
-    assert no_decay and all(n.startswith("_encoder.") and (n.endswith("bias") or
-                                                           n.endswith("LayerNorm.weight"))
-                            for n in no_decay)
+    assert no_decay and all(
+        n.startswith("_encoder.") and (n.endswith("bias") or n.endswith("LayerNorm.weight")) for n in no_decay
+    )
     assert decay and all(n.startswith("_encoder.") and not n.endswith("bias") for n in decay)
-    assert "_encoder.token_embedder_tokens.segment_encoder.transformer_model.embeddings." \
-           "word_embeddings.weight" in decay
+    assert "_encoder.token_embedder_tokens.segment_encoder.transformer_model.embeddings.word_embeddings.weight" in decay
     assert task and not any(n.startswith("_encoder.") for n in task)
     assert len(no_decay) + len(decay) + len(task) == len(names)
 
@@ -61,9 +69,11 @@ def test_optimizer_groups_split_encoder_and_task_parameters():
 @pytest.mark.external_data
 def test_tiny_model_on_a_litbank_document():
     path = require_external_data("coref", "litbank", "1023_bleak_house_brat.conll")
-    overrides = {"dataset_reader.max_training_segments": 3,
-                 "dataset_reader.token_indexers.tokens.max_segment_len": 128,
-                 "dataset_reader.max_span_width": 10}
+    overrides = {
+        "dataset_reader.max_training_segments": 3,
+        "dataset_reader.token_indexers.tokens.max_segment_len": 128,
+        "dataset_reader.max_span_width": 10,
+    }
     params = Params.from_file(str(TINY), params_overrides=json.dumps(overrides))
     reader = DatasetReader.from_params(params.pop("dataset_reader"))
     model = Model.from_params(vocab=Vocabulary(), params=params.pop("model"))

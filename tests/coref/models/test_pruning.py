@@ -1,4 +1,5 @@
 """Non-crossing mention pruning against hand-worked cases and a plain greedy reference."""
+
 import random
 
 import torch

@@ -1,4 +1,5 @@
 """Span representations and mention scores: hand-computed cases and the chunked pruning path."""
+
 import math
 
 import pytest
@@ -59,12 +60,11 @@ def test_mention_score_is_ffnn_plus_width_prior():
     scorer = MentionScorer(embedder, hidden_dim=6).eval()
     g = torch.randn(5, embedder.get_output_dim())
     widths = torch.tensor([0, 1, 3, 3, 2])
-    expected = scorer.span_scorer(g) + scorer.width_prior_scorer(
-        scorer.width_prior_embedding(widths))
+    expected = scorer.span_scorer(g) + scorer.width_prior_scorer(scorer.width_prior_embedding(widths))
     assert torch.allclose(scorer(g, widths), expected, atol=1e-6)
 
 
-@pytest.mark.parametrize("budget", [1, 200, 2 ** 23])
+@pytest.mark.parametrize("budget", [1, 200, 2**23])
 def test_chunked_candidate_scores_equal_the_direct_scores(budget):
     torch.manual_seed(1)
     embedder = SpanEmbedder(input_dim=4, feature_size=3, max_span_width=5, dropout=0.5)

@@ -3,6 +3,7 @@ The ``spanbert_coref`` model end to end on the tiny BERT and the hand-written Co
 train/save/load with all features on and all off, gradients with each feature switched off,
 training windows, outputs, error messages.
 """
+
 import json
 from pathlib import Path
 
@@ -18,11 +19,17 @@ from spanbert_lib.coref.models import SpanBertCoreference, decode_clusters
 REPO = Path(__file__).resolve().parents[3]
 CONFIG = REPO / "fixtures" / "configs" / "coref" / "spanbert_coref_tiny.jsonnet"
 DATA = REPO / "fixtures" / "coref" / "segmented_document.gold_conll"
-POOLER = {f"_encoder.token_embedder_tokens.segment_encoder.transformer_model.pooler.dense.{name}"
-          for name in ("weight", "bias")}
-ALL_OFF = {"model.use_speaker": False, "model.use_genre": False,
-           "model.use_segment_distance": False, "model.use_distance": False,
-           "model.coref_depth": 1}
+POOLER = {
+    f"_encoder.token_embedder_tokens.segment_encoder.transformer_model.pooler.dense.{name}"
+    for name in ("weight", "bias")
+}
+ALL_OFF = {
+    "model.use_speaker": False,
+    "model.use_genre": False,
+    "model.use_segment_distance": False,
+    "model.use_distance": False,
+    "model.coref_depth": 1,
+}
 
 
 def build(overrides=None):
@@ -48,16 +55,20 @@ class TestSpanBertCoreference(ModelTestCase):
         self.ensure_model_can_train_save_and_load(self.param_file, gradients_to_ignore=POOLER)
 
     def test_train_save_load_no_features_depth_1(self):
-        self.ensure_model_can_train_save_and_load(self.param_file, gradients_to_ignore=POOLER,
-                                                  overrides=json.dumps(ALL_OFF))
+        self.ensure_model_can_train_save_and_load(
+            self.param_file, gradients_to_ignore=POOLER, overrides=json.dumps(ALL_OFF)
+        )
 
 
-@pytest.mark.parametrize("feature, parameter", [
-    ("use_speaker", "speaker_embedding"),
-    ("use_genre", "genre_embedding"),
-    ("use_segment_distance", "segment_distance_embedding"),
-    ("use_distance", "distance_embedding"),
-])
+@pytest.mark.parametrize(
+    "feature, parameter",
+    [
+        ("use_speaker", "speaker_embedding"),
+        ("use_genre", "genre_embedding"),
+        ("use_segment_distance", "segment_distance_embedding"),
+        ("use_distance", "distance_embedding"),
+    ],
+)
 def test_each_feature_switches_off_and_everything_else_still_learns(feature, parameter):
     torch.manual_seed(0)
     reader, model = build({f"model.{feature}": False})
@@ -68,7 +79,8 @@ def test_each_feature_switches_off_and_everything_else_still_learns(feature, par
     first_layer = model._pairwise_scorer.scorer.first_layer.in_features
     assert first_layer == on_model._pairwise_scorer.scorer.first_layer.in_features - 8
     ModelTestCase.check_model_computes_gradients_correctly(
-        model, tensors(reader, list(reader.read(DATA))), POOLER, disable_dropout=True)
+        model, tensors(reader, list(reader.read(DATA))), POOLER, disable_dropout=True
+    )
 
 
 def test_depth_controls_the_refinement_gate():
@@ -139,14 +151,22 @@ def test_parameter_names_split_encoder_from_task():
     assert encoder and all("transformer_model" in name for name in encoder)
     task = [name for name in names if not name.startswith("_encoder.")]
     assert {name.split(".")[0] for name in task} == {
-        "_span_embedder", "_mention_scorer", "_coarse_scorer", "_pairwise_scorer", "_refiner"}
+        "_span_embedder",
+        "_mention_scorer",
+        "_coarse_scorer",
+        "_pairwise_scorer",
+        "_refiner",
+    }
 
 
 def test_bad_inputs_are_reported_with_the_document():
     reader, model = build({"dataset_reader.max_span_width": 12})
     instance = next(iter(reader.read(DATA)))
-    with pytest.raises(ValueError, match=r"document 'tc/test/00/test_0010' part '000'.*12 words "
-                                         r"wide but the model's max_span_width is 10"):
+    with pytest.raises(
+        ValueError,
+        match=r"document 'tc/test/00/test_0010' part '000'.*12 words "
+        r"wide but the model's max_span_width is 10",
+    ):
         model(**tensors(reader, [instance]))
     reader, model = build({"model.num_genres": 3})
     with pytest.raises(ValueError, match="genre id 5 is outside the model's 3 genres"):

@@ -3,6 +3,7 @@ The ``spanbert_coref`` predictor end to end (a tiny model trained here, archived
 its text helpers on hand-made cases, and the CoNLL prediction writer checked against
 ``allennlp coref-score``'s scorer.
 """
+
 import json
 from pathlib import Path
 
@@ -11,6 +12,7 @@ from allennlp.commands.train import train_model_from_file
 from allennlp.models.archival import load_archive
 from allennlp.predictors import Predictor
 
+from spanbert_lib.commands.coref_predict_conll import main as conll_main
 from spanbert_lib.coref.conll_format import read_conll_documents
 from spanbert_lib.coref.metrics import score_documents
 from spanbert_lib.coref.predictors import (
@@ -20,7 +22,6 @@ from spanbert_lib.coref.predictors import (
     resolved_text,
     tokenize_text,
 )
-from spanbert_lib.commands.coref_predict_conll import main as conll_main
 
 REPO = Path(__file__).resolve().parents[3]
 CONFIG = REPO / "fixtures" / "configs" / "coref" / "spanbert_coref_tiny.jsonnet"
@@ -31,8 +32,7 @@ TEXT = "Anna told Ben that her old friend had called.  She said he would visit.\
 @pytest.fixture(scope="module")
 def archive_path(tmp_path_factory):
     serialization_dir = tmp_path_factory.mktemp("coref_run")
-    train_model_from_file(str(CONFIG), str(serialization_dir),
-                          overrides=json.dumps({"trainer.num_epochs": 1}))
+    train_model_from_file(str(CONFIG), str(serialization_dir), overrides=json.dumps({"trainer.num_epochs": 1}))
     return serialization_dir / "model.tar.gz"
 
 
@@ -45,7 +45,9 @@ def test_tokenize_text_with_offsets():
     tokenized = tokenize_text(TEXT)
     assert tokenized.sentences == [
         ["Anna", "told", "Ben", "that", "her", "old", "friend", "had", "called", "."],
-        ["She", "said", "he", "would", "visit", "."], ["He", "did", "."]]
+        ["She", "said", "he", "would", "visit", "."],
+        ["He", "did", "."],
+    ]
     assert all(TEXT[start:end] == word for (start, end), word in zip(tokenized.offsets, tokenized.words))
     assert tokenize_text(" \n\t ").sentences == []
 
@@ -63,8 +65,20 @@ def test_pretokenized_text_and_errors():
 def test_character_clusters_and_resolved_text_by_hand():
     text = "Anna told her old friend that she and her friend met."
     #       0    5    10   15   20   25   30   35   40   45   50
-    offsets = [(0, 4), (5, 9), (10, 13), (14, 17), (18, 24), (25, 29), (30, 33), (34, 37),
-               (38, 41), (42, 48), (49, 52), (52, 53)]
+    offsets = [
+        (0, 4),
+        (5, 9),
+        (10, 13),
+        (14, 17),
+        (18, 24),
+        (25, 29),
+        (30, 33),
+        (34, 37),
+        (38, 41),
+        (42, 48),
+        (49, 52),
+        (52, 53),
+    ]
     clusters = [[(0, 0), (2, 2), (6, 6), (8, 8)], [(2, 4), (8, 9)]]
     chars = character_clusters(clusters, offsets)
     assert chars == [[(0, 4), (10, 13), (30, 33), (38, 41)], [(10, 24), (38, 48)]]
@@ -80,15 +94,14 @@ def test_predictor_raw_text(predictor):
     assert result["document"] == tokenize_text(TEXT).words
     assert result["text"] == TEXT
     assert len(result["clusters"]) == len(result["char_clusters"]) == len(result["cluster_texts"])
-    for cluster, chars, texts in zip(result["clusters"], result["char_clusters"],
-                                     result["cluster_texts"]):
+    for cluster, chars, texts in zip(result["clusters"], result["char_clusters"], result["cluster_texts"]):
         assert len(cluster) >= 2
         for (start, end), (cs, ce), mention in zip(cluster, chars, texts):
             assert TEXT[cs:ce] == mention
-            assert mention.split() == result["document"][start:end + 1] or \
-                mention.replace(" ", "") == "".join(result["document"][start:end + 1])
-    assert result["resolved"] == resolved_text(TEXT, [[tuple(s) for s in c]
-                                                      for c in result["char_clusters"]])
+            assert mention.split() == result["document"][start : end + 1] or mention.replace(" ", "") == "".join(
+                result["document"][start : end + 1]
+            )
+    assert result["resolved"] == resolved_text(TEXT, [[tuple(s) for s in c] for c in result["char_clusters"]])
 
 
 def test_predictor_pretokenized_and_batch_with_empty(predictor):
@@ -96,12 +109,20 @@ def test_predictor_pretokenized_and_batch_with_empty(predictor):
     result = predictor.predict_tokenized(sentences)
     assert result["document"] == ["Anna", "told", "Ben", ".", "She", "left", "."]
     assert result["text"] == "Anna told Ben . She left ."
-    results = predictor.predict_batch_json([{"document": ""}, {"document": sentences},
-                                            {"document": "   \n "}, {"document": []}])
+    results = predictor.predict_batch_json(
+        [{"document": ""}, {"document": sentences}, {"document": "   \n "}, {"document": []}]
+    )
     assert results[1] == result
     for empty, text in zip((results[0], results[2], results[3]), ("", "   \n ", "")):
-        assert empty == {"document": [], "sentences": [], "text": text, "clusters": [],
-                         "char_clusters": [], "cluster_texts": [], "resolved": text}
+        assert empty == {
+            "document": [],
+            "sentences": [],
+            "text": text,
+            "clusters": [],
+            "char_clusters": [],
+            "cluster_texts": [],
+            "resolved": text,
+        }
     assert predictor.predict("")["clusters"] == []
     with pytest.raises(ValueError, match="needs a 'document'"):
         predictor.predict_json({"text": "x"})
@@ -131,4 +152,8 @@ def test_conll_prediction_writer_is_an_allennlp_subcommand():
     subparser = Subcommand.by_name("coref-predict-conll")().add_subparser(parser)
     args = subparser.parse_args(["model.tar.gz", "dev#files=:2", "out.conll", "--batch-size", "2"])
     assert (args.archive_file, args.input_path, args.output_file, args.batch_size) == (
-        "model.tar.gz", "dev#files=:2", "out.conll", 2)
+        "model.tar.gz",
+        "dev#files=:2",
+        "out.conll",
+        2,
+    )

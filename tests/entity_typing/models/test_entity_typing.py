@@ -1,4 +1,5 @@
 """The entity_typing model: trains/saves/loads with and without entities; logits, loss and metric by hand."""
+
 import copy
 from pathlib import Path
 
@@ -11,7 +12,6 @@ from allennlp.data import Vocabulary
 from allennlp.models import Model
 
 from spanbert_lib.common.modules.entity_aware import ENTITY_MASK
-
 from tests.entity_model_testing import LAST_LAYER_WORD_QUERIES, TINY_BERT, EntityModelTestCase, tensors_of
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
@@ -24,20 +24,26 @@ class TestEntityTyping(EntityModelTestCase):
     CONFIG, DATA = CONFIG, DATA
 
     def test_entities_with_entity_aware_attention(self):
-        model, _ = self.ensure_model_can_train_save_and_load(self.param_file,
-                                                             gradients_to_ignore=LAST_LAYER_WORD_QUERIES)
+        model, _ = self.ensure_model_can_train_save_and_load(
+            self.param_file, gradients_to_ignore=LAST_LAYER_WORD_QUERIES
+        )
         assert model.classifier.in_features == 32
 
     def test_entities_with_plain_attention(self):
         # one query matrix shared by words and entities: every parameter gets a gradient
-        self.ensure_model_can_train_save_and_load(self.param_file,
-                                                  overrides='{"model.transformer.entity_aware_attention": false}')
+        self.ensure_model_can_train_save_and_load(
+            self.param_file, overrides='{"model.transformer.entity_aware_attention": false}'
+        )
 
     def test_without_entities(self):
-        ignore = {name for name, _ in self.model.named_parameters()
-                  if name.startswith(("encoder.entity_embeddings.", "encoder.self_attentions."))}
+        ignore = {
+            name
+            for name, _ in self.model.named_parameters()
+            if name.startswith(("encoder.entity_embeddings.", "encoder.self_attentions."))
+        }
         model, _ = self.ensure_model_can_train_save_and_load(
-            self.param_file, overrides='{"model.use_entities": false}', gradients_to_ignore=ignore)
+            self.param_file, overrides='{"model.use_entities": false}', gradients_to_ignore=ignore
+        )
         assert model.classifier.in_features == 2 * 32
 
     def test_logits_loss_and_metric_by_hand(self):
@@ -46,8 +52,13 @@ class TestEntityTyping(EntityModelTestCase):
         output = model(**tensors)
         tokens = tensors["tokens"]["tokens"]
         mention = tensors["mention_span"].unsqueeze(1)
-        _, entities = model.encoder(tokens["token_ids"], tokens["mask"], tokens["type_ids"],
-                                    entity_ids=torch.full((5, 1), ENTITY_MASK), entity_spans=mention)
+        _, entities = model.encoder(
+            tokens["token_ids"],
+            tokens["mask"],
+            tokens["type_ids"],
+            entity_ids=torch.full((5, 1), ENTITY_MASK),
+            entity_spans=mention,
+        )
         expected = model.classifier(entities[:, 0])
         torch.testing.assert_close(output["logits"], expected)
         torch.testing.assert_close(output["probs"], torch.sigmoid(expected))
@@ -68,9 +79,13 @@ class TestEntityTyping(EntityModelTestCase):
         tensors = tensors_of(self.instances[:4], self.vocab)
         output = model(**tensors)
         tokens = tensors["tokens"]["tokens"]
-        states = transformers.AutoModel.from_pretrained(TINY_BERT).eval()(
-            input_ids=tokens["token_ids"], attention_mask=tokens["mask"].long(),
-            token_type_ids=tokens["type_ids"]).last_hidden_state
+        states = (
+            transformers.AutoModel.from_pretrained(TINY_BERT)
+            .eval()(
+                input_ids=tokens["token_ids"], attention_mask=tokens["mask"].long(), token_type_ids=tokens["type_ids"]
+            )
+            .last_hidden_state
+        )
         rows = torch.arange(4)
         span = tensors["mention_span"]
         features = torch.cat([states[rows, span[:, 0]], states[rows, span[:, 1]]], dim=-1)

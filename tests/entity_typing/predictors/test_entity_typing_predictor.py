@@ -1,4 +1,5 @@
 """The entity_typing predictor: a sentence and character offsets in, types with probabilities out."""
+
 from pathlib import Path
 
 import pytest
@@ -40,8 +41,9 @@ def test_types_and_probabilities_of_a_mention(predictor):
     assert probabilities["person"] == pytest.approx(torch.sigmoid(torch.tensor(2.0)).item())
     assert probabilities["group"] == pytest.approx(torch.sigmoid(torch.tensor(-1.0)).item())
     assert result["tokens"][0] == "[CLS]" and result["tokens"][-1] == "[SEP]"
-    batch = predictor.predict_batch_json([{"sentence": sentence, "start": 32, "end": 38},
-                                          {"sentence": "Moscow is cold .", "start": 0, "end": 6}])
+    batch = predictor.predict_batch_json(
+        [{"sentence": sentence, "start": 32, "end": 38}, {"sentence": "Moscow is cold .", "start": 0, "end": 6}]
+    )
     assert [item["mention"] for item in batch] == ["Moscow", "Moscow"]
 
 

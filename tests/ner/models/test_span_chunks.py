@@ -1,4 +1,5 @@
 """The split of candidate spans into encoder passes, checked by hand."""
+
 import pytest
 import torch
 
@@ -19,8 +20,12 @@ def test_spans_are_spread_evenly_per_instance():
     values = torch.arange(36, dtype=torch.float).view(3, 12)
     packed = layout.pack(values, fill=-1)
     assert packed.tolist() == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, -1, -1], [12, 13, 14, -1]]
-    assert layout.slot_mask().tolist() == [[True] * 4, [True] * 4, [True, True, False, False],
-                                           [True, True, True, False]]
+    assert layout.slot_mask().tolist() == [
+        [True] * 4,
+        [True] * 4,
+        [True, True, False, False],
+        [True, True, True, False],
+    ]
     unpacked = layout.unpack(packed)
     expected = values * mask  # padded spans come back as zeros
     assert torch.equal(unpacked, expected)
@@ -33,7 +38,7 @@ def test_the_split_ignores_padding_and_other_instances():
     mask = torch.tensor([[True] * 7 + [False] * 5, [True] * 12])
     batch = SpanChunkLayout(mask, max_per_pass=3)
     packed = batch.pack(torch.arange(24).view(2, 12), fill=-1)
-    assert packed[:3].tolist() == [[0, 1, 2], [3, 4, 5], [6, -1, -1]]       # the same passes as alone
+    assert packed[:3].tolist() == [[0, 1, 2], [3, 4, 5], [6, -1, -1]]  # the same passes as alone
     assert packed[3:].tolist() == [[12, 13, 14], [15, 16, 17], [18, 19, 20], [21, 22, 23]]
 
 

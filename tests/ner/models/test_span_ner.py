@@ -1,4 +1,5 @@
 """The span_ner model: trains/saves/loads in every mode; its logits, chunking, sampling and decoding by hand."""
+
 import copy
 import json
 from pathlib import Path
@@ -13,7 +14,6 @@ from allennlp.data import Vocabulary
 from allennlp.models import Model
 
 from spanbert_lib.common.modules.entity_aware import ENTITY_MASK
-
 from tests.entity_model_testing import TINY_BERT, build_model, tensors_of
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
@@ -21,15 +21,21 @@ CONFIG = REPO_ROOT / "fixtures" / "configs" / "ner" / "span_ner_tiny.jsonnet"
 CONLL = REPO_ROOT / "fixtures" / "ner" / "conll2003_iob2.txt"
 LITBANK = REPO_ROOT / "fixtures" / "ner" / "litbank"
 LITBANK_OVERRIDES = {
-    "dataset_reader.type": "spanbert_span_ner_litbank", "dataset_reader.max_span_width": 8,
-    "train_data_path": str(LITBANK), "validation_data_path": str(LITBANK), "model.decoding": "nested",
+    "dataset_reader.type": "spanbert_span_ner_litbank",
+    "dataset_reader.max_span_width": 8,
+    "train_data_path": str(LITBANK),
+    "validation_data_path": str(LITBANK),
+    "model.decoding": "nested",
 }
 
 
 def entity_parameters(model: Model) -> set:
     """The encoder's entity-only parameters (no gradient when the model uses no entities)."""
-    return {name for name, _ in model.named_parameters()
-            if name.startswith("encoder.entity_embeddings.") or name.startswith("encoder.self_attentions.")}
+    return {
+        name
+        for name, _ in model.named_parameters()
+        if name.startswith("encoder.entity_embeddings.") or name.startswith("encoder.self_attentions.")
+    }
 
 
 class TestSpanNer(ModelTestCase):
@@ -50,13 +56,16 @@ class TestSpanNer(ModelTestCase):
 
     def test_entities_with_plain_attention(self):
         model, _ = self.ensure_model_can_train_save_and_load(
-            self.param_file, overrides='{"model.transformer.entity_aware_attention": false}')
+            self.param_file, overrides='{"model.transformer.entity_aware_attention": false}'
+        )
         assert not model.encoder.entity_aware_attention
 
     def test_without_entities(self):
         model, _ = self.ensure_model_can_train_save_and_load(
-            self.param_file, overrides='{"model.use_entities": false}',
-            gradients_to_ignore=entity_parameters(self.model))
+            self.param_file,
+            overrides='{"model.use_entities": false}',
+            gradients_to_ignore=entity_parameters(self.model),
+        )
         assert model.classifier.in_features == 2 * 32
 
     def test_nested_litbank_with_sampled_negatives(self):
@@ -72,10 +81,15 @@ class TestSpanNer(ModelTestCase):
         tensors = tensors_of([instance], self.vocab)
         output = model(**tensors)
         tokens = tensors["tokens"]["tokens"]
-        spans = tensors["spans"][0]                                                     # [S, 2]
+        spans = tensors["spans"][0]  # [S, 2]
         entity_ids = torch.full((1, len(spans)), ENTITY_MASK)
-        words, entities = model.encoder(tokens["token_ids"], tokens["mask"], tokens["type_ids"], entity_ids=entity_ids,
-                                        entity_spans=spans.unsqueeze(0))
+        words, entities = model.encoder(
+            tokens["token_ids"],
+            tokens["mask"],
+            tokens["type_ids"],
+            entity_ids=entity_ids,
+            entity_spans=spans.unsqueeze(0),
+        )
         features = torch.cat([words[0, spans[:, 0]], words[0, spans[:, 1]], entities[0]], dim=-1)
         torch.testing.assert_close(output["logits"][0], model.classifier(features))
         torch.testing.assert_close(output["probs"][0], torch.softmax(model.classifier(features), dim=-1))
@@ -89,8 +103,13 @@ class TestSpanNer(ModelTestCase):
         spans = tensors["spans"][0]
         for first, last in ((0, 7), (7, 14), (14, 21), (21, 26)):
             part = spans[first:last].unsqueeze(0)
-            words, entities = model.encoder(tokens["token_ids"], tokens["mask"], tokens["type_ids"],
-                                            entity_ids=torch.full(part.shape[:2], ENTITY_MASK), entity_spans=part)
+            words, entities = model.encoder(
+                tokens["token_ids"],
+                tokens["mask"],
+                tokens["type_ids"],
+                entity_ids=torch.full(part.shape[:2], ENTITY_MASK),
+                entity_spans=part,
+            )
             features = torch.cat([words[0, part[0, :, 0]], words[0, part[0, :, 1]], entities[0]], dim=-1)
             torch.testing.assert_close(logits[first:last], model.classifier(features))
         # a pass of different spans changes the words' states, so splitting differently changes the logits
@@ -115,8 +134,9 @@ class TestSpanNer(ModelTestCase):
         output = model(**tensors)
         tokens = tensors["tokens"]["tokens"]
         plain = transformers.AutoModel.from_pretrained(TINY_BERT).eval()
-        states = plain(input_ids=tokens["token_ids"], attention_mask=tokens["mask"].long(),
-                       token_type_ids=tokens["type_ids"]).last_hidden_state
+        states = plain(
+            input_ids=tokens["token_ids"], attention_mask=tokens["mask"].long(), token_type_ids=tokens["type_ids"]
+        ).last_hidden_state
         for row in range(3):
             count = int(output["span_mask"][row].sum())
             spans = tensors["spans"][row, :count]
@@ -148,8 +168,8 @@ class TestSpanNer(ModelTestCase):
         assert kept[0] == sorted(kept[0]) and set(kept[0]) <= {(1, 1), (1, 2), (2, 2), (2, 3), (3, 3)}
         assert len(kept[1]) == 2 and set(kept[1]) <= {(1, 1), (1, 2), (2, 2)} and new_spans[1, 2:].eq(-1).all()
         for row, original in ((0, 0), (1, 1)):
-            lookup = {tuple(s): int(l) for s, l in zip(spans[original].tolist(), labels[original])}
-            assert [lookup[s] for s in kept[row]] == new_labels[row, :len(kept[row])].tolist()
+            lookup = {tuple(s): int(label) for s, label in zip(spans[original].tolist(), labels[original])}
+            assert [lookup[s] for s in kept[row]] == new_labels[row, : len(kept[row])].tolist()
         # in training mode the loss covers only the sample and no F1 is computed; eval mode scores every span
         model.train()
         tensors = tensors_of(self.instances[:2], self.vocab)
@@ -162,8 +182,9 @@ class TestSpanNer(ModelTestCase):
     def test_decode_flat_and_nested_by_hand(self):
         labels = self.vocab.get_token_to_index_vocabulary("labels")
         metadata = [{"word_spans": [(0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)]}]
-        predicted = torch.tensor([[labels["O"], labels["PER"], labels["O"], labels["LOC"], labels["LOC"], labels["O"],
-                                   0]])  # the last one is padding
+        predicted = torch.tensor(
+            [[labels["O"], labels["PER"], labels["O"], labels["LOC"], labels["LOC"], labels["O"], 0]]
+        )  # the last one is padding
         scores = torch.tensor([[0.9, 0.9, 0.6, 0.7, 0.8, 0.99, 0.99]])
         flat = self.build(decoding="flat").decode(metadata, predicted, scores)
         # (0,1) PER 0.9 first; (1,2) LOC 0.8 and (1,1) LOC 0.7 overlap it
@@ -196,8 +217,11 @@ class TestSpanNer(ModelTestCase):
         output = self.oracle(model, tensors)(**tensors)
         gold = [instance["metadata"]["gold_entities"] for instance in self.instances]
         assert output["entities"] == [[tuple(entity) for entity in sentence] for sentence in gold]
-        assert all(score == pytest.approx(torch.softmax(torch.tensor([10.0] + [0.0] * 4), 0)[0].item())
-                   for sentence in output["entity_scores"] for score in sentence)
+        assert all(
+            score == pytest.approx(torch.softmax(torch.tensor([10.0] + [0.0] * 4), 0)[0].item())
+            for sentence in output["entity_scores"]
+            for score in sentence
+        )
         metrics = model.get_metrics()
         assert metrics == {"precision": 1.0, "recall": 1.0, "f1": 1.0}
         per_label = model.get_metrics(reset=True)
@@ -226,8 +250,13 @@ class TestSpanNer(ModelTestCase):
             results[decoding] = (output["entities"], model.get_metrics(reset=True))
         assert results["nested"][0] == gold and results["nested"][1]["f1"] == 1.0
         # flat decoding keeps only the highest-scoring (here: the widest) of overlapping entities: 7 of 13
-        assert results["flat"][0] == [[(0, 6, "PER")], [(0, 0, "PER"), (2, 2, "GPE")], [(1, 6, "LOC")],
-                                      [(0, 0, "PER"), (2, 4, "VEH")], [(0, 3, "PER")]]
+        assert results["flat"][0] == [
+            [(0, 6, "PER")],
+            [(0, 0, "PER"), (2, 2, "GPE")],
+            [(1, 6, "LOC")],
+            [(0, 0, "PER"), (2, 4, "VEH")],
+            [(0, 3, "PER")],
+        ]
         assert results["flat"][1]["recall"] == pytest.approx(7 / 13) and results["flat"][1]["precision"] == 1.0
 
     def oracle_for(self, model, tensors, vocab):

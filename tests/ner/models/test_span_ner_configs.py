@@ -1,4 +1,5 @@
 """The shipped span-NER configs: the LitBank MiniLM pair (one switch apart; trains) and CoNLL-2003 large."""
+
 import json
 from pathlib import Path
 
@@ -28,7 +29,10 @@ def test_litbank_config_settings():
     params = params_of("litbank_minilm.jsonnet")
     assert params["train_data_path"] == "../shared/data/ner/litbank#files=:70"
     assert params["validation_data_path"] == "../shared/data/ner/litbank#files=70:80"
-    assert params["dataset_reader"]["type"] == "spanbert_span_ner_litbank" and params["dataset_reader"]["max_span_width"] == 16
+    assert (
+        params["dataset_reader"]["type"] == "spanbert_span_ner_litbank"
+        and params["dataset_reader"]["max_span_width"] == 16
+    )
     model = params["model"]
     assert model["transformer"]["model_name"] == params["dataset_reader"]["model_name"] == "pretrained/all-MiniLM-L6-v2"
     assert model["decoding"] == "nested" and model["use_entities"] and model["max_entities_per_pass"] == 128
@@ -47,14 +51,20 @@ def test_litbank_split_is_70_and_10_documents():
 
 
 def test_litbank_recipe_trains_with_the_tiny_encoder(tmp_path):
-    overrides = json.dumps({
-        "dataset_reader.model_name": TINY_BERT, "model.transformer.model_name": TINY_BERT,
-        "model.transformer.entity_embedding_dim": 16,
-        "train_data_path": LITBANK_FIXTURE, "validation_data_path": LITBANK_FIXTURE,
-        "data_loader.batches_per_epoch": 2, "data_loader.batch_sampler.batch_size": 2,
-    })
-    model = train_model_from_file(str(CONFIG_DIR / "litbank_minilm.jsonnet"), str(tmp_path / "run"),
-                                  overrides=overrides)
+    overrides = json.dumps(
+        {
+            "dataset_reader.model_name": TINY_BERT,
+            "model.transformer.model_name": TINY_BERT,
+            "model.transformer.entity_embedding_dim": 16,
+            "train_data_path": LITBANK_FIXTURE,
+            "validation_data_path": LITBANK_FIXTURE,
+            "data_loader.batches_per_epoch": 2,
+            "data_loader.batch_sampler.batch_size": 2,
+        }
+    )
+    model = train_model_from_file(
+        str(CONFIG_DIR / "litbank_minilm.jsonnet"), str(tmp_path / "run"), overrides=overrides
+    )
     assert model.negative_spans_per_instance == 24 and model.encoder.entity_aware_attention
     metrics = json.loads((tmp_path / "run" / "metrics.json").read_text())
     assert {"best_validation_f1", "validation_precision", "validation_recall"} <= set(metrics)

@@ -1,4 +1,5 @@
 """Windows of a sentence too long for one instance, and the window where each span is most central."""
+
 import numpy as np
 import pytest
 
@@ -14,11 +15,19 @@ def test_a_sentence_that_fits_is_one_window():
 def test_windows_by_hand():
     # one piece per word, 4 per window: each next window starts half-way into the previous one
     assert overlapping_windows(np.ones(10, dtype=np.int64), budget=4, max_span_width=2) == [
-        (0, 4), (2, 6), (4, 8), (6, 10)]
+        (0, 4),
+        (2, 6),
+        (4, 8),
+        (6, 10),
+    ]
     # pieces 1 3 1 1 2 1: windows of at most 4 pieces sharing at least max_span_width - 1 = 2 words
     # where a window has that many; the start always moves on by at least one word
     assert overlapping_windows(np.array([1, 3, 1, 1, 2, 1]), budget=4, max_span_width=3) == [
-        (0, 2), (1, 3), (2, 5), (3, 6)]
+        (0, 2),
+        (1, 3),
+        (2, 5),
+        (3, 6),
+    ]
 
 
 def test_a_word_longer_than_the_budget_is_refused():

@@ -1,5 +1,6 @@
 """Tokenizers for the corpus reader tests: a hand-written vocabulary (exact expectations) and one
 trained on the fixture corpus (realistic pieces)."""
+
 import pytest
 
 from spanbert_lib.common.wordpiece import train_wordpiece_tokenizer

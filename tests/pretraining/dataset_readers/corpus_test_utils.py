@@ -1,4 +1,5 @@
 """Constants and helpers shared by the corpus reader tests."""
+
 from pathlib import Path
 from typing import List, Union
 
@@ -7,10 +8,39 @@ FIXTURE_CORPUS = REPO_ROOT / "fixtures" / "corpus"
 
 # [PAD] deliberately not at index 0, so that padding with the pad id is distinguishable from zeros.
 HAND_VOCAB = [
-    "[UNK]", "[CLS]", "[SEP]", "[PAD]", "[MASK]",
-    "The", "the", "cat", "sat", "on", "mat", ".", ",", "A", "dog", "ran",
-    "un", "##believ", "##able", "##ab", "##ly", "fast", "Barack", "Obama", "visited", "Paris", "in", "2010",
-    "He", "was", "happy", "It", "rained",
+    "[UNK]",
+    "[CLS]",
+    "[SEP]",
+    "[PAD]",
+    "[MASK]",
+    "The",
+    "the",
+    "cat",
+    "sat",
+    "on",
+    "mat",
+    ".",
+    ",",
+    "A",
+    "dog",
+    "ran",
+    "un",
+    "##believ",
+    "##able",
+    "##ab",
+    "##ly",
+    "fast",
+    "Barack",
+    "Obama",
+    "visited",
+    "Paris",
+    "in",
+    "2010",
+    "He",
+    "was",
+    "happy",
+    "It",
+    "rained",
 ]
 PAD_ID = HAND_VOCAB.index("[PAD]")
 CLS_ID = HAND_VOCAB.index("[CLS]")

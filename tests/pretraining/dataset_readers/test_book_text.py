@@ -1,5 +1,6 @@
 """Book text: one document per file, comma lists of corpus paths, and tokenisation of a huge
 document in bounded chunks."""
+
 import numpy as np
 import pytest
 
@@ -47,12 +48,15 @@ def test_comma_separated_corpus_paths(tmp_path):
         expand_text_paths(f"{first},{tmp_path / 'missing.txt'}")
 
 
-@pytest.mark.parametrize("text, limit, expected", [
-    ("short text", 100, [0]),
-    ("aaa bbb ccc ddd", 8, [0, 8]),  # "aaa bbb " | "ccc ddd"
-    ("aaa\nbbb\tccc", 5, [0, 4, 8]),
-    ("abcdefghij", 4, [0, 4, 8]),  # no whitespace: cut at the limit
-])
+@pytest.mark.parametrize(
+    "text, limit, expected",
+    [
+        ("short text", 100, [0]),
+        ("aaa bbb ccc ddd", 8, [0, 8]),  # "aaa bbb " | "ccc ddd"
+        ("aaa\nbbb\tccc", 5, [0, 4, 8]),
+        ("abcdefghij", 4, [0, 4, 8]),  # no whitespace: cut at the limit
+    ],
+)
 def test_whitespace_chunks(text, limit, expected):
     starts = whitespace_chunks(text, limit)
     assert starts == expected
@@ -63,8 +67,9 @@ def test_whitespace_chunks(text, limit, expected):
 def test_chunked_tokenisation_equals_tokenising_whole(corpus_tokenizer_dir):
     text = (FIXTURE_CORPUS / "story_the_cartographers_daughter.txt").read_text(encoding="utf-8")
     whole = PretrainingCorpusReader(corpus_tokenizer_dir, max_sequence_length=64, max_chunk_characters=len(text))
-    chunked = PretrainingCorpusReader(corpus_tokenizer_dir, max_sequence_length=64, max_chunk_characters=300,
-                                      chunks_per_tokenizer_call=3)
+    chunked = PretrainingCorpusReader(
+        corpus_tokenizer_dir, max_sequence_length=64, max_chunk_characters=300, chunks_per_tokenizer_call=3
+    )
     expected = whole.document_to_instances(text)
     actual = chunked.document_to_instances(text)
     assert len(actual) == len(expected) > 20

@@ -26,7 +26,9 @@ def test_expand_single_file(corpus_dir):
 
 def test_expand_directory_is_recursive_sorted_and_txt_only(corpus_dir):
     assert expand_text_paths(corpus_dir) == [
-        corpus_dir / "a.txt", corpus_dir / "b.txt", corpus_dir / "sub" / "deeper" / "c.txt"
+        corpus_dir / "a.txt",
+        corpus_dir / "b.txt",
+        corpus_dir / "sub" / "deeper" / "c.txt",
     ]
 
 

@@ -1,6 +1,5 @@
 import logging
 
-import pytest
 from allennlp.common import Params
 from allennlp.data import Batch
 from allennlp.data.dataset_readers import DatasetReader
@@ -30,13 +29,31 @@ def test_is_next_pairs_token_by_token(hand_tokenizer_dir, tmp_path):
 
 def test_line_sentence_splitter(hand_tokenizer_dir):
     reader = NspCorpusReader(
-        hand_tokenizer_dir, max_sequence_length=64, random_next_probability=0.0,
-        short_sequence_probability=0.0, sentence_splitter="line",
+        hand_tokenizer_dir,
+        max_sequence_length=64,
+        random_next_probability=0.0,
+        short_sequence_probability=0.0,
+        sentence_splitter="line",
     )
     # one "sentence" per line: the only split point is the line break
     (pair,) = reader.document_to_instances("The cat sat. A dog ran.\nHe was happy.")
-    assert pieces(pair) == ["[CLS]", "The", "cat", "sat", ".", "A", "dog", "ran", ".", "[SEP]",
-                            "He", "was", "happy", ".", "[SEP]"]
+    assert pieces(pair) == [
+        "[CLS]",
+        "The",
+        "cat",
+        "sat",
+        ".",
+        "A",
+        "dog",
+        "ran",
+        ".",
+        "[SEP]",
+        "He",
+        "was",
+        "happy",
+        ".",
+        "[SEP]",
+    ]
 
 
 def test_random_next_comes_from_another_document(hand_tokenizer_dir, tmp_path):
@@ -47,7 +64,7 @@ def test_random_next_comes_from_another_document(hand_tokenizer_dir, tmp_path):
     cats = "The cat sat . A dog ran . He was happy . It rained ."
     obama = "Barack Obama visited Paris in 2010 ."
     # a random B starts at a sentence start of the other document (and may be cut at its end)
-    from_cats = {cats[cats.index(s):] for s in ("The", "A", "He", "It")}
+    from_cats = {cats[cats.index(s) :] for s in ("The", "A", "He", "It")}
     for instance in instances:
         tokens = pieces(instance)
         sep = tokens.index("[SEP]")

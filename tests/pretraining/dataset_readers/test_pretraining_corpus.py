@@ -56,8 +56,25 @@ def test_blocks_token_by_token(hand_tokenizer_dir, two_doc_file):
 def test_one_block_per_document_when_documents_fit(hand_tokenizer_dir, two_doc_file):
     reader = PretrainingCorpusReader(hand_tokenizer_dir, max_sequence_length=64)
     first, second = list(reader.read(two_doc_file))
-    assert pieces(first) == ["[CLS]", "The", "cat", "sat", "on", "the", "mat", ".", "The", "dog", "ran",
-                             "un", "##believ", "##ab", "##ly", ".", "[SEP]"]
+    assert pieces(first) == [
+        "[CLS]",
+        "The",
+        "cat",
+        "sat",
+        "on",
+        "the",
+        "mat",
+        ".",
+        "The",
+        "dog",
+        "ran",
+        "un",
+        "##believ",
+        "##ab",
+        "##ly",
+        ".",
+        "[SEP]",
+    ]
     assert values(first, "word_ids") == [-1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10, 11, -1]
     assert pieces(second) == ["[CLS]", "A", "cat", "sat", ".", "[SEP]"]
 
@@ -77,7 +94,9 @@ def test_word_longer_than_a_block_is_truncated_and_counted(hand_tokenizer_dir, t
     with caplog.at_level(logging.WARNING, logger=READER_LOGGER):
         instances = list(reader.read(path))
     assert [pieces(i) for i in instances] == [
-        ["[CLS]", "A", "[SEP]"], ["[CLS]", "un", "##believ", "[SEP]"], ["[CLS]", "fast", ".", "[SEP]"]
+        ["[CLS]", "A", "[SEP]"],
+        ["[CLS]", "un", "##believ", "[SEP]"],
+        ["[CLS]", "fast", ".", "[SEP]"],
     ]
     assert values(instances[1], "word_ids") == [-1, 0, 0, -1]
     assert "Truncated 1 words" in caplog.text
@@ -95,7 +114,9 @@ def test_file_directory_and_glob_inputs(hand_tokenizer_dir, tmp_path, input_kind
     }[input_kind]
     reader = PretrainingCorpusReader(hand_tokenizer_dir)
     read = [pieces(i)[1:-1] for i in reader.read(path)]
-    expected = {"file": [["A", "dog", "ran", "."]]}.get(input_kind, [["The", "cat", "sat", "."], ["A", "dog", "ran", "."]])
+    expected = {"file": [["A", "dog", "ran", "."]]}.get(
+        input_kind, [["The", "cat", "sat", "."], ["A", "dog", "ran", "."]]
+    )
     assert read == expected
 
 
@@ -104,7 +125,8 @@ def test_blank_line_versus_file_documents(hand_tokenizer_dir, tmp_path):
     by_blank = PretrainingCorpusReader(hand_tokenizer_dir, document_separator="blank_line")
     by_file = PretrainingCorpusReader(hand_tokenizer_dir, document_separator="file")
     assert [pieces(i) for i in by_blank.read(path)] == [
-        ["[CLS]", "The", "cat", "sat", ".", "[SEP]"], ["[CLS]", "A", "dog", "ran", ".", "[SEP]"]
+        ["[CLS]", "The", "cat", "sat", ".", "[SEP]"],
+        ["[CLS]", "A", "dog", "ran", ".", "[SEP]"],
     ]
     assert [pieces(i) for i in by_file.read(path)] == [
         ["[CLS]", "The", "cat", "sat", ".", "A", "dog", "ran", ".", "[SEP]"]
@@ -125,7 +147,9 @@ def test_skipped_documents_are_counted_and_logged(hand_tokenizer_dir, tmp_path, 
     assert "a_empty.txt (1)" in empty and "b_blank.txt (1)" in empty
     short = next(m for m in warnings if "fewer than 4 words" in m)
     assert short.startswith("Skipped 2 ") and "c_real.txt (2)" in short
-    summary = next(r.getMessage() for r in caplog.records if r.levelno == logging.INFO and "documents ->" in r.getMessage())
+    summary = next(
+        r.getMessage() for r in caplog.records if r.levelno == logging.INFO and "documents ->" in r.getMessage()
+    )
     assert "3 files, 1 documents -> 1 instances, 6 wordpieces; skipped 2 empty and 2 short documents" in summary
 
 
@@ -149,7 +173,9 @@ def test_text_to_instance_and_document_to_instances(hand_tokenizer_dir):
     reader = PretrainingCorpusReader(hand_tokenizer_dir, max_sequence_length=8)
     blocks = reader.document_to_instances(DOC_1)
     assert [pieces(b)[1:-1] for b in blocks] == [
-        ["The", "cat", "sat", "on", "the", "mat"], [".", "The", "dog", "ran"], ["un", "##believ", "##ab", "##ly", "."]
+        ["The", "cat", "sat", "on", "the", "mat"],
+        [".", "The", "dog", "ran"],
+        ["un", "##believ", "##ab", "##ly", "."],
     ]
     assert pieces(reader.text_to_instance(DOC_1)) == pieces(blocks[0])
     with pytest.raises(ValueError, match="no words"):
@@ -252,8 +278,9 @@ def test_noun_phrase_ids(hand_tokenizer_dir, entity_reader):
 def test_entity_ids_and_spans_for_masked_entity_prediction(hand_tokenizer_dir, entity_reader, tmp_path):
     vocabulary = tmp_path / "entities.txt"
     vocabulary.write_text("Paris\nBarack Obama\n")
-    reader = PretrainingCorpusReader(hand_tokenizer_dir, max_sequence_length=5, phrase_annotation="named_entity",
-                                     entity_vocabulary=str(vocabulary))
+    reader = PretrainingCorpusReader(
+        hand_tokenizer_dir, max_sequence_length=5, phrase_annotation="named_entity", entity_vocabulary=str(vocabulary)
+    )
     reader._annotator = entity_reader._annotator
     blocks = reader.document_to_instances("Barack Obama visited Paris in 2010.")
     # blocks: [Barack Obama visited] [Paris in 2010] [.]; ids: Paris 6, Barack Obama 7, 2010 unknown (1)

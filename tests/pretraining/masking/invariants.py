@@ -1,4 +1,5 @@
 """Checks every masking output must pass, written span by span from the definitions."""
+
 import numpy as np
 import torch
 

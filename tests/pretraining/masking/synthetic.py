@@ -1,4 +1,5 @@
 """Synthetic packed blocks with a realistic words -> wordpieces structure, for masking tests."""
+
 from typing import Optional, Sequence
 
 import numpy as np

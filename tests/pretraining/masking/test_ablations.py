@@ -18,8 +18,14 @@ from tests.pretraining.masking.synthetic import MASK, VOCAB_SIZE, make_blocks
 
 
 def mask(masker, input_ids, word_ids, seed=0, **kwargs):
-    return masker.mask(input_ids, word_ids, mask_token_id=MASK, vocab_size=VOCAB_SIZE,
-                       generator=torch.Generator().manual_seed(seed), **kwargs)
+    return masker.mask(
+        input_ids,
+        word_ids,
+        mask_token_id=MASK,
+        vocab_size=VOCAB_SIZE,
+        generator=torch.Generator().manual_seed(seed),
+        **kwargs,
+    )
 
 
 def masked_fraction(output, word_ids):
@@ -133,8 +139,9 @@ def test_phrase_masking_input_errors(blocks):
 
 def test_short_and_empty_sequences_for_every_scheme():
     content = [0, 1, 2, 5, 510]
-    input_ids, word_ids, phrase_ids = make_blocks(len(content), seed=3, content_lengths=content,
-                                                  phrase_start_probability=0.3)
+    input_ids, word_ids, phrase_ids = make_blocks(
+        len(content), seed=3, content_lengths=content, phrase_start_probability=0.3
+    )
     for masker in (SubwordMasker(), WholeWordMasker(), PhraseMasker(), GeometricSpanMasker()):
         output = mask(masker, input_ids, word_ids, phrase_ids=phrase_ids)
         assert_valid_masking(output, input_ids, word_ids, MASK, VOCAB_SIZE)
@@ -153,17 +160,34 @@ def test_ablations_are_reproducible(blocks, masker_class):
     assert not torch.equal(first.labels, other.labels)
 
 
-@pytest.mark.parametrize("config, expected_class, attributes", [
-    ({}, GeometricSpanMasker, {"geometric_p": 0.2, "max_span_length": 10, "masking_budget": 0.15}),
-    ({"type": "geometric_span", "geometric_p": 0.3, "max_span_length": 5, "masking_budget": 0.2,
-      "mask_probability": 0.7, "random_probability": 0.2},
-     GeometricSpanMasker, {"geometric_p": 0.3, "max_span_length": 5, "masking_budget": 0.2,
-                           "mask_probability": 0.7, "random_probability": 0.2}),
-    ({"type": "subword", "masking_budget": 0.2}, SubwordMasker, {"masking_budget": 0.2}),
-    ({"type": "whole_word", "random_probability": 0.0}, WholeWordMasker, {"random_probability": 0.0}),
-    ({"type": "named_entity", "entity_fraction": 0.25}, PhraseMasker, {"entity_fraction": 0.25}),
-    ({"type": "noun_phrase"}, PhraseMasker, {"entity_fraction": 0.5, "requires_phrase_ids": True}),
-])
+@pytest.mark.parametrize(
+    "config, expected_class, attributes",
+    [
+        ({}, GeometricSpanMasker, {"geometric_p": 0.2, "max_span_length": 10, "masking_budget": 0.15}),
+        (
+            {
+                "type": "geometric_span",
+                "geometric_p": 0.3,
+                "max_span_length": 5,
+                "masking_budget": 0.2,
+                "mask_probability": 0.7,
+                "random_probability": 0.2,
+            },
+            GeometricSpanMasker,
+            {
+                "geometric_p": 0.3,
+                "max_span_length": 5,
+                "masking_budget": 0.2,
+                "mask_probability": 0.7,
+                "random_probability": 0.2,
+            },
+        ),
+        ({"type": "subword", "masking_budget": 0.2}, SubwordMasker, {"masking_budget": 0.2}),
+        ({"type": "whole_word", "random_probability": 0.0}, WholeWordMasker, {"random_probability": 0.0}),
+        ({"type": "named_entity", "entity_fraction": 0.25}, PhraseMasker, {"entity_fraction": 0.25}),
+        ({"type": "noun_phrase"}, PhraseMasker, {"entity_fraction": 0.5, "requires_phrase_ids": True}),
+    ],
+)
 def test_construct_from_params(config, expected_class, attributes):
     masker = Masker.from_params(Params(config))
     assert type(masker) is expected_class

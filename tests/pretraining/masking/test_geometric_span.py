@@ -21,8 +21,14 @@ EXPECTED_MEAN = sum(length * p for length, p in zip(range(1, 11), PMF))
 
 
 def mask(masker, input_ids, word_ids, seed=0, **kwargs):
-    return masker.mask(input_ids, word_ids, mask_token_id=MASK, vocab_size=VOCAB_SIZE,
-                       generator=torch.Generator().manual_seed(seed), **kwargs)
+    return masker.mask(
+        input_ids,
+        word_ids,
+        mask_token_id=MASK,
+        vocab_size=VOCAB_SIZE,
+        generator=torch.Generator().manual_seed(seed),
+        **kwargs,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -175,11 +181,19 @@ def test_constructor_knobs():
     assert torch.equal(all_kept.input_ids, input_ids) and all_kept.masked_positions.any()
 
 
-@pytest.mark.parametrize("kwargs", [
-    {"geometric_p": 0.0}, {"geometric_p": 1.5}, {"max_span_length": 0}, {"min_span_length": 4, "max_span_length": 3},
-    {"masking_budget": 1.5}, {"mask_probability": 0.8, "random_probability": 0.3}, {"random_probability": -0.1},
-    {"max_start_attempts": 0},
-])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"geometric_p": 0.0},
+        {"geometric_p": 1.5},
+        {"max_span_length": 0},
+        {"min_span_length": 4, "max_span_length": 3},
+        {"masking_budget": 1.5},
+        {"mask_probability": 0.8, "random_probability": 0.3},
+        {"random_probability": -0.1},
+        {"max_start_attempts": 0},
+    ],
+)
 def test_bad_settings_are_rejected(kwargs):
     with pytest.raises(ValueError):
         GeometricSpanMasker(**kwargs)

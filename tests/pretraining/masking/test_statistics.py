@@ -15,8 +15,14 @@ from spanbert_lib.pretraining.masking import (
 )
 from tests.pretraining.masking.synthetic import MASK, VOCAB_SIZE, make_blocks
 
-REQUIRED_KEYS = {"masked_fraction", "mean_span_length_words", "span_length_histogram", "replacement",
-                 "spans_start_at_word_start", "num_tokens"}
+REQUIRED_KEYS = {
+    "masked_fraction",
+    "mean_span_length_words",
+    "span_length_histogram",
+    "replacement",
+    "spans_start_at_word_start",
+    "num_tokens",
+}
 
 
 def hand_made_output():
@@ -34,7 +40,11 @@ def hand_made_output():
         labels[row, first : last + 1] = input_ids[row, first : last + 1]
         span_starts[row, first : last + 1], span_ends[row, first : last + 1] = first, last
     output = MaskingOutput(
-        input_ids=input_ids, labels=labels, span_starts=span_starts, span_ends=span_ends, spans=spans,
+        input_ids=input_ids,
+        labels=labels,
+        span_starts=span_starts,
+        span_ends=span_ends,
+        spans=spans,
         span_replacement=torch.tensor([REPLACE_MASK, REPLACE_RANDOM, REPLACE_KEEP]),
         span_num_words=torch.tensor([2, 1, 1]),
     )
@@ -63,8 +73,12 @@ def test_statistics_computed_by_hand():
 def test_statistics_accumulate_over_batches_and_reset():
     input_ids, word_ids, _ = make_blocks(40, seed=1)
     masker, generator = GeometricSpanMasker(), torch.Generator().manual_seed(0)
-    outputs = [masker.mask(input_ids[i : i + 20], word_ids[i : i + 20], mask_token_id=MASK, vocab_size=VOCAB_SIZE,
-                           generator=generator) for i in (0, 20)]
+    outputs = [
+        masker.mask(
+            input_ids[i : i + 20], word_ids[i : i + 20], mask_token_id=MASK, vocab_size=VOCAB_SIZE, generator=generator
+        )
+        for i in (0, 20)
+    ]
     accumulated = MaskingStatistics()
     for index, output in enumerate(outputs):
         accumulated.update(output, word_ids[index * 20 : (index + 1) * 20])
@@ -86,8 +100,9 @@ def test_statistics_accumulate_over_batches_and_reset():
 
 def test_histogram_plot_writes_a_png(tmp_path):
     path = tmp_path / "lengths.png"
-    plot_span_length_histogram({"1": 22, "2": 18, "3": 14, "10": 3}, path,
-                               reference_pmf={1: 0.22, 2: 0.18, 3: 0.14, 10: 0.03}, title="test")
+    plot_span_length_histogram(
+        {"1": 22, "2": 18, "3": 14, "10": 3}, path, reference_pmf={1: 0.22, 2: 0.18, 3: 0.14, 10: 0.03}, title="test"
+    )
     data = path.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 1000
     with pytest.raises(ValueError, match="empty"):

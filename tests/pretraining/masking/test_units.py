@@ -9,11 +9,13 @@ from spanbert_lib.pretraining.masking.units import coverage, find_runs, word_run
 
 
 def test_find_runs_by_hand():
-    labels = np.array([
-        [-1, 0, 0, 1, 2, 2, 2, -1, -1],
-        [-1, 0, -1, 0, 0, 1, -1, -1, -1],  # the same label on both sides of a -1: two runs
-        [-1, -1, -1, -1, -1, -1, -1, -1, -1],
-    ])
+    labels = np.array(
+        [
+            [-1, 0, 0, 1, 2, 2, 2, -1, -1],
+            [-1, 0, -1, 0, 0, 1, -1, -1, -1],  # the same label on both sides of a -1: two runs
+            [-1, -1, -1, -1, -1, -1, -1, -1, -1],
+        ]
+    )
     runs = find_runs(labels)
     assert runs.counts.tolist() == [3, 3, 0]
     assert runs.starts[:2].tolist() == [[1, 3, 4], [1, 3, 5]]

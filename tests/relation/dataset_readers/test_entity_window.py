@@ -1,4 +1,5 @@
 """Truncation around the entities; every window is worked out by hand from the rule in the docstring."""
+
 import numpy as np
 import pytest
 

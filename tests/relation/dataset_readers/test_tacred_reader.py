@@ -2,6 +2,7 @@
 The TACRED reader on the project's fixture (tiny BERT, every wordpiece written out by hand from
 its vocabulary) and on the real TACRED sample in ../shared/data.
 """
+
 import json
 from pathlib import Path
 
@@ -29,9 +30,16 @@ def fixture_instance(example_id, **kwargs):
     """One fixture record through ``text_to_instance`` (the other records need not fit the settings)."""
     (record,) = [r for r in json.loads(Path(FIXTURE).read_text()) if r["id"] == example_id]
     return TacredReader(TINY_BERT, **kwargs).text_to_instance(
-        tokens=record["token"], subj_start=record["subj_start"], subj_end=record["subj_end"],
-        obj_start=record["obj_start"], obj_end=record["obj_end"], subj_type=record["subj_type"],
-        obj_type=record["obj_type"], relation=record["relation"], example_id=example_id)
+        tokens=record["token"],
+        subj_start=record["subj_start"],
+        subj_end=record["subj_end"],
+        obj_start=record["obj_start"],
+        obj_end=record["obj_end"],
+        subj_type=record["subj_type"],
+        obj_type=record["obj_type"],
+        relation=record["relation"],
+        example_id=example_id,
+    )
 
 
 def pieces(instance):
@@ -39,13 +47,26 @@ def pieces(instance):
 
 
 def spans(instance):
-    return (instance["subject_span"].span_start, instance["subject_span"].span_end,
-            instance["object_span"].span_start, instance["object_span"].span_end)
+    return (
+        instance["subject_span"].span_start,
+        instance["subject_span"].span_end,
+        instance["object_span"].span_start,
+        instance["object_span"].span_end,
+    )
 
 
 def test_ptb_tokens_are_mapped_back():
-    assert [convert_ptb_token(t) for t in ["-LRB-", "-rrb-", "-LSB-", "-RSB-", "-LCB-", "-RCB-", "``", "''", "`"]] \
-        == ["(", ")", "[", "]", "{", "}", '"', '"', "'"]
+    assert [convert_ptb_token(t) for t in ["-LRB-", "-rrb-", "-LSB-", "-RSB-", "-LCB-", "-RCB-", "``", "''", "`"]] == [
+        "(",
+        ")",
+        "[",
+        "]",
+        "{",
+        "}",
+        '"',
+        '"',
+        "'",
+    ]
     assert [convert_ptb_token(t) for t in ["'s", "--", "LRB", "-", "(", "n't"]] == ["'s", "--", "LRB", "-", "(", "n't"]
 
 
@@ -55,15 +76,54 @@ def test_entity_mask_on_fixture():
     # "Agnes Thornbury was born in Tarrowby -LRB- Yorkshire -RRB- in 1862 ." subj 0-1 PERSON, obj 5 CITY;
     # -LRB- / -RRB- become one "(" / ")" piece instead of "- L ##R ##B -"
     first = instances["fixture-01"]
-    assert pieces(first) == ["[CLS]", "[SUBJ-PERSON]", "was", "b", "##o", "##r", "##n", "in", "[OBJ-CITY]",
-                             "(", "Y", "##o", "##r", "##k", "##s", "##h", "##i", "##r", "##e", ")",
-                             "in", "1", "##8", "##6", "##2", ".", "[SEP]"]
+    assert pieces(first) == [
+        "[CLS]",
+        "[SUBJ-PERSON]",
+        "was",
+        "b",
+        "##o",
+        "##r",
+        "##n",
+        "in",
+        "[OBJ-CITY]",
+        "(",
+        "Y",
+        "##o",
+        "##r",
+        "##k",
+        "##s",
+        "##h",
+        "##i",
+        "##r",
+        "##e",
+        ")",
+        "in",
+        "1",
+        "##8",
+        "##6",
+        "##2",
+        ".",
+        "[SEP]",
+    ]
     assert spans(first) == (1, 1, 8, 8)
     assert first["metadata"]["words"][6] == "(" and first["metadata"]["truncated"] is False
     # "Peter Lang met Sarah Cole at the harbour market on Friday ."
     fourth = instances["fixture-04"]
-    assert pieces(fourth) == ["[CLS]", "[SUBJ-PERSON]", "me", "##t", "[OBJ-PERSON]", "at", "the", "harbour",
-                              "market", "on", "Friday", ".", "[SEP]"]
+    assert pieces(fourth) == [
+        "[CLS]",
+        "[SUBJ-PERSON]",
+        "me",
+        "##t",
+        "[OBJ-PERSON]",
+        "at",
+        "the",
+        "harbour",
+        "market",
+        "on",
+        "Friday",
+        ".",
+        "[SEP]",
+    ]
     assert spans(fourth) == (1, 1, 4, 4)
     assert fourth["label"].label == "no_relation"
     # "`` We will redraw ... , '' said Mary Finch , the chief cartographer ..." -> PTB quotes become '"'
@@ -75,11 +135,57 @@ def test_typed_entity_markers_with_object_first():
     # "Based in Boston , the Northern Atlas Company prints river charts for schools ." obj Boston (2), subj 5-7
     instance = read(FIXTURE, entity_scheme="typed_entity_markers")["fixture-05"]
     assert pieces(instance) == [
-        "[CLS]", "B", "##a", "##s", "##ed", "in", "[OBJ-CITY]", "Boston", "[/OBJ-CITY]", ",", "the",
-        "[SUBJ-ORGANIZATION]", "N", "##o", "##r", "##t", "##h", "##er", "##n", "A", "##t", "##l", "##a", "##s",
-        "C", "##o", "##m", "##p", "##a", "##n", "##y", "[/SUBJ-ORGANIZATION]",
-        "p", "##r", "##i", "##n", "##t", "##s", "river", "c", "##h", "##a", "##r", "##t", "##s", "for", "school",
-        "##s", ".", "[SEP]"]
+        "[CLS]",
+        "B",
+        "##a",
+        "##s",
+        "##ed",
+        "in",
+        "[OBJ-CITY]",
+        "Boston",
+        "[/OBJ-CITY]",
+        ",",
+        "the",
+        "[SUBJ-ORGANIZATION]",
+        "N",
+        "##o",
+        "##r",
+        "##t",
+        "##h",
+        "##er",
+        "##n",
+        "A",
+        "##t",
+        "##l",
+        "##a",
+        "##s",
+        "C",
+        "##o",
+        "##m",
+        "##p",
+        "##a",
+        "##n",
+        "##y",
+        "[/SUBJ-ORGANIZATION]",
+        "p",
+        "##r",
+        "##i",
+        "##n",
+        "##t",
+        "##s",
+        "river",
+        "c",
+        "##h",
+        "##a",
+        "##r",
+        "##t",
+        "##s",
+        "for",
+        "school",
+        "##s",
+        ".",
+        "[SEP]",
+    ]
     assert spans(instance) == (11, 31, 6, 8)
     assert instance["label"].label == "org:city_of_headquarters"
 
@@ -87,8 +193,21 @@ def test_typed_entity_markers_with_object_first():
 def test_plain_scheme_spans_cover_the_entity_wordpieces():
     instance = read(FIXTURE, entity_scheme="plain")["fixture-04"]
     # [CLS] Peter L ##a ##n ##g me ##t Sarah C ##o ##l ##e ...
-    assert pieces(instance)[:13] == ["[CLS]", "Peter", "L", "##a", "##n", "##g", "me", "##t", "Sarah",
-                                     "C", "##o", "##l", "##e"]
+    assert pieces(instance)[:13] == [
+        "[CLS]",
+        "Peter",
+        "L",
+        "##a",
+        "##n",
+        "##g",
+        "me",
+        "##t",
+        "Sarah",
+        "C",
+        "##o",
+        "##l",
+        "##e",
+    ]
     assert spans(instance) == (1, 5, 8, 12)
 
 
@@ -99,15 +218,40 @@ def test_truncation_keeps_both_entities_and_cuts_the_far_ends():
     # max_seq_length 16 -> budget 14, spare 12 -> 6 pieces each side: window 1..14; piece 1 is inside
     # "Every" -> start 4; piece 15 is inside "along" -> end 14
     instance = fixture_instance("fixture-08", max_seq_length=16)
-    assert pieces(instance) == ["[CLS]", "morning", "the", "old", "[OBJ-TITLE]", "[SUBJ-PERSON]",
-                                "w", "##a", "##l", "##k", "##ed", "[SEP]"]
+    assert pieces(instance) == [
+        "[CLS]",
+        "morning",
+        "the",
+        "old",
+        "[OBJ-TITLE]",
+        "[SUBJ-PERSON]",
+        "w",
+        "##a",
+        "##l",
+        "##k",
+        "##ed",
+        "[SEP]",
+    ]
     assert spans(instance) == (5, 5, 4, 4)
     assert instance["metadata"]["truncated"] is True
     # fixture-10: "[SUBJ-PERSON] , who was b ##o ##r ##n in [OBJ-CITY] in 1 ##9 ##0 ##1 , ..." - nothing to the
     # left, so the right side gets all 4 spare pieces (in 1 ##9 ##0), and the cut "1901" is dropped
     instance = fixture_instance("fixture-10", max_seq_length=16)
-    assert pieces(instance) == ["[CLS]", "[SUBJ-PERSON]", ",", "who", "was", "b", "##o", "##r", "##n", "in",
-                                "[OBJ-CITY]", "in", "[SEP]"]
+    assert pieces(instance) == [
+        "[CLS]",
+        "[SUBJ-PERSON]",
+        ",",
+        "who",
+        "was",
+        "b",
+        "##o",
+        "##r",
+        "##n",
+        "in",
+        "[OBJ-CITY]",
+        "in",
+        "[SEP]",
+    ]
     assert spans(instance) == (1, 1, 10, 10)
 
 
@@ -125,25 +269,39 @@ def test_entities_that_cannot_fit_are_an_error_naming_the_example(tmp_path):
 
 
 def write_records(tmp_path, *changes):
-    base = {"id": "ex-1", "token": ["Mary", "came", "to", "Boston", "."], "subj_start": 0, "subj_end": 0,
-            "obj_start": 3, "obj_end": 3, "subj_type": "PERSON", "obj_type": "CITY",
-            "relation": "per:cities_of_residence"}
+    base = {
+        "id": "ex-1",
+        "token": ["Mary", "came", "to", "Boston", "."],
+        "subj_start": 0,
+        "subj_end": 0,
+        "obj_start": 3,
+        "obj_end": 3,
+        "subj_type": "PERSON",
+        "obj_type": "CITY",
+        "relation": "per:cities_of_residence",
+    }
     records = [{**base, "id": f"ex-{i}", **change} for i, change in enumerate(changes)]
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(records))
     return str(path)
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"obj_end": 5}, r"'ex-0'.*bad\.json.*obj span \[3, 5\] \(inclusive\) is out of range for a sentence of 5 tokens"),
-    ({"subj_start": 2, "subj_end": 1}, r"'ex-0'.*subj span \[2, 1\]"),
-    ({"subj_start": -1}, r"'ex-0'.*subj span \[-1, 0\]"),
-    ({"subj_end": 3}, r"'ex-0'.*bad\.json.*subject span \[0, 3\] and object span \[3, 3\] overlap"),
-    ({"obj_type": "PLANET"}, r"'ex-0'.*bad\.json.*unknown object entity type 'PLANET'"),
-    ({"subj_type": "person"}, r"'ex-0'.*unknown subject entity type 'person'"),
-    ({"obj_start": "3"}, r"'ex-0'.*must be integers"),
-    ({"token": []}, r"'ex-0'.*non-empty list"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (
+            {"obj_end": 5},
+            r"'ex-0'.*bad\.json.*obj span \[3, 5\] \(inclusive\) is out of range for a sentence of 5 tokens",
+        ),
+        ({"subj_start": 2, "subj_end": 1}, r"'ex-0'.*subj span \[2, 1\]"),
+        ({"subj_start": -1}, r"'ex-0'.*subj span \[-1, 0\]"),
+        ({"subj_end": 3}, r"'ex-0'.*bad\.json.*subject span \[0, 3\] and object span \[3, 3\] overlap"),
+        ({"obj_type": "PLANET"}, r"'ex-0'.*bad\.json.*unknown object entity type 'PLANET'"),
+        ({"subj_type": "person"}, r"'ex-0'.*unknown subject entity type 'person'"),
+        ({"obj_start": "3"}, r"'ex-0'.*must be integers"),
+        ({"token": []}, r"'ex-0'.*non-empty list"),
+    ],
+)
 def test_bad_records_name_example_and_file(tmp_path, change, message):
     path = write_records(tmp_path, change)
     with pytest.raises(TacredFormatError, match=message):
@@ -197,6 +355,7 @@ def test_markers_are_single_special_tokens_after_the_pretrained_vocabulary():
 
 # --- the real TACRED sample ---------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def sample_dir():
     return require_external_data("relation", "tacred_sample")
@@ -210,13 +369,36 @@ def test_sample_markers_word_by_word(sample_dir):
     # subj 5 (he, PERSON), obj 15 (choreographer, TITLE)
     example = dev["e7798fb92603c061a820"]
     assert example["metadata"]["marked_words"] == [
-        '"', "In", "his", "final", "years", "[SUBJ-PERSON]", "became", "almost", "routinely", "hailed", "as",
-        "the", "world", "'s", "greatest", "[OBJ-TITLE]", "."]
+        '"',
+        "In",
+        "his",
+        "final",
+        "years",
+        "[SUBJ-PERSON]",
+        "became",
+        "almost",
+        "routinely",
+        "hailed",
+        "as",
+        "the",
+        "world",
+        "'s",
+        "greatest",
+        "[OBJ-TITLE]",
+        ".",
+    ]
     assert example["label"].label == "per:title"
     # dev e779865fb954e8206f46: "He once attacked a TV critic for ..." subj 0 PERSON, obj 5 TITLE
     example = dev["e779865fb954e8206f46"]
-    assert example["metadata"]["marked_words"][:7] == ["[SUBJ-PERSON]", "once", "attacked", "a", "TV",
-                                                         "[OBJ-TITLE]", "for"]
+    assert example["metadata"]["marked_words"][:7] == [
+        "[SUBJ-PERSON]",
+        "once",
+        "attacked",
+        "a",
+        "TV",
+        "[OBJ-TITLE]",
+        "for",
+    ]
     # every instance: exactly one subject and one object marker, at the positions of the spans
     for instance in dev.values():
         wordpieces = pieces(instance)
@@ -239,9 +421,31 @@ def test_sample_typed_markers_and_ptb_with_a_real_vocabulary(sample_dir):
     # -LRB- US$ 397 ..." obj 0 (Taiwan, CITY), subj 2-3 (Chunghwa Telecom, ORGANIZATION); uncased WordPiece
     example = train["61b3a5158df92a1db213"]
     assert pieces(example)[:24] == [
-        "[CLS]", "[OBJ-CITY]", "taiwan", "[/OBJ-CITY]", "'", "s", "[SUBJ-ORGANIZATION]", "chung", "##hwa",
-        "telecom", "[/SUBJ-ORGANIZATION]", "co", "plans", "to", "spend", "129", "billion", "new", "taiwan",
-        "dollars", "(", "us", "$", "39"]
+        "[CLS]",
+        "[OBJ-CITY]",
+        "taiwan",
+        "[/OBJ-CITY]",
+        "'",
+        "s",
+        "[SUBJ-ORGANIZATION]",
+        "chung",
+        "##hwa",
+        "telecom",
+        "[/SUBJ-ORGANIZATION]",
+        "co",
+        "plans",
+        "to",
+        "spend",
+        "129",
+        "billion",
+        "new",
+        "taiwan",
+        "dollars",
+        "(",
+        "us",
+        "$",
+        "39",
+    ]
     assert spans(example) == (6, 10, 1, 3)
     assert example["label"].label == "org:city_of_headquarters"
 

@@ -1,4 +1,5 @@
 """LUKE-style entity_pair_relation_classifier: trains/saves/loads, logits by hand, works with the tacred predictor."""
+
 import copy
 import json
 from pathlib import Path
@@ -14,7 +15,6 @@ from allennlp.predictors import Predictor
 
 from spanbert_lib.common.modules.entity_aware import ENTITY_HEAD, ENTITY_TAIL
 from spanbert_lib.relation.tacred_schema import TACRED_RELATIONS
-
 from tests.entity_model_testing import LAST_LAYER_WORD_QUERIES, TINY_BERT, EntityModelTestCase, tensors_of
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
@@ -27,20 +27,26 @@ class TestEntityPairRelationClassifier(EntityModelTestCase):
     CONFIG, DATA = CONFIG, DATA
 
     def test_entities_with_entity_aware_attention(self):
-        model, _ = self.ensure_model_can_train_save_and_load(self.param_file,
-                                                             gradients_to_ignore=LAST_LAYER_WORD_QUERIES)
+        model, _ = self.ensure_model_can_train_save_and_load(
+            self.param_file, gradients_to_ignore=LAST_LAYER_WORD_QUERIES
+        )
         assert model.classifier.in_features == 2 * 32
 
     def test_entities_with_plain_attention(self):
         # one query matrix shared by words and entities: every parameter gets a gradient
-        self.ensure_model_can_train_save_and_load(self.param_file,
-                                                  overrides='{"model.transformer.entity_aware_attention": false}')
+        self.ensure_model_can_train_save_and_load(
+            self.param_file, overrides='{"model.transformer.entity_aware_attention": false}'
+        )
 
     def test_without_entities(self):
-        ignore = {name for name, _ in self.model.named_parameters()
-                  if name.startswith(("encoder.entity_embeddings.", "encoder.self_attentions."))}
+        ignore = {
+            name
+            for name, _ in self.model.named_parameters()
+            if name.startswith(("encoder.entity_embeddings.", "encoder.self_attentions."))
+        }
         model, _ = self.ensure_model_can_train_save_and_load(
-            self.param_file, overrides='{"model.use_entities": false}', gradients_to_ignore=ignore)
+            self.param_file, overrides='{"model.use_entities": false}', gradients_to_ignore=ignore
+        )
         assert model.classifier.in_features == 2 * 2 * 32
 
     def test_logits_are_the_head_and_tail_entity_states(self):
@@ -49,8 +55,13 @@ class TestEntityPairRelationClassifier(EntityModelTestCase):
         output = model(**tensors)
         tokens = tensors["tokens"]["tokens"]
         mentions = torch.stack([tensors["subject_span"], tensors["object_span"]], dim=1)
-        _, entities = model.encoder(tokens["token_ids"], tokens["mask"], tokens["type_ids"],
-                                    entity_ids=torch.tensor([[ENTITY_HEAD, ENTITY_TAIL]] * 4), entity_spans=mentions)
+        _, entities = model.encoder(
+            tokens["token_ids"],
+            tokens["mask"],
+            tokens["type_ids"],
+            entity_ids=torch.tensor([[ENTITY_HEAD, ENTITY_TAIL]] * 4),
+            entity_spans=mentions,
+        )
         expected = model.classifier(torch.cat([entities[:, 0], entities[:, 1]], dim=-1))
         torch.testing.assert_close(output["logits"], expected)
         torch.testing.assert_close(output["probs"], torch.softmax(expected, dim=-1))
@@ -65,24 +76,46 @@ class TestEntityPairRelationClassifier(EntityModelTestCase):
         tensors = tensors_of(self.instances[:4], self.vocab)
         output = model(**tensors)
         tokens = tensors["tokens"]["tokens"]
-        states = transformers.AutoModel.from_pretrained(TINY_BERT).eval()(
-            input_ids=tokens["token_ids"], attention_mask=tokens["mask"].long(),
-            token_type_ids=tokens["type_ids"]).last_hidden_state
+        states = (
+            transformers.AutoModel.from_pretrained(TINY_BERT)
+            .eval()(
+                input_ids=tokens["token_ids"], attention_mask=tokens["mask"].long(), token_type_ids=tokens["type_ids"]
+            )
+            .last_hidden_state
+        )
         rows = torch.arange(4)
         subject, obj = tensors["subject_span"], tensors["object_span"]
-        features = torch.cat([states[rows, subject[:, 0]], states[rows, subject[:, 1]],
-                              states[rows, obj[:, 0]], states[rows, obj[:, 1]]], dim=-1)
+        features = torch.cat(
+            [
+                states[rows, subject[:, 0]],
+                states[rows, subject[:, 1]],
+                states[rows, obj[:, 0]],
+                states[rows, obj[:, 1]],
+            ],
+            dim=-1,
+        )
         torch.testing.assert_close(output["logits"], model.classifier(features), atol=1e-5, rtol=1e-4)
 
     def test_the_tacred_predictor_works_with_it(self):
         model = self.build()
         reader = DatasetReader.from_params(Params.from_file(str(CONFIG))["dataset_reader"])
         predictor = Predictor.by_name("spanbert_relation_classifier")(model, reader)
-        tokens_input = {"token": ["Agnes", "Thornbury", "was", "born", "in", "Tarrowby", "-LRB-", "Yorkshire", "-RRB-"],
-                        "subj_start": 0, "subj_end": 1, "obj_start": 5, "obj_end": 5,
-                        "subj_type": "PERSON", "obj_type": "CITY"}
-        raw_input = {"sentence": "Agnes Thornbury was born in Tarrowby (Yorkshire)", "subj_char_span": [0, 15],
-                     "obj_char_span": [28, 36], "subj_type": "PERSON", "obj_type": "CITY"}
+        tokens_input = {
+            "token": ["Agnes", "Thornbury", "was", "born", "in", "Tarrowby", "-LRB-", "Yorkshire", "-RRB-"],
+            "subj_start": 0,
+            "subj_end": 1,
+            "obj_start": 5,
+            "obj_end": 5,
+            "subj_type": "PERSON",
+            "obj_type": "CITY",
+        }
+        raw_input = {
+            "sentence": "Agnes Thornbury was born in Tarrowby (Yorkshire)",
+            "subj_char_span": [0, 15],
+            "obj_char_span": [28, 36],
+            "subj_type": "PERSON",
+            "obj_type": "CITY",
+        }
         from_tokens, from_text = predictor.predict_batch_json([tokens_input, raw_input])
         labels = self.vocab.get_index_to_token_vocabulary("labels")
         assert not any(piece.startswith("[SUBJ") or piece.startswith("[OBJ") for piece in from_tokens["tokens"])
@@ -99,11 +132,17 @@ class TestEntityPairRelationClassifier(EntityModelTestCase):
         reader = DatasetReader.from_params(params["dataset_reader"])
         instances = list(reader.read(str(DATA)))[:2]
         tensors = tensors_of(instances, self.vocab)
-        assert torch.equal(tensors["tokens"]["tokens"]["token_ids"], tensors_of(self.instances[:2], self.vocab)[
-            "tokens"]["tokens"]["token_ids"])
+        assert torch.equal(
+            tensors["tokens"]["tokens"]["token_ids"],
+            tensors_of(self.instances[:2], self.vocab)["tokens"]["tokens"]["token_ids"],
+        )
         self.build()(**tensors)
-        params = Params.from_file(str(CONFIG), params_overrides=json.dumps({
-            "dataset_reader.entity_scheme": "entity_mask", "dataset_reader.token_indexers": None}))
+        params = Params.from_file(
+            str(CONFIG),
+            params_overrides=json.dumps(
+                {"dataset_reader.entity_scheme": "entity_mask", "dataset_reader.token_indexers": None}
+            ),
+        )
         reader = DatasetReader.from_params(params["dataset_reader"])
         instances = list(reader.read(str(DATA)))[:2]
         with pytest.raises(ConfigurationError, match="marker tokens\\? Use the tacred reader with entity_scheme"):

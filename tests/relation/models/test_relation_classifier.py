@@ -1,4 +1,5 @@
 """The relation classifier trains, saves and loads in both pooling modes; its pieces are checked by hand."""
+
 import copy
 from pathlib import Path
 
@@ -18,8 +19,10 @@ REPO_ROOT = Path(__file__).resolve().parents[3]
 CONFIG = REPO_ROOT / "fixtures" / "configs" / "relation" / "tiny_relation_classifier.jsonnet"
 DATA = REPO_ROOT / "fixtures" / "relation" / "tacred_fixture.json"
 TINY_BERT = str(REPO_ROOT / "fixtures" / "tiny_bert")
-POOLER = {"_text_field_embedder.token_embedder_tokens.transformer_model.pooler.dense.weight",
-          "_text_field_embedder.token_embedder_tokens.transformer_model.pooler.dense.bias"}
+POOLER = {
+    "_text_field_embedder.token_embedder_tokens.transformer_model.pooler.dense.weight",
+    "_text_field_embedder.token_embedder_tokens.transformer_model.pooler.dense.bias",
+}
 
 
 class TestSpanBertRelationClassifier(ModelTestCase):
@@ -32,7 +35,8 @@ class TestSpanBertRelationClassifier(ModelTestCase):
 
     def test_entity_start_pooling_trains_saves_and_loads(self):
         model, _ = self.ensure_model_can_train_save_and_load(
-            self.param_file, gradients_to_ignore=POOLER, overrides='{"model.pooling": "entity_start"}')
+            self.param_file, gradients_to_ignore=POOLER, overrides='{"model.pooling": "entity_start"}'
+        )
         assert model._classifier.in_features == 2 * 32
 
     def test_entity_start_classifies_the_marker_states(self):
@@ -77,8 +81,9 @@ class TestSpanBertRelationClassifier(ModelTestCase):
     def test_configuration_errors(self):
         params = Params.from_file(str(CONFIG))["model"].as_dict()
         fresh = lambda **changes: Params(copy.deepcopy(dict(params, **changes)))  # noqa: E731
-        plain = fresh(transformer={
-            "token_embedders": {"tokens": {"type": "pretrained_transformer", "model_name": TINY_BERT}}})
+        plain = fresh(
+            transformer={"token_embedders": {"tokens": {"type": "pretrained_transformer", "model_name": TINY_BERT}}}
+        )
         with pytest.raises(ConfigurationError, match="needs an 'entity_marker_aware' token embedder"):
             Model.from_params(vocab=self.vocab, params=plain)
         with pytest.raises(ConfigurationError, match="unknown pooling 'mean'"):

@@ -1,4 +1,5 @@
 """spanbert_relation_classifier on SemEval-2010 Task 8 (tiny BERT): trains, saves, loads, reports the official score."""
+
 from pathlib import Path
 
 import pytest
@@ -10,8 +11,10 @@ from spanbert_lib.relation.metrics import semeval2010_official_score
 REPO_ROOT = Path(__file__).resolve().parents[3]
 CONFIG = REPO_ROOT / "fixtures" / "configs" / "relation" / "tiny_semeval2010_classifier.jsonnet"
 DATA = str(REPO_ROOT / "fixtures" / "relation" / "semeval2010_sample.txt")
-POOLER = {"_text_field_embedder.token_embedder_tokens.transformer_model.pooler.dense.weight",
-          "_text_field_embedder.token_embedder_tokens.transformer_model.pooler.dense.bias"}
+POOLER = {
+    "_text_field_embedder.token_embedder_tokens.transformer_model.pooler.dense.weight",
+    "_text_field_embedder.token_embedder_tokens.transformer_model.pooler.dense.bias",
+}
 
 
 class TestSemEval2010Classifier(ModelTestCase):
@@ -47,11 +50,14 @@ def test_minilm_cpu_config_trains_with_the_tiny_encoder(tmp_path):
 
     config = REPO_ROOT / "training_configs" / "relation" / "semeval2010_minilm_cpu.jsonnet"
     tiny = str(REPO_ROOT / "fixtures" / "tiny_bert")
-    overrides = json.dumps({
-        "dataset_reader.model_name": tiny,
-        "model.transformer.token_embedders.tokens.model_name": tiny,
-        "train_data_path": DATA + "#ids=1-8", "validation_data_path": DATA + "#ids=9-12",
-    })
+    overrides = json.dumps(
+        {
+            "dataset_reader.model_name": tiny,
+            "model.transformer.token_embedders.tokens.model_name": tiny,
+            "train_data_path": DATA + "#ids=1-8",
+            "validation_data_path": DATA + "#ids=9-12",
+        }
+    )
     model = train_model_from_file(str(config), str(tmp_path), overrides=overrides)
     assert model.vocab.get_vocab_size("labels") == 19  # every directed label, seen in training or not
     metrics = json.loads((tmp_path / "metrics.json").read_text())

@@ -1,4 +1,5 @@
 """The relation predictor end to end: train the tiny config, archive it, predict from tokens and raw text."""
+
 from pathlib import Path
 
 import pytest
@@ -13,12 +14,37 @@ CONFIG = REPO_ROOT / "fixtures" / "configs" / "relation" / "tiny_relation_classi
 
 SENTENCE = "Agnes Thornbury was born in Tarrowby's old quarter (Yorkshire)."
 # subject "Agnes Thornbury" = [0, 15), object "Tarrowby" = [28, 36); 63 characters
-TOKENS_INPUT = {"token": ["Agnes", "Thornbury", "was", "born", "in", "Tarrowby", "'s", "old", "quarter",
-                          "-LRB-", "Yorkshire", "-RRB-", "."],
-                "subj_start": 0, "subj_end": 1, "obj_start": 5, "obj_end": 5,
-                "subj_type": "PERSON", "obj_type": "CITY", "id": "tokens-input"}
-RAW_INPUT = {"sentence": SENTENCE, "subj_char_span": [0, 15], "obj_char_span": [28, 36],
-             "subj_type": "PERSON", "obj_type": "CITY"}
+TOKENS_INPUT = {
+    "token": [
+        "Agnes",
+        "Thornbury",
+        "was",
+        "born",
+        "in",
+        "Tarrowby",
+        "'s",
+        "old",
+        "quarter",
+        "-LRB-",
+        "Yorkshire",
+        "-RRB-",
+        ".",
+    ],
+    "subj_start": 0,
+    "subj_end": 1,
+    "obj_start": 5,
+    "obj_end": 5,
+    "subj_type": "PERSON",
+    "obj_type": "CITY",
+    "id": "tokens-input",
+}
+RAW_INPUT = {
+    "sentence": SENTENCE,
+    "subj_char_span": [0, 15],
+    "obj_char_span": [28, 36],
+    "subj_type": "PERSON",
+    "obj_type": "CITY",
+}
 
 
 @pytest.fixture(scope="module")
@@ -31,22 +57,48 @@ def archive_path(tmp_path_factory):
 def test_raw_text_tokenisation_respects_entity_boundaries():
     fields = tokenize_with_entities(SENTENCE, [0, 15], [28, 36])
     # "Tarrowby's" is split at the entity end; spaCy splits "(Yorkshire)." into ( Yorkshire ) .
-    assert fields == {"token": ["Agnes", "Thornbury", "was", "born", "in", "Tarrowby", "'s", "old", "quarter",
-                                "(", "Yorkshire", ")", "."],
-                      "subj_start": 0, "subj_end": 1, "obj_start": 5, "obj_end": 5}
+    assert fields == {
+        "token": [
+            "Agnes",
+            "Thornbury",
+            "was",
+            "born",
+            "in",
+            "Tarrowby",
+            "'s",
+            "old",
+            "quarter",
+            "(",
+            "Yorkshire",
+            ")",
+            ".",
+        ],
+        "subj_start": 0,
+        "subj_end": 1,
+        "obj_start": 5,
+        "obj_end": 5,
+    }
     # object before subject, an entity ending inside a word, extra spaces
     fields = tokenize_with_entities("In  Boston, MaryAnn smiled.", [12, 16], [4, 10])
-    assert fields == {"token": ["In", "Boston", ",", "Mary", "Ann", "smiled", "."],
-                      "obj_start": 1, "obj_end": 1, "subj_start": 3, "subj_end": 3}
+    assert fields == {
+        "token": ["In", "Boston", ",", "Mary", "Ann", "smiled", "."],
+        "obj_start": 1,
+        "obj_end": 1,
+        "subj_start": 3,
+        "subj_end": 3,
+    }
 
 
-@pytest.mark.parametrize("subj, obj, message", [
-    ([0, 15], [10, 20], "overlap"),
-    ([0, 99], [28, 36], r"\[0, 99\) is empty or outside the sentence of 63 characters"),
-    ([5, 5], [28, 36], "empty"),
-    ([15, 16], [28, 36], r"the subj span \[15, 16\] \(' '\) holds no token"),
-    ((0, "15"), [28, 36], "character offsets"),
-])
+@pytest.mark.parametrize(
+    "subj, obj, message",
+    [
+        ([0, 15], [10, 20], "overlap"),
+        ([0, 99], [28, 36], r"\[0, 99\) is empty or outside the sentence of 63 characters"),
+        ([5, 5], [28, 36], "empty"),
+        ([15, 16], [28, 36], r"the subj span \[15, 16\] \(' '\) holds no token"),
+        ((0, "15"), [28, 36], "character offsets"),
+    ],
+)
 def test_raw_text_span_errors(subj, obj, message):
     with pytest.raises(RawTextSpanError, match=message):
         tokenize_with_entities(SENTENCE, subj, obj)

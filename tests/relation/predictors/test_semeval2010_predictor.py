@@ -2,6 +2,7 @@
 SemEval-2010 Task 8 end to end: the tiny config trained and archived, the ``semeval2010_task8`` predictor on
 tagged sentences, and ``allennlp evaluate ARCHIVE FILE --predictions-output-file P`` on a file in the task's format.
 """
+
 import json
 from pathlib import Path
 
@@ -34,8 +35,9 @@ def test_predictor_on_tagged_sentences(archive_path):
     assert sum(output["class_probabilities"].values()) == pytest.approx(1.0, abs=1e-5)
     assert output["tokens"][:3] == ["[CLS]", "T", "##h"]  # the tiny BERT's vocabulary is letters
     assert "[SUBJ-MISC]" in output["tokens"] and "[/OBJ-MISC]" in output["tokens"]
-    batch = predictor.predict_batch_json([{"sentence": "A <e1>report</e1> on <e2>erosion</e2>."},
-                                          {"sentence": "<e2>Rain</e2> soaked the <e1>sofa</e1>"}])
+    batch = predictor.predict_batch_json(
+        [{"sentence": "A <e1>report</e1> on <e2>erosion</e2>."}, {"sentence": "<e2>Rain</e2> soaked the <e1>sofa</e1>"}]
+    )
     assert [o["label"] in SEMEVAL2010_LABELS for o in batch] == [True, True]
     with pytest.raises(UserInputError, match="the sentence lacks <e2>...</e2>"):
         predictor.predict_json({"sentence": "The <e1>burst</e1> was caused by pressure."})
@@ -45,8 +47,17 @@ def test_predictor_on_tagged_sentences(archive_path):
 
 def test_cli_evaluate_writes_a_label_per_example(archive_path, tmp_path):
     predictions, metrics = tmp_path / "predictions.jsonl", tmp_path / "metrics.json"
-    run_allennlp(["evaluate", str(archive_path), str(SAMPLE), "--predictions-output-file", str(predictions),
-                  "--output-file", str(metrics)])
+    run_allennlp(
+        [
+            "evaluate",
+            str(archive_path),
+            str(SAMPLE),
+            "--predictions-output-file",
+            str(predictions),
+            "--output-file",
+            str(metrics),
+        ]
+    )
     lines = [json.loads(line) for line in predictions.read_text().splitlines()]
     # one line per example (the config's per_instance serializer), each with its id and predicted label
     assert sorted(int(line["id"]) for line in lines) == list(range(1, 13))

@@ -12,6 +12,14 @@ LUKE-style entity-aware encoding (Yamada et al., EMNLP 2020): entities are token
 
 See ``encoder`` for the inputs, outputs and how task models use it.
 """
+
+from spanbert_lib.common.modules.entity_aware.encoder import EntityAwareEncoder, EntityAwareTransformer  # noqa: F401
+from spanbert_lib.common.modules.entity_aware.entity_aware_attention import EntityAwareSelfAttention  # noqa: F401
+from spanbert_lib.common.modules.entity_aware.entity_embeddings import EntityEmbeddings  # noqa: F401
+from spanbert_lib.common.modules.entity_aware.entity_prediction_head import (  # noqa: F401
+    EntityPredictionHead,
+    masked_entity_loss,
+)
 from spanbert_lib.common.modules.entity_aware.entity_vocabulary import (  # noqa: F401
     ENTITY_HEAD,
     ENTITY_MASK,
@@ -23,13 +31,7 @@ from spanbert_lib.common.modules.entity_aware.entity_vocabulary import (  # noqa
     SPECIAL_ENTITIES,
     EntityVocabulary,
 )
-from spanbert_lib.common.modules.entity_aware.entity_embeddings import EntityEmbeddings  # noqa: F401
-from spanbert_lib.common.modules.entity_aware.entity_aware_attention import EntityAwareSelfAttention  # noqa: F401
-from spanbert_lib.common.modules.entity_aware.encoder import EntityAwareEncoder, EntityAwareTransformer  # noqa: F401
 from spanbert_lib.common.modules.entity_aware.mention_features import MentionFeatures  # noqa: F401
+
 # Generic span-model inputs, defined in common/modules/span_inputs.py; still importable from here.
 from spanbert_lib.common.modules.span_inputs import default_span_extractor, wordpiece_inputs  # noqa: F401
-from spanbert_lib.common.modules.entity_aware.entity_prediction_head import (  # noqa: F401
-    EntityPredictionHead,
-    masked_entity_loss,
-)

@@ -41,6 +41,7 @@ key,value}``, ``attention.output``, ``intermediate``, ``output``) with absolute 
 Parameter names: ``transformer.*`` (the HF model's own names), ``entity_embeddings.*``,
 ``self_attentions.{i}.{word_to_entity,entity_to_word,entity_to_entity}_query.*``.
 """
+
 from typing import Optional, Tuple
 
 import torch
@@ -71,8 +72,14 @@ def _check_layers(model: transformers.PreTrainedModel, model_name: str) -> torch
     if layers is None or getattr(model, "embeddings", None) is None:
         problem = "it has no `embeddings` and `encoder.layer` modules"
     else:
-        for name in ("attention.self.query", "attention.self.key", "attention.self.value", "attention.output",
-                     "intermediate", "output"):
+        for name in (
+            "attention.self.query",
+            "attention.self.key",
+            "attention.self.value",
+            "attention.output",
+            "intermediate",
+            "output",
+        ):
             try:
                 layers[0].get_submodule(name)
             except AttributeError:
@@ -83,8 +90,10 @@ def _check_layers(model: transformers.PreTrainedModel, model_name: str) -> torch
     if problem is None and getattr(model.embeddings, "position_embeddings", None) is None:
         problem = "it has no absolute `embeddings.position_embeddings`"
     if problem is not None:
-        raise ValueError(f"entity_aware_transformer needs a BERT/RoBERTa-style model, but {model_name} "
-                         f"(model_type {model.config.model_type!r}) does not fit: {problem}")
+        raise ValueError(
+            f"entity_aware_transformer needs a BERT/RoBERTa-style model, but {model_name} "
+            f"(model_type {model.config.model_type!r}) does not fit: {problem}"
+        )
     return layers
 
 
@@ -131,8 +140,13 @@ class EntityAwareTransformer(EntityAwareEncoder):
                 parameter.requires_grad_(False)
 
     @classmethod
-    def wrapping(cls, transformer: transformers.PreTrainedModel, entity_vocab_size: int = NUM_SPECIAL_ENTITIES,
-                 entity_embedding_dim: int = 256, entity_aware_attention: bool = True) -> "EntityAwareTransformer":
+    def wrapping(
+        cls,
+        transformer: transformers.PreTrainedModel,
+        entity_vocab_size: int = NUM_SPECIAL_ENTITIES,
+        entity_embedding_dim: int = 256,
+        entity_aware_attention: bool = True,
+    ) -> "EntityAwareTransformer":
         """
         An encoder around an existing HF model (shared, not copied; its pooler is kept but unused),
         e.g. the pre-training model's encoder, so that ``export-encoder`` still exports it whole.
@@ -155,12 +169,23 @@ class EntityAwareTransformer(EntityAwareEncoder):
         """
         encoder = cls.__new__(cls)
         EntityAwareEncoder.__init__(encoder)
-        encoder._build(transformer, getattr(transformer.config, "name_or_path", "") or "<in-memory model>",
-                       entity_vocab_size, entity_embedding_dim, entity_aware_attention)
+        encoder._build(
+            transformer,
+            getattr(transformer.config, "name_or_path", "") or "<in-memory model>",
+            entity_vocab_size,
+            entity_embedding_dim,
+            entity_aware_attention,
+        )
         return encoder
 
-    def _build(self, transformer: transformers.PreTrainedModel, model_name: str, entity_vocab_size: int,
-               entity_embedding_dim: int, entity_aware_attention: bool) -> None:
+    def _build(
+        self,
+        transformer: transformers.PreTrainedModel,
+        model_name: str,
+        entity_vocab_size: int,
+        entity_embedding_dim: int,
+        entity_aware_attention: bool,
+    ) -> None:
         layers = _check_layers(transformer, model_name)
         self.transformer = transformer
         self.model_name = model_name
@@ -182,7 +207,8 @@ class EntityAwareTransformer(EntityAwareEncoder):
         if isinstance(word_layer_norm, torch.nn.LayerNorm):
             self.entity_embeddings.layer_norm.load_state_dict(word_layer_norm.state_dict())
         self.self_attentions = torch.nn.ModuleList(
-            EntityAwareSelfAttention(layer.attention.self, entity_aware=entity_aware_attention) for layer in layers)
+            EntityAwareSelfAttention(layer.attention.self, entity_aware=entity_aware_attention) for layer in layers
+        )
 
     @property
     def layers(self) -> torch.nn.ModuleList:

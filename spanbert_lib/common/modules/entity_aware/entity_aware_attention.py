@@ -27,6 +27,7 @@ is about 2x the time of the plain attention core, where explicit score blocks ar
 With ``entity_aware=False`` (LUKE's ablation) or without entities it is the plain attention of the
 layer (``d``-dimensional queries from ``Q``).
 """
+
 import math
 from typing import Optional
 
@@ -75,8 +76,9 @@ class EntityAwareSelfAttention(torch.nn.Module):
         """[B, N, nh * d] -> [B, nh, N, d]"""
         return states.view(states.size(0), states.size(1), self.num_heads, self.head_size).transpose(1, 2)
 
-    def forward(self, self_attention: torch.nn.Module, hidden: torch.Tensor, num_words: int,
-                key_mask: Optional[torch.Tensor]) -> torch.Tensor:
+    def forward(
+        self, self_attention: torch.nn.Module, hidden: torch.Tensor, num_words: int, key_mask: Optional[torch.Tensor]
+    ) -> torch.Tensor:
         """
         The attention of one layer over ``[words; entities]``.
 
@@ -98,17 +100,25 @@ class EntityAwareSelfAttention(torch.nn.Module):
             size ``d``).
         """
         batch_size, length, _ = hidden.shape
-        keys = self._heads(self_attention.key(hidden))                                        # [B, nh, N, d]
+        keys = self._heads(self_attention.key(hidden))  # [B, nh, N, d]
         values = self._heads(self_attention.value(hidden))
         if self.entity_aware and length > num_words:
             words, entities = hidden[:, :num_words], hidden[:, num_words:]
-            word_queries = torch.cat([self._heads(self_attention.query(words)),
-                                      self._heads(self.word_to_entity_query(words))], dim=-1)  # [B, nh, L, 2d]
-            entity_queries = torch.cat([self._heads(self.entity_to_word_query(entities)),
-                                        self._heads(self.entity_to_entity_query(entities))], dim=-1)
-            queries = torch.cat([word_queries, entity_queries], dim=2)                         # [B, nh, N, 2d]
-            keys = torch.cat([torch.nn.functional.pad(keys[:, :, :num_words], (0, self.head_size)),
-                              torch.nn.functional.pad(keys[:, :, num_words:], (self.head_size, 0))], dim=2)
+            word_queries = torch.cat(
+                [self._heads(self_attention.query(words)), self._heads(self.word_to_entity_query(words))], dim=-1
+            )  # [B, nh, L, 2d]
+            entity_queries = torch.cat(
+                [self._heads(self.entity_to_word_query(entities)), self._heads(self.entity_to_entity_query(entities))],
+                dim=-1,
+            )
+            queries = torch.cat([word_queries, entity_queries], dim=2)  # [B, nh, N, 2d]
+            keys = torch.cat(
+                [
+                    torch.nn.functional.pad(keys[:, :, :num_words], (0, self.head_size)),
+                    torch.nn.functional.pad(keys[:, :, num_words:], (self.head_size, 0)),
+                ],
+                dim=2,
+            )
         else:
             queries = self._heads(self_attention.query(hidden))
         if queries.size(-1) != values.size(-1):
@@ -117,6 +127,7 @@ class EntityAwareSelfAttention(torch.nn.Module):
         attn_mask = None if key_mask is None else key_mask[:, None, None, :].bool()
         dropout = self_attention.dropout.p if self.training else 0.0
         context = torch.nn.functional.scaled_dot_product_attention(
-            queries, keys, values, attn_mask=attn_mask, dropout_p=dropout, scale=1.0 / math.sqrt(self.head_size))
-        context = context[..., :self.head_size]
+            queries, keys, values, attn_mask=attn_mask, dropout_p=dropout, scale=1.0 / math.sqrt(self.head_size)
+        )
+        context = context[..., : self.head_size]
         return context.transpose(1, 2).reshape(batch_size, length, self.num_heads * self.head_size)

@@ -19,6 +19,7 @@ For entity ``j`` of example ``b`` with id ``m``, mentioned by the inclusive word
 The mean over the span is taken with prefix sums of the position table (in float32), so the cost
 is one cumulative sum over the ``L`` positions plus two gathers per entity, whatever the span widths.
 """
+
 from typing import Optional
 
 import torch
@@ -61,8 +62,10 @@ class EntityEmbeddings(torch.nn.Module):
     ) -> None:
         super().__init__()
         if entity_vocab_size < 1 or entity_embedding_dim < 1:
-            raise ValueError(f"entity_vocab_size ({entity_vocab_size}) and entity_embedding_dim "
-                             f"({entity_embedding_dim}) must be positive")
+            raise ValueError(
+                f"entity_vocab_size ({entity_vocab_size}) and entity_embedding_dim "
+                f"({entity_embedding_dim}) must be positive"
+            )
         hidden_size = position_embeddings.embedding_dim
         self.entity_embeddings = torch.nn.Embedding(entity_vocab_size, entity_embedding_dim, padding_idx=ENTITY_PAD)
         self.projection = torch.nn.Linear(entity_embedding_dim, hidden_size, bias=False)
@@ -80,8 +83,9 @@ class EntityEmbeddings(torch.nn.Module):
     def entity_vocab_size(self) -> int:
         return self.entity_embeddings.num_embeddings
 
-    def span_position_embeddings(self, entity_spans: torch.Tensor, entity_mask: torch.Tensor,
-                                 num_positions: int) -> torch.Tensor:
+    def span_position_embeddings(
+        self, entity_spans: torch.Tensor, entity_mask: torch.Tensor, num_positions: int
+    ) -> torch.Tensor:
         """
         The mean word position embedding over each entity's span.
 
@@ -101,35 +105,48 @@ class EntityEmbeddings(torch.nn.Module):
         """
         first = self.position_offset
         if first + num_positions > self.position_embeddings.num_embeddings:
-            raise ValueError(f"{num_positions} word positions (from {first}) exceed the "
-                             f"{self.position_embeddings.num_embeddings} position embeddings of the encoder")
-        table = self.position_embeddings.weight[first:first + num_positions].float()            # [L, H]
-        prefix = torch.nn.functional.pad(table.cumsum(dim=0), (0, 0, 1, 0))                    # [L + 1, H]
-        starts = entity_spans[..., 0].masked_fill(~entity_mask, 0)                             # [B, E]
+            raise ValueError(
+                f"{num_positions} word positions (from {first}) exceed the "
+                f"{self.position_embeddings.num_embeddings} position embeddings of the encoder"
+            )
+        table = self.position_embeddings.weight[first : first + num_positions].float()  # [L, H]
+        prefix = torch.nn.functional.pad(table.cumsum(dim=0), (0, 0, 1, 0))  # [L + 1, H]
+        starts = entity_spans[..., 0].masked_fill(~entity_mask, 0)  # [B, E]
         ends = entity_spans[..., 1].masked_fill(~entity_mask, 0)
-        sums = prefix[ends + 1] - prefix[starts]                                               # [B, E, H]
+        sums = prefix[ends + 1] - prefix[starts]  # [B, E, H]
         widths = (ends - starts + 1).clamp(min=1).unsqueeze(-1)
         means = sums / widths * entity_mask.unsqueeze(-1)
         return means.to(self.position_embeddings.weight.dtype)
 
-    def check_inputs(self, entity_ids: torch.Tensor, entity_spans: torch.Tensor, entity_mask: torch.Tensor,
-                     num_positions: int) -> None:
+    def check_inputs(
+        self, entity_ids: torch.Tensor, entity_spans: torch.Tensor, entity_mask: torch.Tensor, num_positions: int
+    ) -> None:
         """Raises a ValueError naming the first bad entity (one device sync)."""
         if entity_spans.shape != (*entity_ids.shape, 2) or entity_mask.shape != entity_ids.shape:
-            raise ValueError(f"entity_ids {tuple(entity_ids.shape)}, entity_spans {tuple(entity_spans.shape)} "
-                             f"and entity_mask {tuple(entity_mask.shape)} must be [B, E], [B, E, 2], [B, E]")
+            raise ValueError(
+                f"entity_ids {tuple(entity_ids.shape)}, entity_spans {tuple(entity_spans.shape)} "
+                f"and entity_mask {tuple(entity_mask.shape)} must be [B, E], [B, E, 2], [B, E]"
+            )
         starts, ends = entity_spans[..., 0], entity_spans[..., 1]
-        bad = entity_mask & ((starts < 0) | (ends < starts) | (ends >= num_positions)
-                             | (entity_ids < 0) | (entity_ids >= self.entity_vocab_size))
+        bad = entity_mask & (
+            (starts < 0)
+            | (ends < starts)
+            | (ends >= num_positions)
+            | (entity_ids < 0)
+            | (entity_ids >= self.entity_vocab_size)
+        )
         if bool(bad.any()):
             b, j = (int(i) for i in bad.nonzero()[0])
-            raise ValueError(f"entity {j} of example {b}: id {int(entity_ids[b, j])} with span "
-                             f"[{int(starts[b, j])}, {int(ends[b, j])}] is invalid: ids must be in "
-                             f"[0, {self.entity_vocab_size}) and spans inclusive wordpiece positions "
-                             f"0 <= start <= end < {num_positions}")
+            raise ValueError(
+                f"entity {j} of example {b}: id {int(entity_ids[b, j])} with span "
+                f"[{int(starts[b, j])}, {int(ends[b, j])}] is invalid: ids must be in "
+                f"[0, {self.entity_vocab_size}) and spans inclusive wordpiece positions "
+                f"0 <= start <= end < {num_positions}"
+            )
 
-    def forward(self, entity_ids: torch.Tensor, entity_spans: torch.Tensor, entity_mask: torch.Tensor,
-                num_positions: int) -> torch.Tensor:
+    def forward(
+        self, entity_ids: torch.Tensor, entity_spans: torch.Tensor, entity_mask: torch.Tensor, num_positions: int
+    ) -> torch.Tensor:
         """
         The input embeddings of the entities. Padded entities (mask False) may hold any id/span.
 
@@ -152,7 +169,7 @@ class EntityEmbeddings(torch.nn.Module):
         entity_mask = entity_mask.bool()
         self.check_inputs(entity_ids, entity_spans, entity_mask, num_positions)
         ids = entity_ids.masked_fill(~entity_mask, ENTITY_PAD)
-        embeddings = self.projection(self.entity_embeddings(ids))                             # [B, E, H]
+        embeddings = self.projection(self.entity_embeddings(ids))  # [B, E, H]
         embeddings = embeddings + self.span_position_embeddings(entity_spans, entity_mask, num_positions)
         if self.type_embeddings is not None:
             embeddings = embeddings + self.type_embeddings.weight[0]

@@ -13,6 +13,7 @@ from the encoder's entity states:
 Shapes: `B` batch, `E` entities per example, `H` hidden size, `V_e` entity vocabulary size,
 `N` masked entities of a batch.
 """
+
 import torch
 
 from spanbert_lib.common.modules.entity_aware.entity_embeddings import EntityEmbeddings
@@ -88,7 +89,7 @@ class EntityPredictionHead(torch.nn.Module):
             ``(logits [N, V_e], scalar loss)``.
         """
         selected = label_mask.bool()
-        logits = self(entity_states[selected])                                  # [N, V_e]
+        logits = self(entity_states[selected])  # [N, V_e]
         if logits.size(0) == 0:
             return logits, entity_states.sum() * 0.0 + self.bias.sum() * 0.0
         return logits, torch.nn.functional.cross_entropy(logits.float(), labels[selected])

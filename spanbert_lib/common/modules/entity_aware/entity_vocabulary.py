@@ -18,6 +18,7 @@ Real entities (e.g. Wikipedia titles, for entity-MLM pre-training) get ids 6, 7,
 order of their file. A task model that only uses the specials needs no file at all: the
 encoder's ``entity_vocab_size`` defaults to ``NUM_SPECIAL_ENTITIES``.
 """
+
 import os
 from typing import Dict, Iterable, Iterator, List, Tuple, Union
 

@@ -6,6 +6,7 @@ an entity-aware and a plain SpanBERT-style encoder with ``use_entities``.
 
 Shapes: `B` batch, `L` wordpieces, `M` mentions per example.
 """
+
 from typing import Optional, Sequence
 
 import torch
@@ -38,8 +39,13 @@ class MentionFeatures(torch.nn.Module):
         The extractor without entities (default ``span_boundary`` inside).
     """
 
-    def __init__(self, hidden_size: int, entity_ids: Sequence[int], use_entities: bool = True,
-                 span_extractor: Optional[Lazy[SpanExtractor]] = None) -> None:
+    def __init__(
+        self,
+        hidden_size: int,
+        entity_ids: Sequence[int],
+        use_entities: bool = True,
+        span_extractor: Optional[Lazy[SpanExtractor]] = None,
+    ) -> None:
         super().__init__()
         self.hidden_size = hidden_size
         self.use_entities = use_entities
@@ -57,7 +63,13 @@ class MentionFeatures(torch.nn.Module):
         if not self.use_entities:
             word_states, _ = encoder(token_ids, mask, type_ids)
             return self.span_extractor(word_states, mentions, mask)
-        entity_ids = mentions.new_tensor(self.entity_ids).expand(mentions.size(0), -1)   # [B, M]
-        _, entity_states = encoder(token_ids, mask, type_ids, entity_ids=entity_ids, entity_spans=mentions,
-                                   entity_mask=torch.ones_like(entity_ids, dtype=torch.bool))
+        entity_ids = mentions.new_tensor(self.entity_ids).expand(mentions.size(0), -1)  # [B, M]
+        _, entity_states = encoder(
+            token_ids,
+            mask,
+            type_ids,
+            entity_ids=entity_ids,
+            entity_spans=mentions,
+            entity_mask=torch.ones_like(entity_ids, dtype=torch.bool),
+        )
         return entity_states

@@ -1,4 +1,5 @@
 """The entity-aware encoder on the tiny BERT: equivalence with HF, attention by hand, masking, loading."""
+
 import math
 
 import pytest
@@ -53,8 +54,13 @@ def test_without_entities_the_words_are_the_plain_models(encoder, hf_model):
     assert torch.allclose(words, expected, atol=1e-5)
     type_ids = torch.zeros_like(token_ids)
     type_ids[:, 4:] = 1
-    words, entities = encoder(token_ids, mask, type_ids=type_ids, entity_ids=token_ids.new_zeros(2, 0),
-                              entity_spans=token_ids.new_zeros(2, 0, 2))
+    words, entities = encoder(
+        token_ids,
+        mask,
+        type_ids=type_ids,
+        entity_ids=token_ids.new_zeros(2, 0),
+        entity_spans=token_ids.new_zeros(2, 0, 2),
+    )
     expected = hf_model(input_ids=token_ids, attention_mask=mask.long(), token_type_ids=type_ids).last_hidden_state
     assert torch.allclose(words, expected, atol=1e-5)
     assert entities.shape == (2, 0, 32)
@@ -80,23 +86,30 @@ def test_four_query_attention_by_hand(encoder):
     hidden = torch.randn(2, num_words + num_entities, 32)
     key_mask = torch.ones(2, num_words + num_entities, dtype=torch.bool)
     key_mask[1, 3:5] = False  # padded words
-    key_mask[1, 7] = False    # a padded entity
+    key_mask[1, 7] = False  # a padded entity
     context = attention(module, hidden, num_words, key_mask)
     assert context.shape == (2, 8, 32)
 
     def query_for(i, j):
         word_i, word_j = i < num_words, j < num_words
-        return {(True, True): module.query, (True, False): attention.word_to_entity_query,
-                (False, True): attention.entity_to_word_query,
-                (False, False): attention.entity_to_entity_query}[(word_i, word_j)]
+        return {
+            (True, True): module.query,
+            (True, False): attention.word_to_entity_query,
+            (False, True): attention.entity_to_word_query,
+            (False, False): attention.entity_to_entity_query,
+        }[(word_i, word_j)]
 
     keys, values = module.key(hidden), module.value(hidden)
     for b in range(2):
         for h in range(heads):
             part = slice(h * size, (h + 1) * size)
             for i in range(num_words + num_entities):
-                scores = torch.stack([query_for(i, j)(hidden[b, i])[part] @ keys[b, j, part] / math.sqrt(size)
-                                      for j in range(num_words + num_entities)])
+                scores = torch.stack(
+                    [
+                        query_for(i, j)(hidden[b, i])[part] @ keys[b, j, part] / math.sqrt(size)
+                        for j in range(num_words + num_entities)
+                    ]
+                )
                 scores = scores.masked_fill(~key_mask[b], float("-inf"))
                 expected = torch.softmax(scores, dim=0) @ values[b, :, part]
                 assert torch.allclose(context[b, i, part], expected, atol=1e-5)
@@ -140,19 +153,25 @@ def test_padding_changes_no_real_output(tiny_bert_dir):
                 extra.weight.add_(torch.randn_like(extra.weight) * 0.5)
     token_ids, mask, entity_ids, entity_spans = batch()
     entity_mask = entity_ids != ENTITY_PAD
-    words, entities = encoder(token_ids, mask, entity_ids=entity_ids, entity_spans=entity_spans,
-                              entity_mask=entity_mask)
+    words, entities = encoder(
+        token_ids, mask, entity_ids=entity_ids, entity_spans=entity_spans, entity_mask=entity_mask
+    )
     for b in range(2):
         length, count = int(mask[b].sum()), int(entity_mask[b].sum())
-        alone_words, alone_entities = encoder(token_ids[b:b + 1, :length], None, entity_ids=entity_ids[b:b + 1, :count],
-                                              entity_spans=entity_spans[b:b + 1, :count])
+        alone_words, alone_entities = encoder(
+            token_ids[b : b + 1, :length],
+            None,
+            entity_ids=entity_ids[b : b + 1, :count],
+            entity_spans=entity_spans[b : b + 1, :count],
+        )
         assert torch.allclose(words[b, :length], alone_words[0], atol=1e-5)
         assert torch.allclose(entities[b, :count], alone_entities[0], atol=1e-5)
     # padded entities with garbage ids/spans still change nothing
     garbage_ids = entity_ids.masked_fill(~entity_mask, 9)
     garbage_spans = entity_spans.masked_fill(~entity_mask.unsqueeze(-1), 7)
-    words2, entities2 = encoder(token_ids, mask, entity_ids=garbage_ids, entity_spans=garbage_spans,
-                                entity_mask=entity_mask)
+    words2, entities2 = encoder(
+        token_ids, mask, entity_ids=garbage_ids, entity_spans=garbage_spans, entity_mask=entity_mask
+    )
     assert torch.allclose(words2[mask], words[mask], atol=1e-6)
     assert torch.allclose(entities2, entities, atol=1e-6)
 
@@ -162,8 +181,11 @@ def test_gradients_reach_the_new_parameters(tiny_bert_dir):
     token_ids, mask, entity_ids, entity_spans = batch()
     words, entities = encoder(token_ids, mask, entity_ids=entity_ids, entity_spans=entity_spans)
     (words.pow(2).sum() + entities.pow(3).sum()).backward()
-    new = [encoder.entity_embeddings.entity_embeddings.weight, encoder.entity_embeddings.projection.weight,
-           encoder.entity_embeddings.layer_norm.weight]
+    new = [
+        encoder.entity_embeddings.entity_embeddings.weight,
+        encoder.entity_embeddings.projection.weight,
+        encoder.entity_embeddings.layer_norm.weight,
+    ]
     for attention in encoder.self_attentions:
         new += [extra.weight for extra in attention.extra_queries()]
     for parameter in new:
@@ -183,9 +205,17 @@ def test_frozen_transformer_still_trains_the_new_parameters(tiny_bert_dir):
 
 def test_from_params_with_the_registered_name(tiny_bert_dir):
     for params in ({"type": "entity_aware_transformer"}, {}):  # also the default implementation
-        encoder = EntityAwareEncoder.from_params(Params({**params, "model_name": str(tiny_bert_dir),
-                                                         "entity_vocab_size": 12, "entity_embedding_dim": 8,
-                                                         "load_weights": False}))
+        encoder = EntityAwareEncoder.from_params(
+            Params(
+                {
+                    **params,
+                    "model_name": str(tiny_bert_dir),
+                    "entity_vocab_size": 12,
+                    "entity_embedding_dim": 8,
+                    "load_weights": False,
+                }
+            )
+        )
         assert isinstance(encoder, EntityAwareTransformer)
         assert encoder.entity_vocab_size == 12
         assert encoder.entity_embeddings.entity_embeddings.weight.shape == (12, 8)
@@ -209,8 +239,15 @@ def test_state_dict_round_trip(tiny_bert_dir, tmp_path):
 
 
 def test_roberta_numbering_of_positions(tmp_path):
-    config = transformers.RobertaConfig(vocab_size=50, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
-                                        intermediate_size=32, max_position_embeddings=40, pad_token_id=1)
+    config = transformers.RobertaConfig(
+        vocab_size=50,
+        hidden_size=16,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=32,
+        max_position_embeddings=40,
+        pad_token_id=1,
+    )
     config.save_pretrained(tmp_path)
     encoder = EntityAwareTransformer(str(tmp_path), load_weights=False, entity_embedding_dim=4).eval()
     assert encoder.entity_embeddings.position_offset == 2
@@ -219,8 +256,9 @@ def test_roberta_numbering_of_positions(tmp_path):
     token_ids = torch.tensor([[0, 10, 11, 12, 2, 1, 1]])
     mask = token_ids != 1
     words, _ = encoder(token_ids, mask)
-    assert torch.allclose(words[mask], reference(token_ids, attention_mask=mask.long()).last_hidden_state[mask],
-                          atol=1e-5)
+    assert torch.allclose(
+        words[mask], reference(token_ids, attention_mask=mask.long()).last_hidden_state[mask], atol=1e-5
+    )
     table = encoder.transformer.embeddings.position_embeddings.weight
     mean = encoder.entity_embeddings.span_position_embeddings(torch.tensor([[[1, 3]]]), torch.tensor([[True]]), 7)
     assert torch.allclose(mean[0, 0], table[3:6].mean(0), atol=1e-6)

@@ -1,4 +1,5 @@
 """Entity input embeddings against the formula written out by hand."""
+
 import pytest
 import torch
 
@@ -42,17 +43,23 @@ def test_full_embedding_matches_the_formula(parts):
     ln = embeddings.layer_norm
     for b, j in [(0, 0), (0, 1), (1, 0)]:
         s, e = spans[b, j].tolist()
-        x = (embeddings.entity_embeddings.weight[ids[b, j]] @ embeddings.projection.weight.T
-             + positions.weight[s:e + 1].mean(0) + types.weight[0])
+        x = (
+            embeddings.entity_embeddings.weight[ids[b, j]] @ embeddings.projection.weight.T
+            + positions.weight[s : e + 1].mean(0)
+            + types.weight[0]
+        )
         expected = (x - x.mean()) / torch.sqrt(x.var(unbiased=False) + ln.eps) * ln.weight + ln.bias
         assert torch.allclose(output[b, j], expected, atol=1e-5)
 
 
-@pytest.mark.parametrize("spans, ids, message", [
-    ([[[3, 2]]], [[2]], "entity 0 of example 0: id 2 with span \\[3, 2\\] is invalid"),
-    ([[[1, 8]]], [[2]], "0 <= start <= end < 8"),
-    ([[[1, 1]]], [[9]], "ids must be in \\[0, 9\\)"),
-])
+@pytest.mark.parametrize(
+    "spans, ids, message",
+    [
+        ([[[3, 2]]], [[2]], "entity 0 of example 0: id 2 with span \\[3, 2\\] is invalid"),
+        ([[[1, 8]]], [[2]], "0 <= start <= end < 8"),
+        ([[[1, 1]]], [[9]], "ids must be in \\[0, 9\\)"),
+    ],
+)
 def test_bad_entities_are_named(parts, spans, ids, message):
     embeddings, _, _ = parts
     with pytest.raises(ValueError, match=message):

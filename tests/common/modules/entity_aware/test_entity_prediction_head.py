@@ -1,4 +1,5 @@
 """The masked entity prediction head: tied decoder, loss on masked entities only."""
+
 import math
 
 import torch
@@ -26,8 +27,9 @@ def test_logits_use_the_entity_embedding_matrix():
     logits = head(states)
     assert logits.shape == (2, 3, 7)
     h = gelu(states[1, 2] @ head.dense.weight.T + head.dense.bias)
-    h = (h - h.mean()) / torch.sqrt(h.var(unbiased=False) + head.layer_norm.eps) * head.layer_norm.weight \
-        + head.layer_norm.bias
+    h = (h - h.mean()) / torch.sqrt(
+        h.var(unbiased=False) + head.layer_norm.eps
+    ) * head.layer_norm.weight + head.layer_norm.bias
     assert torch.allclose(logits[1, 2], embeddings.entity_embeddings.weight @ h + head.bias, atol=1e-5)
 
 
@@ -37,8 +39,14 @@ def test_loss_counts_the_masked_entities_only():
     labels = torch.tensor([[6, 3, 0], [2, 5, 1]])
     label_mask = torch.tensor([[True, False, False], [False, True, True]])
     logits = head(states)
-    by_hand = -(torch.log_softmax(logits[0, 0], -1)[6] + torch.log_softmax(logits[1, 1], -1)[5]
-                + torch.log_softmax(logits[1, 2], -1)[1]) / 3
+    by_hand = (
+        -(
+            torch.log_softmax(logits[0, 0], -1)[6]
+            + torch.log_softmax(logits[1, 1], -1)[5]
+            + torch.log_softmax(logits[1, 2], -1)[1]
+        )
+        / 3
+    )
     assert torch.allclose(masked_entity_loss(logits, labels, label_mask), by_hand, atol=1e-6)
     selected_logits, loss = head.loss(states, labels, label_mask)
     assert selected_logits.shape == (3, 7)

@@ -1,4 +1,5 @@
 """The special entity ids and the vocabulary of real entities."""
+
 import pytest
 
 from spanbert_lib.common.modules.entity_aware import (
