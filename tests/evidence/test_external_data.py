@@ -1,0 +1,49 @@
+"""spanbert_lib.evidence.external_data: the one resolver of the real data, and the scripts' one-line exit."""
+
+import json
+
+import pytest
+
+from spanbert_lib.common.testing import external_data_dir as resolved_for_tests
+from spanbert_lib.evidence import external_data
+from spanbert_lib.evidence.repository import REPO_ROOT
+
+
+def test_default_is_the_shared_folder_beside_the_repository(monkeypatch):
+    monkeypatch.delenv(external_data.EXTERNAL_DATA_ENV, raising=False)
+    assert external_data.external_data_root() == REPO_ROOT.parent / "shared" / "data"
+    assert external_data.external_path("coref/litbank") == REPO_ROOT.parent / "shared" / "data" / "coref" / "litbank"
+
+
+def test_env_var_moves_it_for_scripts_and_tests_alike(tmp_path, monkeypatch):
+    monkeypatch.setenv(external_data.EXTERNAL_DATA_ENV, str(tmp_path))
+    (tmp_path / "coref").mkdir()
+    assert external_data.external_data_dir() == resolved_for_tests() == tmp_path
+    assert external_data.require("coref", "coref data") == tmp_path / "coref"
+
+
+def test_require_exits_with_one_line_naming_what_and_where(tmp_path, monkeypatch):
+    monkeypatch.setenv(external_data.EXTERNAL_DATA_ENV, str(tmp_path))
+    with pytest.raises(SystemExit) as exit_info:
+        external_data.require("coref/litbank", "LitBank")
+    message = str(exit_info.value.code)
+    assert message.startswith("error: LitBank not found at ") and str(tmp_path / "coref" / "litbank") in message
+    assert external_data.EXTERNAL_DATA_ENV in message and "\n" not in message
+
+
+def test_config_data_paths_are_pointed_at_the_resolved_folder(tmp_path, monkeypatch):
+    config = tmp_path / "config.jsonnet"
+    config.write_text(
+        json.dumps(
+            {
+                "train_data_path": "../shared/data/ner/litbank#files=:70",
+                "validation_data_path": "../shared/data/ner/litbank#files=70:80",
+                "test_data_path": "fixtures/elsewhere.tsv",
+            }
+        )
+    )
+    monkeypatch.setenv(external_data.EXTERNAL_DATA_ENV, str(tmp_path / "data"))
+    assert external_data.config_data_overrides(config) == {
+        "train_data_path": f"{tmp_path}/data/ner/litbank#files=:70",
+        "validation_data_path": f"{tmp_path}/data/ner/litbank#files=70:80",
+    }
