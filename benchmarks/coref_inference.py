@@ -33,7 +33,6 @@ concatenated in name order and cut at a sentence end; synthetic sentences when a
 
 import argparse
 import json
-import os
 import random
 import resource
 import subprocess
@@ -42,8 +41,11 @@ import time
 from pathlib import Path
 from typing import Dict, List, Optional
 
-REPO = Path(__file__).resolve().parents[1]
-ENCODER = str(REPO / "pretrained" / "all-MiniLM-L6-v2")
+from spanbert_lib.evidence.external_data import external_path
+from spanbert_lib.evidence.repository import REPO_ROOT
+from spanbert_lib.evidence.runs import offline_env
+
+ENCODER = str(REPO_ROOT / "pretrained" / "all-MiniLM-L6-v2")
 SETTINGS = dict(
     max_span_width=30, top_span_ratio=0.4, max_antecedents=50, depth=2, ffnn=300, feature_size=20, segment_len=256
 )
@@ -54,8 +56,7 @@ SYSTEMS = ("spanbert_coref", "allennlp_coref")
 
 
 def litbank_dir() -> Optional[Path]:
-    root = os.environ.get("SPANBERT_LIB_EXTERNAL_DATA", str(REPO.parent / "shared" / "data"))
-    path = Path(root) / "coref" / "litbank"
+    path = external_path("coref/litbank")
     return path if path.is_dir() else None
 
 
@@ -65,7 +66,6 @@ def document_sentences(num_words: int) -> List[List[str]]:
     total = 0
     directory = litbank_dir()
     if directory is not None:
-        sys.path.insert(0, str(REPO))
         from spanbert_lib.coref.conll_format import iter_conll_documents
 
         for path in sorted(directory.glob("*.conll")):
@@ -291,17 +291,11 @@ def run_worker(
         "--memory-limit-gb",
         f"{cap_gb:.2f}",
     ]
-    env = {
-        **os.environ,
-        "HF_HUB_OFFLINE": "1",
-        "TRANSFORMERS_OFFLINE": "1",
-        "TOKENIZERS_PARALLELISM": "false",
-        "PYTHONWARNINGS": "ignore",
-        "OMP_NUM_THREADS": str(threads),
-        "MKL_NUM_THREADS": str(threads),
-    }
+    env = dict(offline_env(threads), PYTHONWARNINGS="ignore")
     try:
-        completed = subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=str(REPO), env=env)
+        completed = subprocess.run(
+            command, capture_output=True, text=True, timeout=timeout, cwd=str(REPO_ROOT), env=env
+        )
     except subprocess.TimeoutExpired:
         return {"system": system, "words": num_words, "error": f"timed out after {timeout:.0f} s"}
     for line in completed.stdout.splitlines():

@@ -34,11 +34,10 @@ def load_tokenizer():
 
 def paragraphs(num_tokens_wanted: int) -> Tuple[List[str], str]:
     """Paragraphs of about ``num_tokens_wanted`` wordpieces (5 characters per piece, roughly)."""
-    from spanbert_lib.common.testing import external_data_dir
+    from spanbert_lib.evidence.external_data import external_path
 
     wanted_chars = num_tokens_wanted * 6
-    root = external_data_dir()
-    files = sorted(glob.glob(str(root / "corpus" / "gutenberg" / "*.txt"))) if root else []
+    files = sorted(glob.glob(str(external_path("corpus/gutenberg") / "*.txt")))
     texts, total = [], 0
     for path in files:
         with open(path, encoding="utf-8") as handle:

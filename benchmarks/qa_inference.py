@@ -38,23 +38,20 @@ import sys
 import tempfile
 import time
 import warnings
-from pathlib import Path
 from typing import Callable, Dict, List, Tuple
 
 import torch
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO_ROOT))
+from spanbert_lib.evidence.external_data import external_path
+from spanbert_lib.evidence.repository import REPO_ROOT
+
 MINILM = REPO_ROOT / "pretrained" / "all-MiniLM-L6-v2"
 
 
 def load_questions(limit: int) -> Tuple[List[Dict[str, str]], str]:
-    from spanbert_lib.common.testing import external_data_dir
-
-    root = external_data_dir()
-    path = root / "qa" / "squad11_dev_part1.json" if root else None
+    path = external_path("qa/squad11_dev_part1.json")
     source = "SQuAD 1.1 dev part (external data)"
-    if path is None or not path.exists():
+    if not path.exists():
         path, source = REPO_ROOT / "fixtures" / "qa" / "squad11.json", "fixtures/qa/squad11.json (repeated)"
     questions = []
     while len(questions) < limit:

@@ -39,8 +39,10 @@ import time
 from pathlib import Path
 from typing import Any, Dict, List, Tuple
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO_ROOT))
+from spanbert_lib.evidence.external_data import external_path
+from spanbert_lib.evidence.repository import REPO_ROOT, tool
+from spanbert_lib.evidence.runs import offline_env
+
 MINILM = REPO_ROOT / "pretrained" / "all-MiniLM-L6-v2"
 
 
@@ -61,7 +63,7 @@ def train_small_archives(directory: Path) -> Dict[str, Path]:
             "qa/squad11_tiny.jsonnet",
             {
                 "dataset_reader.model_name": encoder,
-                "model.transformer.model_name": encoder,
+                "model.encoder.model_name": encoder,
                 "dataset_reader.max_seq_length": 384,
                 "dataset_reader.doc_stride": 128,
                 "dataset_reader.max_query_length": 64,
@@ -75,7 +77,7 @@ def train_small_archives(directory: Path) -> Dict[str, Path]:
                 "dataset_reader.token_indexers.tokens.max_segment_len": 128,
                 "validation_dataset_reader.token_indexers.tokens.model_name": encoder,
                 "validation_dataset_reader.token_indexers.tokens.max_segment_len": 128,
-                "model.transformer.token_embedders.tokens.model_name": encoder,
+                "model.encoder.token_embedders.tokens.model_name": encoder,
                 "trainer.num_epochs": 1,
             },
         ),
@@ -91,12 +93,9 @@ def train_small_archives(directory: Path) -> Dict[str, Path]:
 
 
 def qa_inputs(limit: int) -> Tuple[List[Dict[str, str]], str]:
-    from spanbert_lib.common.testing import external_data_dir
-
-    root = external_data_dir()
-    path = root / "qa" / "squad11_dev_part1.json" if root else None
+    path = external_path("qa/squad11_dev_part1.json")
     source = "SQuAD 1.1 dev (external data)"
-    if path is None or not path.exists():
+    if not path.exists():
         path, source = REPO_ROOT / "fixtures" / "qa" / "squad11.json", "fixtures/qa/squad11.json"
     inputs = []
     for article in json.loads(path.read_text(encoding="utf-8"))["data"]:
@@ -118,13 +117,13 @@ def coref_inputs(limit: int, words: int) -> List[Dict[str, str]]:
 
 def start_server(archives: Dict[str, Path], port: int, threads: int, log_path: Path) -> subprocess.Popen:
     command = [
-        str(Path(sys.executable).with_name("allennlp")),
+        tool("allennlp"),
         "serve",
         "--port",
         str(port),
         *(f"--model={name}={path}" for name, path in archives.items()),
     ]
-    env = dict(os.environ, OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads))
+    env = offline_env(threads)
     process = subprocess.Popen(
         command, cwd=str(REPO_ROOT), env=env, stdout=open(log_path, "w"), stderr=subprocess.STDOUT
     )

@@ -33,7 +33,6 @@ import functools
 import json
 import os
 import random
-import sys
 import time
 from pathlib import Path
 from typing import Callable, Dict, List, Tuple
@@ -41,8 +40,9 @@ from typing import Callable, Dict, List, Tuple
 import numpy as np
 import torch
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
+from spanbert_lib.evidence.external_data import external_path
+from spanbert_lib.evidence.repository import REPO_ROOT
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
@@ -50,13 +50,12 @@ LABELS = ("O", "PER", "ORG", "LOC", "MISC")
 
 
 def default_encoder() -> str:
-    minilm = REPO / "pretrained" / "all-MiniLM-L6-v2"
-    return str(minilm if (minilm / "config.json").exists() else REPO / "fixtures" / "tiny_bert")
+    minilm = REPO_ROOT / "pretrained" / "all-MiniLM-L6-v2"
+    return str(minilm if (minilm / "config.json").exists() else REPO_ROOT / "fixtures" / "tiny_bert")
 
 
 def word_pool() -> List[str]:
-    root = Path(os.environ.get("SPANBERT_LIB_EXTERNAL_DATA", str(REPO.parent / "shared" / "data")))
-    files = sorted((root / "ner" / "litbank").glob("*.tsv"))[:5]
+    files = sorted(external_path("ner/litbank").glob("*.tsv"))[:5]
     words = [
         line.split("\t", 1)[0]
         for path in files
@@ -163,7 +162,7 @@ def build_ours(encoder_name: str, use_entities: bool, max_entities_per_pass: int
         params=Params(
             {
                 "type": "spanbert_span_ner",
-                "transformer": {"type": "entity_aware_transformer", "model_name": encoder_name},
+                "encoder": {"type": "entity_aware_transformer", "model_name": encoder_name},
                 "use_entities": use_entities,
                 "max_entities_per_pass": max_entities_per_pass,
             }

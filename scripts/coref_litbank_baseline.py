@@ -31,13 +31,12 @@ import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO_ROOT))
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # training_runs, also when loaded by path
-from training_runs import seed_overrides  # noqa: E402
+from spanbert_lib.evidence.external_data import external_path, require
+from spanbert_lib.evidence.repository import REPO_ROOT
+from spanbert_lib.evidence.summary import seed_overrides
 
 ENCODER = str(REPO_ROOT / "pretrained" / "all-MiniLM-L6-v2")
-LITBANK = os.environ.get("SPANBERT_LIB_EXTERNAL_DATA", str(REPO_ROOT.parent / "shared" / "data")) + "/coref/litbank"
+LITBANK = str(external_path("coref/litbank"))
 SEGMENT_LEN, WINDOW_SEGMENTS, MAX_SPAN_WIDTH = 256, 2, 30
 READER_NAME = "allennlp_models_coref_on_spanbert_coref_windows"
 
@@ -258,9 +257,7 @@ def main(argv=None) -> int:
 
     torch.set_num_threads(args.threads)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    if not Path(LITBANK).is_dir():
-        print(f"LitBank not found at {LITBANK} (set SPANBERT_LIB_EXTERNAL_DATA); nothing to do")
-        return 0
+    require("coref/litbank", "LitBank")
     register_adapter_reader()
     if args.serialization_dir is None and args.ours is None:
         parser.error("give -s (allennlp-models' run) and/or --ours (a spanbert_coref archive)")

@@ -17,88 +17,60 @@ Needs LitBank in the external data folder (``SPANBERT_LIB_EXTERNAL_DATA``, defau
 
 import argparse
 import json
-import os
-import statistics
-import subprocess
 import sys
-import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Dict, List
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # training_runs, also when loaded by path
-from training_runs import one_thread_env, seed_overrides  # noqa: E402
+from spanbert_lib.evidence.external_data import config_data_overrides, require
+from spanbert_lib.evidence.repository import REPO_ROOT, tool
+from spanbert_lib.evidence.runs import Run, RunResult, run_all
+from spanbert_lib.evidence.summary import mean_std, seed_overrides, seed_table
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-VENV_BIN = REPO_ROOT / ".venv" / "bin"
 CONFIG = "training_configs/coref/litbank_minilm.jsonnet"
 BASELINE_SCRIPT = REPO_ROOT / "scripts" / "coref_litbank_baseline.py"
 OURS, THEIRS = "spanbert_coref", "allennlp-models coref"
 SCORE_FILE = "dev_scores_spanbert_lib_scorer.json"
+COST_FILE = "training_cost.json"
 
 
-def _run(command: List[str], log_file: Path) -> Dict[str, float]:
-    """Runs ``command`` with one torch thread; returns its wall and CPU seconds (children included)."""
-    env = one_thread_env()
-    started = time.time()
-    with open(log_file, "a") as log:
-        process = subprocess.Popen(command, cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-        _, status, usage = os.wait4(process.pid, 0)
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise RuntimeError(f"{' '.join(command)} failed; see {log_file}")
-    return {"wall_seconds": round(time.time() - started), "cpu_seconds": round(usage.ru_utime + usage.ru_stime)}
+def run_dir_of(out: Path, system: str, seed: int) -> Path:
+    return out / f"{'ours' if system == OURS else 'allennlp_models'}_seed{seed}"
 
 
-def train_and_score(system: str, seed: int, run_dir: Path) -> Dict[str, Any]:
-    """Trains one system with one seed into ``run_dir`` (unless already scored) and returns its dev scores
-    plus the training's wall/CPU seconds."""
-    score_file, cost_file = run_dir / SCORE_FILE, run_dir / "training_cost.json"
-    log_file = run_dir.with_suffix(".log")
-    if not score_file.exists():
-        run_dir.parent.mkdir(parents=True, exist_ok=True)
-        if system == OURS:
-            overrides = {
-                **seed_overrides(seed),
-                "dataset_reader.window_seed": seed,
-            }  # a dotted key: a nested dict would replace the reader
-            cost = _run(
-                [
-                    str(VENV_BIN / "allennlp"),
-                    "train",
-                    CONFIG,
-                    "-s",
-                    str(run_dir),
-                    "--force",
-                    "-o",
-                    json.dumps(overrides),
-                ],
-                log_file,
-            )
-            cost_file.write_text(json.dumps(cost))
-            _run(
-                [
-                    str(VENV_BIN / "python"),
-                    str(BASELINE_SCRIPT),
-                    "--ours",
-                    str(run_dir / "model.tar.gz"),
-                    "--ours-json",
-                    str(score_file),
-                ],
-                log_file,
-            )
-        else:
-            cost = _run(
-                [str(VENV_BIN / "python"), str(BASELINE_SCRIPT), "-s", str(run_dir), "--seed", str(seed)], log_file
-            )
-            cost_file.write_text(json.dumps(cost))
-    return json.loads(score_file.read_text()) | json.loads(cost_file.read_text())
+def training_run(system: str, seed: int, run_dir: Path) -> Run:
+    """One system trained with one seed into ``run_dir`` and scored on the dev documents (the score file is
+    the result); the training's cost is kept in ``run_dir/training_cost.json``."""
+    if system == OURS:
+        overrides = {
+            **config_data_overrides(REPO_ROOT / CONFIG),
+            **seed_overrides(seed),
+            "dataset_reader.window_seed": seed,  # a dotted key: a nested dict would replace the reader
+        }
+        command = [tool("allennlp"), "train", CONFIG, "-s", str(run_dir), "--force", "-o", json.dumps(overrides)]
+        score = ["--ours", str(run_dir / "model.tar.gz"), "--ours-json", str(run_dir / SCORE_FILE)]
+        then = [[tool("python"), str(BASELINE_SCRIPT), *score]]
+    else:  # the baseline script trains, then scores
+        command, then = [tool("python"), str(BASELINE_SCRIPT), "-s", str(run_dir), "--seed", str(seed)], []
+    return Run(
+        name=run_dir.name,
+        system=system,
+        seed=seed,
+        command=command,
+        log_file=run_dir.with_suffix(".log"),
+        result_file=run_dir / SCORE_FILE,
+        then=then,
+        record_file=run_dir / COST_FILE,
+    )
 
 
-def _mean_std(values: List[float]) -> Dict[str, float]:
-    return {
-        "mean": round(statistics.mean(values), 2),
-        "std": round(statistics.stdev(values), 2) if len(values) > 1 else 0.0,
-    }
+def scores_of(result: RunResult) -> Dict[str, Any]:
+    """A finished run's dev scores plus its training's wall and CPU seconds."""
+    scores = json.loads(result.run.result_file.read_text())
+    return scores | {"wall_seconds": result.wall_seconds, "cpu_seconds": result.cpu_seconds}
+
+
+def _stats(values: List[float]) -> Dict[str, float]:
+    return mean_std(values, digits=2)
 
 
 def summarise(results: Dict[str, Dict[int, Dict[str, Any]]]) -> Dict[str, Any]:
@@ -108,17 +80,40 @@ def summarise(results: Dict[str, Dict[int, Dict[str, Any]]]) -> Dict[str, Any]:
         runs = list(per_seed.values())
         summary[system] = {
             "per_seed": per_seed,
-            "conll_f1_with_singletons": _mean_std([r["gold_with_singletons"]["conll_f1"] for r in runs]),
-            "conll_f1_without_singletons": _mean_std([r["gold_without_singletons"]["conll_f1"] for r in runs]),
+            "conll_f1_with_singletons": _stats([r["gold_with_singletons"]["conll_f1"] for r in runs]),
+            "conll_f1_without_singletons": _stats([r["gold_without_singletons"]["conll_f1"] for r in runs]),
             **{
-                f"{metric}_f1_with_singletons": _mean_std([r["gold_with_singletons"][metric] for r in runs])
+                f"{metric}_f1_with_singletons": _stats([r["gold_with_singletons"][metric] for r in runs])
                 for metric in ("muc", "bcub", "ceafe")
             },
-            "training_wall_seconds": _mean_std([r["wall_seconds"] for r in runs]),
-            "training_cpu_seconds": _mean_std([r["cpu_seconds"] for r in runs]),
-            "predict_seconds": _mean_std([r["predict_seconds"] for r in runs]),
+            "training_wall_seconds": _stats([r["wall_seconds"] for r in runs]),
+            "training_cpu_seconds": _stats([r["cpu_seconds"] for r in runs]),
+            "predict_seconds": _stats([r["predict_seconds"] for r in runs]),
         }
     return summary
+
+
+def table(results: Dict[str, Dict[int, Dict[str, Any]]]) -> str:
+    """Per seed and mean ± std: CoNLL F1 against gold with and without singletons, training minutes."""
+    rows = {
+        system: {
+            seed: {
+                "with": r["gold_with_singletons"]["conll_f1"],
+                "without": r["gold_without_singletons"]["conll_f1"],
+                "wall": r["wall_seconds"] / 60 if r["wall_seconds"] is not None else None,
+                "cpu": r["cpu_seconds"] / 60 if r["cpu_seconds"] is not None else None,
+            }
+            for seed, r in per_seed.items()
+        }
+        for system, per_seed in results.items()
+    }
+    columns = [
+        ("with", "CoNLL F1 with singletons"),
+        ("without", "without"),
+        ("wall", "train min wall"),
+        ("cpu", "train min CPU"),
+    ]
+    return seed_table(rows, columns)
 
 
 def main() -> int:
@@ -127,38 +122,20 @@ def main() -> int:
     parser.add_argument("--parallel", type=int, default=2)
     parser.add_argument("--out", type=Path, default=REPO_ROOT / "outputs" / "coref_litbank")
     args = parser.parse_args()
-    litbank = (
-        Path(os.environ.get("SPANBERT_LIB_EXTERNAL_DATA", REPO_ROOT.parent / "shared" / "data")) / "coref" / "litbank"
-    )
-    if not litbank.is_dir():
-        print(f"LitBank not found at {litbank} (set SPANBERT_LIB_EXTERNAL_DATA); nothing to do")
-        return 0
+    require("coref/litbank", "LitBank")
     args.out.mkdir(parents=True, exist_ok=True)
-    run_dirs = {
-        (system, seed): args.out / f"{'ours' if system == OURS else 'allennlp_models'}_seed{seed}"
+    runs = [
+        training_run(system, seed, run_dir_of(args.out, system, seed))
         for seed in args.seeds
         for system in (THEIRS, OURS)
-    }  # the longer runs first
-    with ThreadPoolExecutor(max_workers=args.parallel) as pool:
-        futures = {key: pool.submit(train_and_score, *key, run_dir) for key, run_dir in run_dirs.items()}
-        results: Dict[str, Dict[int, Dict[str, Any]]] = {OURS: {}, THEIRS: {}}
-        for (system, seed), future in futures.items():
-            results[system][seed] = future.result()
+    ]  # the longer runs first
+    results: Dict[str, Dict[int, Dict[str, Any]]] = {OURS: {}, THEIRS: {}}
+    for result in run_all(runs, parallel=args.parallel):
+        results[result.run.system][result.run.seed] = scores_of(result)
     summary = summarise(results)
     (args.out / "side_by_side.json").write_text(json.dumps(summary, indent=2))
     print(f"LitBank dev (documents 70-79), CoNLL F1 against gold with singletons / without; seeds {args.seeds}")
-    for system in (OURS, THEIRS):
-        cells = "  ".join(
-            f"seed {seed}: {r['gold_with_singletons']['conll_f1']:.1f} / {r['gold_without_singletons']['conll_f1']:.1f}"
-            for seed, r in results[system].items()
-        )
-        s = summary[system]
-        print(
-            f"{system:<22} {cells} | mean {s['conll_f1_with_singletons']['mean']:.1f} ± "
-            f"{s['conll_f1_with_singletons']['std']:.1f} / {s['conll_f1_without_singletons']['mean']:.1f} ± "
-            f"{s['conll_f1_without_singletons']['std']:.1f}; training {s['training_wall_seconds']['mean'] / 60:.0f} "
-            f"min wall, {s['training_cpu_seconds']['mean'] / 60:.0f} min CPU"
-        )
+    print(table({system: results[system] for system in (OURS, THEIRS)}))
     return 0
 
 

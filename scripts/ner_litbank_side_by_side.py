@@ -7,23 +7,22 @@ mean and standard deviation; writes ``OUT/side_by_side.json``.
 
     .venv/bin/python scripts/ner_litbank_side_by_side.py [--seeds 1 2 3] [--parallel 2] [--out outputs/ner_litbank]
 
-Each training uses one torch thread; ``--parallel N`` runs N trainings at a time. Needs the LitBank
-files of the external data folder (``SPANBERT_LIB_EXTERNAL_DATA``, default ``../shared/data``).
+Each training uses one torch thread; ``--parallel N`` runs N trainings at a time. A run whose
+``metrics.json`` exists is not trained again, so an interrupted run resumes when started again. Needs
+the LitBank files of the external data folder (``SPANBERT_LIB_EXTERNAL_DATA``, default ``../shared/data``).
 """
 
 import argparse
 import json
-import statistics
-import subprocess
 import sys
-import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any, Dict
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # training_runs, also when loaded by path
-from training_runs import one_thread_env, seed_overrides  # noqa: E402
+from spanbert_lib.evidence.external_data import config_data_overrides, require
+from spanbert_lib.evidence.repository import REPO_ROOT, tool
+from spanbert_lib.evidence.runs import Run, RunResult, run_all
+from spanbert_lib.evidence.summary import mean_std, seed_overrides, seed_table
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
 SYSTEMS = {
     "entity-aware attention": "training_configs/ner/litbank_minilm.jsonnet",
     "ordinary attention over [words; entities]": "training_configs/ner/litbank_minilm_plain_attention.jsonnet",
@@ -31,29 +30,27 @@ SYSTEMS = {
 SCORES = ("precision", "recall", "f1")
 
 
-def train(config: str, seed: int, run_dir: Path) -> dict:
-    """Trains one config with one seed (unless its metrics already exist) and returns its dev scores."""
-    metrics_file = run_dir / "metrics.json"
-    seconds = None
-    if not metrics_file.exists():
-        overrides = json.dumps(seed_overrides(seed))
-        env = one_thread_env()
-        started = time.time()
-        with open(run_dir.with_suffix(".log"), "w") as log:
-            subprocess.run(
-                [str(REPO_ROOT / ".venv" / "bin" / "allennlp"), "train", config, "-s", str(run_dir), "-o", overrides],
-                cwd=REPO_ROOT,
-                env=env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                check=True,
-            )
-        seconds = time.time() - started
-    metrics = json.loads(metrics_file.read_text())
-    scores = {name: 100 * metrics[f"best_validation_{name}"] for name in SCORES}
+def training_run(system: str, seed: int, out: Path) -> Run:
+    """``allennlp train`` of the system's config with one seed; its ``metrics.json`` is the result."""
+    config = SYSTEMS[system]
+    run_dir = out / f"{Path(config).stem}_seed{seed}"
+    overrides = {**config_data_overrides(REPO_ROOT / config), **seed_overrides(seed)}
+    return Run(
+        name=run_dir.name,
+        system=system,
+        seed=seed,
+        command=[tool("allennlp"), "train", config, "-s", str(run_dir), "-f", "-o", json.dumps(overrides)],
+        log_file=run_dir.with_suffix(".log"),
+        result_file=run_dir / "metrics.json",
+    )
+
+
+def scores_of(result: RunResult) -> Dict[str, Any]:
+    """Dev precision / recall / F1 (%) of a finished run, allennlp's training duration and the measured cost."""
+    metrics = json.loads(result.run.result_file.read_text())
+    scores: Dict[str, Any] = {name: 100 * metrics[f"best_validation_{name}"] for name in SCORES}
     scores["training_seconds"] = metrics.get("training_duration")
-    scores["wall_seconds"] = seconds
-    return scores
+    return scores | result.figures()
 
 
 def main() -> int:
@@ -62,36 +59,24 @@ def main() -> int:
     parser.add_argument("--parallel", type=int, default=2)
     parser.add_argument("--out", default="outputs/ner_litbank")
     args = parser.parse_args()
+    require("ner/litbank", "LitBank NER")
     out = REPO_ROOT / args.out
     out.mkdir(parents=True, exist_ok=True)
-    jobs = {
-        (system, seed): (config, out / f"{Path(config).stem}_seed{seed}")
-        for system, config in SYSTEMS.items()
-        for seed in args.seeds
-    }
-    with ThreadPoolExecutor(max_workers=args.parallel) as pool:
-        futures = {key: pool.submit(train, config, key[1], run_dir) for key, (config, run_dir) in jobs.items()}
-        results = {key: future.result() for key, future in futures.items()}
-    summary = {}
-    print(f"dev exact-span scores (%), LitBank documents 70-79, seeds {args.seeds}")
-    for system in SYSTEMS:
-        per_seed = {seed: results[(system, seed)] for seed in args.seeds}
-        f1s = [scores["f1"] for scores in per_seed.values()]
-        spread = statistics.stdev(f1s) if len(f1s) > 1 else 0.0
-        summary[system] = {
+    runs = [training_run(system, seed, out) for system in SYSTEMS for seed in args.seeds]
+    results: Dict[str, Dict[int, Dict[str, Any]]] = {system: {} for system in SYSTEMS}
+    for result in run_all(runs, parallel=args.parallel):
+        results[result.run.system][result.run.seed] = scores_of(result)
+    summary = {
+        system: {
             "config": SYSTEMS[system],
             "per_seed": per_seed,
-            "mean": {name: statistics.mean(s[name] for s in per_seed.values()) for name in SCORES},
-            "f1_std": spread,
+            "mean": {name: mean_std([s[name] for s in per_seed.values()])["mean"] for name in SCORES},
+            "f1_std": mean_std([s["f1"] for s in per_seed.values()])["std"],
         }
-        cells = " ".join(
-            f"seed {seed}: {s['precision']:.1f}/{s['recall']:.1f}/{s['f1']:.1f}" for seed, s in per_seed.items()
-        )
-        mean = summary[system]["mean"]
-        print(
-            f"{system:<42} {cells} | mean P/R/F1 {mean['precision']:.1f}/{mean['recall']:.1f}/"
-            f"{mean['f1']:.1f}, F1 std {spread:.1f}"
-        )
+        for system, per_seed in results.items()
+    }
+    print(f"dev exact-span scores (%), LitBank documents 70-79, seeds {args.seeds}")
+    print(seed_table(results, [("precision", "P"), ("recall", "R"), ("f1", "F1")]))
     (out / "side_by_side.json").write_text(json.dumps(summary, indent=2, default=str))
     return 0
 

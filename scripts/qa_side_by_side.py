@@ -44,9 +44,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO_ROOT))
-EXTERNAL_DATA = Path(os.environ.get("SPANBERT_LIB_EXTERNAL_DATA", REPO_ROOT.parent / "shared" / "data"))
+from spanbert_lib.evidence.external_data import external_path, missing_data_message
+from spanbert_lib.evidence.repository import REPO_ROOT
+from spanbert_lib.evidence.summary import seed_overrides
+
 CONFIG = REPO_ROOT / "training_configs" / "qa" / "squad11_minilm.jsonnet"
 MAX_ANSWER_LENGTH = 30
 N_BEST = 20
@@ -160,7 +161,7 @@ def train_ours(budget: Budget, train_file: Path, eval_file: Path, out: Path) -> 
         "dataset_reader.question_first": True,
         "train_data_path": str(train_file),
         "validation_data_path": None,
-        "model.transformer.model_name": budget.encoder,
+        "model.encoder.model_name": budget.encoder,
         "model.max_answer_length": MAX_ANSWER_LENGTH,
         "model.n_best_size": N_BEST,
         "data_loader": {"batch_size": budget.batch_size, "shuffle": True},
@@ -169,9 +170,7 @@ def train_ours(budget: Budget, train_file: Path, eval_file: Path, out: Path) -> 
         "trainer.optimizer.lr": budget.lr,
         "trainer.optimizer.weight_decay": budget.weight_decay,
         "trainer.learning_rate_scheduler.warmup_steps": math.ceil(budget.warmup_ratio * updates),
-        "random_seed": budget.seed,
-        "numpy_seed": budget.seed,
-        "pytorch_seed": budget.seed,
+        **seed_overrides(budget.seed),
     }
     params = Params.from_file(str(CONFIG), params_overrides=json.dumps(overrides))
     reader_params = params.get("dataset_reader").duplicate()
@@ -391,7 +390,7 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter
     )
-    parser.add_argument("--data", default=str(EXTERNAL_DATA / "qa" / "squad11_dev_part1.json"))
+    parser.add_argument("--data", default=str(external_path("qa/squad11_dev_part1.json")))
     parser.add_argument("--encoder", default="pretrained/all-MiniLM-L6-v2")
     parser.add_argument("--train-articles", default=":3", help="START:END slice of the file's articles")
     parser.add_argument("--eval-articles", default="18:", help="held-out START:END slice")
@@ -436,8 +435,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     out = Path(args.output_dir).resolve()
     data_path, encoder = (_existing(p) for p in (args.data, args.encoder))
     if not data_path.is_file():
-        print(f"{data_path} not found (set SPANBERT_LIB_EXTERNAL_DATA or --data); nothing to do")
-        return 0
+        sys.exit(f"error: {missing_data_message(data_path, 'SQuAD file')} (or give --data)")
     import torch
 
     torch.set_num_threads(args.threads)

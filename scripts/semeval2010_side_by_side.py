@@ -13,7 +13,8 @@ wordpieces with the same added marker tokens ([SUBJ-MISC] .. [/OBJ-MISC], added 
 as special tokens, embedding matrix resized the Hugging Face way); the same max length, epochs,
 batch size, learning rate, AdamW (weight decay 0.01 except biases / LayerNorm), 10 % linear warm-up
 then linear decay, gradient norm 1, length-bucketed batches, seed. Each training runs in its own
-process with one torch thread (``--parallel`` runs the two systems of a seed at the same time).
+process with one torch thread (``--parallel`` runs two trainings at a time). A run whose result is in
+``--runs-dir`` is not trained again, so an interrupted run resumes when started again.
 
 Writes ``outputs/semeval2010/side_by_side.json`` and prints a table: dev macro-F1 after the last
 epoch (and the best epoch) per seed, mean and standard deviation, wall seconds per run.
@@ -34,8 +35,6 @@ import argparse
 import json
 import os
 import random
-import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -43,13 +42,20 @@ from typing import Any, Dict, List
 
 import torch
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO_ROOT))
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # training_runs, also when loaded by path
-from training_runs import one_thread_env, seed_overrides  # noqa: E402
+from spanbert_lib.evidence.external_data import external_path, missing_data_message
+from spanbert_lib.evidence.repository import REPO_ROOT, tool
+from spanbert_lib.evidence.runs import Run, RunResult, run_all
+from spanbert_lib.evidence.summary import mean_std, seed_overrides, seed_table
 
 CONFIG = REPO_ROOT / "training_configs" / "relation" / "semeval2010_minilm_cpu.jsonnet"
 METRIC = "macro_f1"
+SYSTEMS = ("ours", "hf_baseline")
+
+
+def _config(config_path: Path) -> Dict[str, Any]:
+    from allennlp.common import Params
+
+    return Params.from_file(str(config_path)).as_dict()
 
 
 def _data_paths(config: Dict[str, Any], data: str) -> Dict[str, str]:
@@ -60,45 +66,58 @@ def _data_paths(config: Dict[str, Any], data: str) -> Dict[str, str]:
     }
 
 
-def train_ours(config_path: Path, data: str, seed: int, run_dir: Path) -> Dict[str, Any]:
-    """``allennlp train`` of the config; dev macro-F1 of the last and of the best epoch from ``metrics.json``."""
-    from allennlp.common import Params
-
-    config = Params.from_file(str(config_path)).as_dict()
-    overrides = dict(
-        seed_overrides(seed),
-        **{f"{key}_data_path": path for key, path in zip(("train", "validation"), _data_paths(config, data).values())},
+def ours_run(config_path: Path, data: str, seed: int, runs_dir: Path) -> Run:
+    """``allennlp train`` of the config with one seed; its ``metrics.json`` is the result."""
+    paths = _data_paths(_config(config_path), data)
+    overrides = dict(seed_overrides(seed), train_data_path=paths["train"], validation_data_path=paths["dev"])
+    run_dir = runs_dir / f"ours_seed{seed}"
+    return Run(
+        name=run_dir.name,
+        system="ours",
+        seed=seed,
+        command=[tool("allennlp"), "train", str(config_path), "-s", str(run_dir), "-f", "-o", json.dumps(overrides)],
+        log_file=run_dir.with_suffix(".log"),
+        result_file=run_dir / "metrics.json",
     )
-    command = [
-        str(Path(sys.executable).with_name("allennlp")),
-        "train",
-        str(config_path),
-        "-s",
-        str(run_dir),
-        "-f",
-        "-o",
-        json.dumps(overrides),
-    ]
-    started = time.time()
-    completed = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True)
-    seconds = time.time() - started
-    (run_dir.parent / f"{run_dir.name}.log").write_text(completed.stdout + completed.stderr)
-    if completed.returncode != 0:
-        raise RuntimeError(f"allennlp train failed for seed {seed}:\n{completed.stderr[-4000:]}")
+
+
+def ours_result(run_dir: Path, seed: int) -> Dict[str, Any]:
+    """Dev macro-F1 of the last and of the best epoch of a finished ``allennlp train``."""
     metrics = json.loads((run_dir / "metrics.json").read_text())
-    num_epochs = config["trainer"]["num_epochs"]
-    per_epoch = [
-        json.loads((run_dir / f"metrics_epoch_{epoch}.json").read_text())[f"validation_{METRIC}"]
-        for epoch in range(num_epochs)
-    ]
+    epochs = sorted(run_dir.glob("metrics_epoch_*.json"), key=lambda path: int(path.stem.rsplit("_", 1)[1]))
+    per_epoch = [json.loads(path.read_text())[f"validation_{METRIC}"] for path in epochs]
     return {
         "system": "ours",
         "seed": seed,
         "dev_macro_f1": per_epoch[-1],
         "dev_macro_f1_per_epoch": per_epoch,
         "best_dev_macro_f1": metrics[f"best_validation_{METRIC}"],
-        "seconds": seconds,
     }
+
+
+def hf_run(config_path: Path, data: str, seed: int, runs_dir: Path, marker_init: str, head: str) -> Run:
+    """This script's ``--system hf_baseline`` worker for one seed; it writes its result as JSON."""
+    name = f"hf_baseline_{marker_init}_{head}_seed{seed}"
+    result_file = runs_dir / f"{name}.json"
+    command = [
+        tool("python"),
+        str(Path(__file__).resolve()),
+        "--system",
+        "hf_baseline",
+        "--seeds",
+        str(seed),
+        "--config",
+        str(config_path),
+        "--data",
+        data,
+        "--hf-marker-init",
+        marker_init,
+        "--hf-head",
+        head,
+        "--result-file",
+        str(result_file),
+    ]
+    return Run(name, "hf_baseline", seed, command, log_file=runs_dir / f"{name}.log", result_file=result_file)
 
 
 def _bucketed_batches(lengths: List[int], batch_size: int, rng: random.Random) -> List[List[int]]:
@@ -219,34 +238,27 @@ def train_hf_baseline(
     }
 
 
-def _start(arguments: List[str], env: Dict[str, str]) -> subprocess.Popen:
-    return subprocess.Popen(
-        [sys.executable, __file__, *arguments],
-        cwd=REPO_ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-
-
-def _finish(process: subprocess.Popen, what: str) -> Dict[str, Any]:
-    stdout, stderr = process.communicate()
-    if process.returncode != 0:
-        raise RuntimeError(f"{what} failed:\n{stderr[-4000:]}")
-    return json.loads(stdout.strip().splitlines()[-1])
+def run_result(result: RunResult) -> Dict[str, Any]:
+    """A finished run's scores and what it cost (``seconds``: wall seconds of the whole training process)."""
+    run = result.run
+    if run.system == "ours":
+        scores = ours_result(run.result_file.parent, run.seed)
+    else:
+        scores = json.loads(run.result_file.read_text())
+    return dict(scores, seconds=result.wall_seconds, cpu_seconds=result.cpu_seconds)
 
 
 def _summary(runs: List[Dict[str, Any]], system: str) -> Dict[str, Any]:
     mine = [r for r in runs if r["system"] == system]
-    scores = [r["dev_macro_f1"] for r in mine]
+    scores = mean_std([r["dev_macro_f1"] for r in mine])
     return {
         "seeds": [r["seed"] for r in mine],
-        "dev_macro_f1": scores,
-        "mean": statistics.mean(scores),
-        "std": statistics.stdev(scores) if len(scores) > 1 else 0.0,
-        "best_epoch_mean": statistics.mean(r["best_dev_macro_f1"] for r in mine),
-        "seconds_mean": statistics.mean(r["seconds"] for r in mine),
+        "dev_macro_f1": [r["dev_macro_f1"] for r in mine],
+        "mean": scores["mean"],
+        "std": scores["std"],
+        "best_epoch_mean": mean_std([r["best_dev_macro_f1"] for r in mine])["mean"],
+        "seconds_mean": mean_std([r["seconds"] for r in mine])["mean"],
+        "cpu_seconds_mean": mean_std([r["cpu_seconds"] for r in mine])["mean"],
     }
 
 
@@ -254,61 +266,41 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
     parser.add_argument("--config", type=Path, default=CONFIG)
-    external = os.environ.get("SPANBERT_LIB_EXTERNAL_DATA", str(REPO_ROOT.parent / "shared" / "data"))
-    parser.add_argument("--data", default=external + "/relation/semeval2010_task8/train.txt")
+    parser.add_argument("--data", default=str(external_path("relation/semeval2010_task8/train.txt")))
     parser.add_argument("--runs-dir", type=Path, default=REPO_ROOT / "runs" / "semeval2010_side_by_side")
     parser.add_argument("--output", type=Path, default=REPO_ROOT / "outputs" / "semeval2010" / "side_by_side.json")
-    parser.add_argument("--parallel", action="store_true", help="train the two systems of a seed at the same time")
-    parser.add_argument("--systems", nargs="+", choices=["ours", "hf_baseline"], default=["ours", "hf_baseline"])
+    parser.add_argument("--parallel", action="store_true", help="run two trainings at the same time")
+    parser.add_argument("--systems", nargs="+", choices=SYSTEMS, default=list(SYSTEMS))
     parser.add_argument("--hf-marker-init", choices=["resize", "description"], default="resize")
     parser.add_argument("--hf-head", choices=["pooler", "raw_cls"], default="pooler")
-    parser.add_argument("--system", choices=["ours", "hf_baseline"], help=argparse.SUPPRESS)  # one run, JSON to stdout
+    # the worker of one baseline run (a subprocess of this script): trains, writes its result JSON
+    parser.add_argument("--system", choices=["hf_baseline"], help=argparse.SUPPRESS)
+    parser.add_argument("--result-file", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
 
     if args.system is not None:
-        seed = args.seeds[0]
-        result = (
-            train_ours(args.config, args.data, seed, args.runs_dir / f"ours_seed{seed}")
-            if args.system == "ours"
-            else train_hf_baseline(args.config, args.data, seed, args.hf_marker_init, args.hf_head)
-        )
-        print(json.dumps(result))
+        result = train_hf_baseline(args.config, args.data, args.seeds[0], args.hf_marker_init, args.hf_head)
+        args.result_file.parent.mkdir(parents=True, exist_ok=True)
+        args.result_file.write_text(json.dumps(result, indent=2))
         return
 
     if not Path(args.data).is_file():
-        sys.exit(f"SemEval-2010 Task 8 data not found at {args.data} (set SPANBERT_LIB_EXTERNAL_DATA or --data)")
+        sys.exit(f"error: {missing_data_message(Path(args.data), 'SemEval-2010 Task 8 data')} (or give --data)")
     args.runs_dir.mkdir(parents=True, exist_ok=True)
-    env = one_thread_env()
-    runs: List[Dict[str, Any]] = []
-    for seed in args.seeds:
-        common = [
-            "--seeds",
-            str(seed),
-            "--config",
-            str(args.config),
-            "--data",
-            args.data,
-            "--runs-dir",
-            str(args.runs_dir),
-            "--hf-marker-init",
-            args.hf_marker_init,
-            "--hf-head",
-            args.hf_head,
-        ]
-        jobs = [(system, common + ["--system", system]) for system in args.systems]
-        if args.parallel:
-            started = [(name, _start(arguments, env)) for name, arguments in jobs]
-            results = [_finish(process, f"{name} seed {seed}") for name, process in started]
-        else:
-            results = [_finish(_start(arguments, env), f"{name} seed {seed}") for name, arguments in jobs]
-        for result in results:
-            print(
-                f"seed {seed} {result['system']:<12} dev macro-F1 {100 * result['dev_macro_f1']:.2f} "
-                f"(per epoch {', '.join(f'{100 * f:.2f}' for f in result['dev_macro_f1_per_epoch'])}) "
-                f"{result['seconds']:.0f} s",
-                flush=True,
-            )
-        runs.extend(results)
+    planned = {
+        "ours": lambda seed: ours_run(args.config, args.data, seed, args.runs_dir),
+        "hf_baseline": lambda seed: hf_run(
+            args.config, args.data, seed, args.runs_dir, args.hf_marker_init, args.hf_head
+        ),
+    }
+    runs = [planned[system](seed) for seed in args.seeds for system in args.systems]
+    results = [run_result(result) for result in run_all(runs, parallel=2 if args.parallel else 1)]
+    for result in results:
+        seconds = f"{result['seconds']:.0f} s" if result["seconds"] is not None else "time not recorded"
+        print(
+            f"seed {result['seed']} {result['system']:<12} dev macro-F1 {100 * result['dev_macro_f1']:.2f} "
+            f"(per epoch {', '.join(f'{100 * f:.2f}' for f in result['dev_macro_f1_per_epoch'])}) {seconds}"
+        )
 
     summary = {
         "config": os.path.relpath(args.config, REPO_ROOT),
@@ -317,24 +309,31 @@ def main() -> None:
         "metric": "semeval2010_macro_f1 (official v1.2 score)",
         "hf_marker_init": args.hf_marker_init,
         "hf_head": args.hf_head,
-        **{system: _summary(runs, system) for system in args.systems},
-        "runs": runs,
+        **{system: _summary(results, system) for system in args.systems},
+        "runs": results,
     }
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(json.dumps(summary, indent=2))
-    print("\n| system | dev macro-F1 per seed | mean ± std | best-epoch mean | s per run |")
-    print("|---|---|---|---|---|")
     names = {
         "ours": "spanbert_relation_classifier, entity-start pooling",
         "hf_baseline": f"HF AutoModelForSequenceClassification (markers: {args.hf_marker_init}, head: {args.hf_head})",
     }
-    for system in args.systems:
-        s, name = summary[system], names[system]
-        print(
-            f"| {name} | {' / '.join(f'{100 * f:.1f}' for f in s['dev_macro_f1'])} | "
-            f"{100 * s['mean']:.1f} ± {100 * s['std']:.1f} | {100 * s['best_epoch_mean']:.1f} | "
-            f"{s['seconds_mean']:.0f} |"
-        )
+    table = {
+        names[system]: {
+            r["seed"]: {
+                "last": 100 * r["dev_macro_f1"],
+                "best": 100 * r["best_dev_macro_f1"],
+                "seconds": r["seconds"],
+                "cpu_seconds": r["cpu_seconds"],
+            }
+            for r in results
+            if r["system"] == system
+        }
+        for system in args.systems
+    }
+    columns = [("last", "dev macro-F1"), ("best", "best epoch"), ("seconds", "s wall"), ("cpu_seconds", "s CPU")]
+    print()
+    print(seed_table(table, columns, markdown=True))
     print(f"\nwrote {args.output}")
 
 

@@ -6,6 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from spanbert_lib.evidence.external_data import EXTERNAL_DATA_ENV
+from spanbert_lib.evidence.runs import run_all
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -45,18 +48,26 @@ def test_summary_gives_mean_and_sample_std_per_system(script):
 
 
 @pytest.mark.parametrize("system", ["spanbert_coref", "allennlp-models coref"])
-def test_a_scored_run_is_read_back_without_training(script, tmp_path, monkeypatch, system):
+def test_a_scored_run_is_read_back_without_training(script, tmp_path, system):
     run_dir = tmp_path / "run_seed7"
     run_dir.mkdir()
     saved = scores(40.0, 47.0, 0, 0)
     (run_dir / script.SCORE_FILE).write_text(
         json.dumps({k: v for k, v in saved.items() if k not in ("wall_seconds", "cpu_seconds")})
     )
-    (run_dir / "training_cost.json").write_text(json.dumps({"wall_seconds": 11, "cpu_seconds": 9}))
+    (run_dir / script.COST_FILE).write_text(json.dumps({"wall_seconds": 11, "cpu_seconds": 9}))
+    run = script.training_run(system, 7, run_dir)
+    [result] = run_all([run])
+    assert result.skipped and not run.log_file.exists()  # nothing was started
+    scores_read = script.scores_of(result)
+    assert scores_read["gold_with_singletons"]["conll_f1"] == 40.0 and scores_read["cpu_seconds"] == 9
 
-    def no_training(*args, **kwargs):
-        raise AssertionError("a scored run was trained again")
 
-    monkeypatch.setattr(script, "_run", no_training)
-    result = script.train_and_score(system, 7, run_dir)
-    assert result["gold_with_singletons"]["conll_f1"] == 40.0 and result["cpu_seconds"] == 9
+def test_our_training_reads_the_resolved_data_with_the_seed_everywhere(script, tmp_path, monkeypatch):
+    monkeypatch.setenv(EXTERNAL_DATA_ENV, str(tmp_path / "data"))
+    run = script.training_run(script.OURS, 5, tmp_path / "ours_seed5")
+    overrides = json.loads(run.command[run.command.index("-o") + 1])
+    assert overrides["train_data_path"] == f"{tmp_path}/data/coref/litbank#files=:70"
+    assert overrides["validation_data_path"] == f"{tmp_path}/data/coref/litbank#files=70:80"
+    assert overrides["random_seed"] == overrides["dataset_reader.window_seed"] == 5
+    assert run.then and "--ours-json" in run.then[0]  # scored after training, outside the measured cost

@@ -1,0 +1,85 @@
+"""The NER and SemEval side-by-side scripts on the harness: what they run, and how they read finished runs back."""
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from spanbert_lib.evidence.external_data import EXTERNAL_DATA_ENV
+from spanbert_lib.evidence.repository import REPO_ROOT
+from spanbert_lib.evidence.runs import RunResult, run_all
+
+
+def load_script(name: str):
+    spec = importlib.util.spec_from_file_location(name, REPO_ROOT / "scripts" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def ner():
+    return load_script("ner_litbank_side_by_side")
+
+
+@pytest.fixture(scope="module")
+def semeval():
+    return load_script("semeval2010_side_by_side")
+
+
+def test_ner_runs_train_each_config_on_the_resolved_data(ner, tmp_path, monkeypatch):
+    monkeypatch.setenv(EXTERNAL_DATA_ENV, str(tmp_path / "data"))
+    system = "ordinary attention over [words; entities]"
+    run = ner.training_run(system, 2, tmp_path)
+    assert run.command[1:3] == ["train", ner.SYSTEMS[system]] and "-f" in run.command
+    overrides = json.loads(run.command[-1])
+    assert overrides["validation_data_path"] == f"{tmp_path}/data/ner/litbank#files=70:80"
+    assert overrides["pytorch_seed"] == 2
+    assert run.result_file == tmp_path / "litbank_minilm_plain_attention_seed2" / "metrics.json"
+
+
+def test_ner_reads_a_finished_run_back(ner, tmp_path):
+    run = ner.training_run("entity-aware attention", 1, tmp_path)
+    run.result_file.parent.mkdir()
+    metrics = {"best_validation_precision": 0.25, "best_validation_recall": 0.5, "best_validation_f1": 1 / 3}
+    run.result_file.write_text(json.dumps(dict(metrics, training_duration="0:07:00")))
+    [result] = run_all([run])
+    scores = ner.scores_of(result)
+    assert scores["precision"] == 25.0 and scores["f1"] == pytest.approx(33.33, abs=0.01)
+    assert scores["training_seconds"] == "0:07:00" and scores["cpu_seconds"] is None
+
+
+def test_semeval_reads_the_last_and_best_epoch_of_our_run(semeval, tmp_path):
+    run_dir = tmp_path / "ours_seed3"
+    run_dir.mkdir()
+    for epoch, f1 in enumerate([0.5, 0.8, 0.7]):
+        (run_dir / f"metrics_epoch_{epoch}.json").write_text(json.dumps({"validation_macro_f1": f1}))
+    (run_dir / "metrics.json").write_text(json.dumps({"best_validation_macro_f1": 0.8}))
+    result = semeval.ours_result(run_dir, 3)
+    assert result["dev_macro_f1_per_epoch"] == [0.5, 0.8, 0.7]
+    assert result["dev_macro_f1"] == 0.7 and result["best_dev_macro_f1"] == 0.8
+
+
+def test_semeval_baseline_ablations_keep_separate_results(semeval, tmp_path):
+    default = semeval.hf_run(Path("config.jsonnet"), "train.txt", 1, tmp_path, "resize", "pooler")
+    ablation = semeval.hf_run(Path("config.jsonnet"), "train.txt", 1, tmp_path, "description", "raw_cls")
+    assert default.result_file != ablation.result_file
+    assert default.command[default.command.index("--result-file") + 1] == str(default.result_file)
+
+
+def test_semeval_summary_is_mean_and_sample_std_over_seeds(semeval, tmp_path):
+    runs = [
+        dict(system="ours", seed=seed, dev_macro_f1=f1, best_dev_macro_f1=f1, seconds=100.0, cpu_seconds=None)
+        for seed, f1 in ((1, 0.80), (2, 0.82))
+    ]
+    summary = semeval._summary(runs, "ours")
+    assert summary["mean"] == pytest.approx(0.81) and summary["std"] == pytest.approx(0.01414, abs=1e-5)
+    assert summary["seconds_mean"] == 100.0 and summary["cpu_seconds_mean"] is None
+
+
+def test_semeval_run_result_uses_the_measured_seconds(semeval, tmp_path):
+    run = semeval.hf_run(Path("config.jsonnet"), "train.txt", 1, tmp_path, "resize", "pooler")
+    run.result_file.write_text(json.dumps({"system": "hf_baseline", "seed": 1, "dev_macro_f1": 0.4, "seconds": 5}))
+    result = semeval.run_result(RunResult(run, False, 812.0, 790.5, 900.0))
+    assert result["seconds"] == 812.0 and result["cpu_seconds"] == 790.5 and result["dev_macro_f1"] == 0.4
