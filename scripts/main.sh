@@ -53,7 +53,7 @@ EOF
 )
 echo "training text: $TRAIN"
 echo "held-out text: $HELDOUT (not trained on); documents: $DOCUMENTS"
-OVERRIDES=$(printf '{"dataset_reader.model_name": "%s", "validation_dataset_reader.model_name": "%s", "model.transformer.model_name": "%s", "dataset_reader.document_separator": "%s", "validation_dataset_reader.document_separator": "%s", "train_data_path": "%s", "validation_data_path": "%s", "trainer.num_epochs": %d}' \
+OVERRIDES=$(printf '{"dataset_reader.model_name": "%s", "validation_dataset_reader.model_name": "%s", "model.encoder.model_name": "%s", "dataset_reader.document_separator": "%s", "validation_dataset_reader.document_separator": "%s", "train_data_path": "%s", "validation_data_path": "%s", "trainer.num_epochs": %d}' \
   "$OUT/vocab" "$OUT/vocab" "$OUT/vocab" "$DOCUMENTS" "$DOCUMENTS" "$TRAIN" "$HELDOUT" "$(( STEPS / 100 ))")
 
 echo "== 1/5 WordPiece vocabulary from the training text"

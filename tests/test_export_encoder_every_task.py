@@ -1,6 +1,6 @@
 """
-``allennlp export-encoder`` on a tiny trained archive of each task: every model exposes its Hugging
-Face encoder as ``model.transformer``, and the exported directory loads with ``AutoModel`` /
+``allennlp export-encoder`` on a tiny trained archive of each task: ``huggingface_encoder(model)`` finds the
+Hugging Face model inside every model's ``encoder``, and the exported directory loads with ``AutoModel`` /
 ``AutoTokenizer`` and gives the same hidden states.
 """
 
@@ -13,6 +13,7 @@ from allennlp.models.archival import load_archive
 from transformers import AutoModel, AutoTokenizer, PreTrainedModel
 
 from spanbert_lib.commands.export_encoder import export_encoder
+from spanbert_lib.common.transformers_encoder import huggingface_encoder
 from tests.conftest import REPO_ROOT
 
 CONFIGS = REPO_ROOT / "fixtures" / "configs"
@@ -22,6 +23,7 @@ TASK_CONFIGS = {
     "relation": "relation/tiny_relation_classifier.jsonnet",
     "entity_pair_relation": "relation/tiny_entity_pair_classifier.jsonnet",
     "span_ner": "ner/span_ner_tiny.jsonnet",
+    "entity_typing": "entity_typing/entity_typing_tiny.jsonnet",
 }
 
 
@@ -38,7 +40,7 @@ def trained_archive(request, tmp_path_factory):
 
 def test_exported_encoder_gives_the_hidden_states_of_the_model(trained_archive, tmp_path):
     output = export_encoder(str(trained_archive), str(tmp_path / "exported"))
-    original = load_archive(str(trained_archive)).model.transformer
+    original = huggingface_encoder(load_archive(str(trained_archive)).model)
     assert isinstance(original, PreTrainedModel)
     exported = AutoModel.from_pretrained(str(output)).eval()
     tokenizer = AutoTokenizer.from_pretrained(str(output))

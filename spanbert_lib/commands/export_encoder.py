@@ -4,10 +4,12 @@ tokenizer files) as a Hugging Face directory, loadable with
 ``transformers.AutoModel.from_pretrained(OUT_DIR)`` / ``AutoTokenizer.from_pretrained(OUT_DIR)``
 and usable as ``model_name`` of allennlp's ``pretrained_transformer`` components.
 
-Every model of this library exposes its Hugging Face encoder as the attribute ``transformer``, so
-any task's archive exports; for models of other packages the outermost Hugging Face model inside
-them is taken. The tokenizer is the model's ``tokenizer`` attribute (pre-training) or the one the
-encoder was loaded from (its ``name_or_path``).
+Every model of this library keeps its encoder in the attribute ``encoder``, and
+:func:`~spanbert_lib.common.transformers_encoder.huggingface_encoder` finds the Hugging Face model
+inside it, so any task's archive exports; for models of other packages (no ``encoder`` attribute,
+e.g. allennlp's ``basic_classifier``) the outermost Hugging Face model inside them is taken. The
+tokenizer is the model's ``tokenizer`` attribute (pre-training) or the one the encoder was loaded
+from (its ``name_or_path``).
 
 A model with a span boundary objective head (``sbo_head``, the pre-training model) also gets
 that head written beside the encoder (``sbo_head.safetensors`` + ``sbo_head_config.json``), which
@@ -67,13 +69,11 @@ def export_encoder(archive_file: str, output_dir: str, weights_file: str = None)
     from allennlp.models.archival import load_archive
 
     import spanbert_lib.plugin  # noqa: F401  (registers the models archives may contain)
-    from spanbert_lib.common.transformers_encoder import find_transformer
+    from spanbert_lib.common.transformers_encoder import find_transformer, huggingface_encoder
 
     archive = load_archive(archive_file, weights_file=weights_file)
     model = archive.model
-    encoder = getattr(model, "transformer", None)
-    if encoder is None:
-        encoder = find_transformer(model)
+    encoder = huggingface_encoder(model) if hasattr(model, "encoder") else find_transformer(model)
     if encoder is None or not hasattr(encoder, "save_pretrained"):
         raise ConfigurationError(f"{archive_file}: model {type(model).__name__} holds no Hugging Face model to export")
     output = Path(output_dir)

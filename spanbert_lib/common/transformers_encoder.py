@@ -1,14 +1,22 @@
 """
-The ``transformer`` argument every model takes, and building a Hugging Face encoder and its tokenizer
-from a directory (or hub name, when online).
+The ``encoder`` argument every model takes, the one accessor for the Hugging Face model inside it
+(:func:`huggingface_encoder`), and building a Hugging Face encoder and its tokenizer from a directory
+(or hub name, when online).
 
-Every model of this library takes its encoder under the constructor argument ``transformer`` and
-exposes the Hugging Face model as the attribute ``transformer`` (the README's "Conventions"). What
-the argument holds depends on what the model reads: a :class:`TransformerSpec` for models that build
-the Hugging Face model themselves (pre-training, QA), an allennlp ``TextFieldEmbedder`` for models
-over text fields (coreference, relation classification), an ``EntityAwareEncoder`` for models over
-words and entities (span NER, entity typing, entity-pair relations). Each names the model directory
-under ``model_name``.
+Every model of this library takes its encoder under the constructor argument ``encoder`` and keeps
+it in the attribute ``encoder``, so the names of all encoder parameters start with ``encoder.``
+(one optimizer parameter-group regex fits every model: ``training_configs/common/optimizer.libsonnet``).
+What the argument holds depends on what the model reads:
+
+* a :class:`TransformerSpec` for models that build the Hugging Face model themselves
+  (``spanbert_pretraining``, ``spanbert_qa``): ``model.encoder`` is the ``transformers.PreTrainedModel``;
+* an allennlp ``TextFieldEmbedder`` for models over text fields (``spanbert_coref``,
+  ``spanbert_relation_classifier``);
+* an ``EntityAwareEncoder`` for models over words and entities (``spanbert_span_ner``,
+  ``spanbert_entity_typing``, ``spanbert_entity_pair_relation_classifier``).
+
+Each names the model directory under ``model_name``. :func:`huggingface_encoder` returns the Hugging
+Face model inside any of them (what ``allennlp export-encoder`` writes).
 """
 
 from typing import Any, Dict, Optional, Tuple, Union
@@ -18,12 +26,10 @@ import transformers
 from allennlp.common import FromParams
 from allennlp.common.checks import ConfigurationError
 
-from spanbert_lib.common.deprecated_names import warn_once
-
 
 class TransformerSpec(FromParams):
     """
-    Which Hugging Face model a model builds for itself: the ``transformer`` argument of
+    Which Hugging Face model a model builds for itself: the ``encoder`` argument of
     ``spanbert_pretraining`` and ``spanbert_qa``, e.g. ``{"model_name": "pretrained/all-MiniLM-L6-v2"}``.
 
     # Parameters
@@ -53,42 +59,6 @@ class TransformerSpec(FromParams):
     def coerce(cls, value: Union["TransformerSpec", str]) -> "TransformerSpec":
         """``value`` as a spec; a plain string (from Python code) is its ``model_name``."""
         return cls(value) if isinstance(value, str) else value
-
-
-def transformer_spec_argument(
-    owner: str, transformer: Optional[Union[TransformerSpec, str]], deprecated: Dict[str, Tuple[str, Any]]
-) -> TransformerSpec:
-    """
-    The ``transformer`` argument of a model that builds its Hugging Face model itself, or the spec
-    its deprecated former arguments describe (warning once per argument).
-
-    # Parameters
-
-    owner : `str`
-        The registered model name, for messages.
-    transformer : `Union[TransformerSpec, str]`, optional
-        The value given as ``transformer`` (None: not given).
-    deprecated : `Dict[str, Tuple[str, Any]]`
-        Former argument name -> ``(TransformerSpec field, value given)``; the field
-        ``"model_name"`` must be among them.
-
-    # Raises
-
-    `ConfigurationError`
-        Both the new and a former argument were given, or neither.
-    """
-    given = {old: field_and_value for old, field_and_value in deprecated.items() if field_and_value[1] is not None}
-    if transformer is not None:
-        if given:
-            raise ConfigurationError(
-                f"{owner}: give transformer only ({', '.join(given)} are its deprecated former arguments)"
-            )
-        return TransformerSpec.coerce(transformer)
-    if not any(field == "model_name" for field, _ in given.values()):
-        raise ConfigurationError(f'{owner}: transformer is required, e.g. {{"model_name": "DIRECTORY"}}')
-    for old, (field, _) in given.items():
-        warn_once(f"{owner} argument", old, f"transformer.{field}")
-    return TransformerSpec(**{field: value for field, value in given.values()})
 
 
 def load_encoder_and_tokenizer(
@@ -128,12 +98,50 @@ def find_transformer(module: torch.nn.Module) -> Optional[transformers.PreTraine
     """
     The outermost Hugging Face model inside ``module`` (``module`` itself if it is one), or None.
 
-    Every model of this library exposes its encoder as the attribute ``transformer`` (see the
-    README's "Conventions"); models that hold it inside an allennlp ``TextFieldEmbedder`` implement
-    that attribute with this function, and ``allennlp export-encoder`` falls back to it for models
-    of other packages.
+    # Parameters
+
+    module : `torch.nn.Module`
+        Any module.
+
+    # Returns
+
+    `Optional[transformers.PreTrainedModel]`
+        The first ``PreTrainedModel`` of ``module.modules()`` (pre-order, so an outer model comes
+        before its parts), or None.
     """
-    for submodule in module.modules():  # pre-order: outer models come before their parts
+    for submodule in module.modules():
         if isinstance(submodule, transformers.PreTrainedModel):
             return submodule
     return None
+
+
+def huggingface_encoder(model: torch.nn.Module) -> transformers.PreTrainedModel:
+    """
+    The Hugging Face model inside a model's ``encoder`` attribute: what ``allennlp export-encoder``
+    writes, and the one way to reach it whatever the kind of encoder (module docstring).
+
+    # Parameters
+
+    model : `torch.nn.Module`
+        A model of this library (any module with an ``encoder`` attribute).
+
+    # Returns
+
+    `transformers.PreTrainedModel`
+        The outermost ``PreTrainedModel`` inside ``model.encoder`` (``model.encoder`` itself for
+        ``spanbert_pretraining`` and ``spanbert_qa``).
+
+    # Raises
+
+    `ConfigurationError`
+        ``model`` has no ``encoder`` module, or there is no Hugging Face model inside it.
+    """
+    encoder = getattr(model, "encoder", None)
+    if not isinstance(encoder, torch.nn.Module):
+        raise ConfigurationError(f"{type(model).__name__} has no encoder module (the attribute `encoder`)")
+    found = find_transformer(encoder)
+    if found is None:
+        raise ConfigurationError(
+            f"{type(model).__name__} holds no Hugging Face model inside its encoder ({type(encoder).__name__})"
+        )
+    return found

@@ -5,9 +5,6 @@ starts with. The texts were written for this project.
 
 from typing import Any, Dict, Optional
 
-# Registered names gained a ``spanbert_`` prefix; archives trained before keep the old model and reader
-# types, and the old predictor names stay as deprecated aliases: both are recognised, the new preferred.
-
 # model type (the config's ``model.type``) -> task of the page
 MODEL_TASKS = {
     "spanbert_coref": "coreference",
@@ -15,24 +12,21 @@ MODEL_TASKS = {
     "spanbert_qa": "qa",
     "transformer_qa": "qa",  # allennlp-models
     "spanbert_span_ner": "span_ner",
-    "span_ner": "span_ner",
     "spanbert_relation_classifier": "relation",
     "spanbert_entity_pair_relation_classifier": "relation",
-    "entity_pair_relation_classifier": "relation",
     "spanbert_entity_typing": "entity_typing",
-    "entity_typing": "entity_typing",
 }
 
 # task (or "semeval2010" for relation models read by a SemEval reader) -> predictor names, preferred first
 TASK_PREDICTORS = {
     "coreference": ("spanbert_coref",),
     "qa": ("spanbert_qa",),
-    "span_ner": ("spanbert_span_ner", "span_ner"),
-    "relation": ("spanbert_relation_classifier", "relation_classifier"),
-    "semeval2010": ("spanbert_semeval2010_task8", "semeval2010_task8"),
-    "entity_typing": ("spanbert_entity_typing", "entity_typing"),
+    "span_ner": ("spanbert_span_ner",),
+    "relation": ("spanbert_relation_classifier",),
+    "semeval2010": ("spanbert_semeval2010_task8",),
+    "entity_typing": ("spanbert_entity_typing",),
 }
-SEMEVAL_READERS = ("spanbert_semeval2010_task8", "semeval2010_task8")
+SEMEVAL_READERS = ("spanbert_semeval2010_task8",)
 
 TASK_TITLES = {
     "coreference": "Coreference",

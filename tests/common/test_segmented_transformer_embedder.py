@@ -84,7 +84,7 @@ def test_batched_equals_one_document_at_a_time(documents, indexer):
             torch.testing.assert_close(together[row, : alone.size(1)], alone[0], atol=1e-5, rtol=1e-4)
 
 
-def test_text_field_embedder_from_params_and_word_spans(documents, indexer):
+def test_text_field_embedding_from_params_and_word_spans(documents, indexer):
     embedder = TextFieldEmbedder.from_params(
         Params({"token_embedders": {"tokens": {"type": "segmented_transformer", "model_name": TINY_BERT}}})
     )

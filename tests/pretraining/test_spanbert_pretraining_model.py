@@ -139,12 +139,12 @@ class TestSpanBertPretraining(ModelTestCase):
 
 
 def test_pretrained_encoder_is_loaded(tiny_bert_dir):
-    """transformer.config absent -> the weights of the HF directory are used as they are."""
+    """encoder.config absent -> the weights of the HF directory are used as they are."""
     from transformers import AutoModel
 
     model = Model.from_params(
         vocab=Vocabulary(),
-        params=Params({"type": "spanbert_pretraining", "transformer": {"model_name": str(tiny_bert_dir)}}),
+        params=Params({"type": "spanbert_pretraining", "encoder": {"model_name": str(tiny_bert_dir)}}),
     )
     reference = AutoModel.from_pretrained(str(tiny_bert_dir))
     assert torch.equal(model.encoder.embeddings.word_embeddings.weight, reference.embeddings.word_embeddings.weight)

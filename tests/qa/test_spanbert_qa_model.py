@@ -69,7 +69,7 @@ class TestSpanBertQA(ModelTestCase):
         tensors["answer_span"][:] = -1  # nothing to train on
         self.model.train()
         calls = []
-        hook = self.model._encoder.register_forward_hook(lambda *args: calls.append(1))
+        hook = self.model.encoder.register_forward_hook(lambda *args: calls.append(1))
         output = self.model(**tensors)
         hook.remove()
         assert calls == [] and output["loss"].item() == 0.0
@@ -97,9 +97,9 @@ class TestSpanBertQA(ModelTestCase):
         windows = real[..., 0]  # [batch, W]: the real windows
         mask, ids, types = (tensors[key][windows] for key in ("attention_mask", "input_ids", "token_type_ids"))
         with torch.no_grad():
-            whole = packed_bert_hidden(self.model._encoder, ids, types, mask)
-            one_by_one = packed_bert_hidden(self.model._encoder, ids, types, mask, max_tokens=1)
-            reference = self.model._encoder(
+            whole = packed_bert_hidden(self.model.encoder, ids, types, mask)
+            one_by_one = packed_bert_hidden(self.model.encoder, ids, types, mask, max_tokens=1)
+            reference = self.model.encoder(
                 input_ids=ids[:1].long(), token_type_ids=types[:1].long(), attention_mask=mask[:1].long()
             ).last_hidden_state[0][mask[0]]
         torch.testing.assert_close(whole, one_by_one, rtol=1e-5, atol=1e-5)

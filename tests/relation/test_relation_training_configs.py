@@ -35,7 +35,7 @@ def test_cpu_config_trains_with_the_tiny_encoder(tmp_path):
     overrides = json.dumps(
         {
             "dataset_reader.model_name": TINY_BERT,
-            "model.transformer.token_embedders.tokens.model_name": TINY_BERT,
+            "model.encoder.token_embedders.tokens.model_name": TINY_BERT,
             "train_data_path": FIXTURE,
             "validation_data_path": FIXTURE,
             "test_data_path": FIXTURE,

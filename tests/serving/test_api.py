@@ -248,7 +248,7 @@ def test_serve_subcommand_arguments_and_app(tiny_archives):
     args = subparser.parse_args(
         [
             "--model",
-            f"ner={tiny_archives['ner']}/model.tar.gz:span_ner",
+            f"ner={tiny_archives['ner']}/model.tar.gz:spanbert_span_ner",
             "--model",
             f"typing={tiny_archives['typing']}",
             "--masking-tokenizer",

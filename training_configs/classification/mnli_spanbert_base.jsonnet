@@ -14,6 +14,7 @@
 // Data: multinli_1.0_train.jsonl and multinli_1.0_dev_matched.jsonl from the MultiNLI 1.0 release.
 // Encoder: SpanBERT/spanbert-base-cased in a local folder (no network here); override the model_name of the
 // tokenizer, the indexer and the embedder with -o as in sst2_spanbert_base.jsonnet.
+local optimizer = import "../common/optimizer.libsonnet";
 local transformer = "pretrained/spanbert-base-cased";
 local tokenizer_kwargs = { do_lower_case: false };
 local data_dir = "data/multinli_1.0";
@@ -52,7 +53,7 @@ local total_steps = std.ceil(num_train_examples / batch_size) * num_epochs;
     num_epochs: num_epochs,
     optimizer: {
       type: "huggingface_adamw", lr: 2e-5, betas: [0.9, 0.999], eps: 1e-6, weight_decay: 0.01, correct_bias: false,
-      parameter_groups: [[["bias", "LayerNorm\\.weight"], { weight_decay: 0.0 }]],
+      parameter_groups: optimizer.no_decay_groups(),
     },
     learning_rate_scheduler: { type: "linear_with_warmup", warmup_steps: std.floor(0.1 * total_steps) },
     grad_norm: 1.0,

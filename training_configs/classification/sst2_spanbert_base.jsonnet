@@ -15,6 +15,7 @@
 //   -o '{"dataset_reader.tokenizer.model_name": D, "dataset_reader.token_indexers.tokens.model_name": D,
 //        "model.text_field_embedder.token_embedders.tokens.model_name": D}'
 // (or the three tokenizer_kwargs the same way).
+local optimizer = import "../common/optimizer.libsonnet";
 local transformer = "pretrained/spanbert-base-cased";
 local tokenizer_kwargs = { do_lower_case: false };  // the hub copy has no tokenizer_config.json
 local data_dir = "data/glue/sst2";
@@ -51,7 +52,7 @@ local total_steps = std.ceil(num_train_examples / batch_size) * num_epochs;
     num_epochs: num_epochs,
     optimizer: {
       type: "huggingface_adamw", lr: 2e-5, betas: [0.9, 0.999], eps: 1e-6, weight_decay: 0.01, correct_bias: false,
-      parameter_groups: [[["bias", "LayerNorm\\.weight"], { weight_decay: 0.0 }]],
+      parameter_groups: optimizer.no_decay_groups(),
     },
     learning_rate_scheduler: { type: "linear_with_warmup", warmup_steps: std.floor(0.1 * total_steps) },
     grad_norm: 1.0,

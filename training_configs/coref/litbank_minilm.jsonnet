@@ -27,7 +27,7 @@ local num_training_documents = 70;
   validation_data_path: "../shared/data/coref/litbank#files=70:80",
   model: {
     type: "spanbert_coref",
-    transformer: lib.embedder(encoder),
+    encoder: lib.embedder(encoder),
     max_span_width: max_span_width,
     feature_size: 20,
     ffnn_size: 300,

@@ -10,7 +10,7 @@
 //     --include-package spanbert_lib -o '{
 //       "dataset_reader.token_indexers.tokens.model_name": "/models/spanbert-base-cased",
 //       "validation_dataset_reader.token_indexers.tokens.model_name": "/models/spanbert-base-cased",
-//       "model.transformer.token_embedders.tokens.model_name": "/models/spanbert-base-cased",
+//       "model.encoder.token_embedders.tokens.model_name": "/models/spanbert-base-cased",
 //       "train_data_path": "/data/conll-2012/train.english.v4_gold_conll",
 //       "validation_data_path": "/data/conll-2012/dev.english.v4_gold_conll"}'
 // Predictions for the official scorer: python -m spanbert_lib.coref.predictors.conll_predictions
@@ -29,7 +29,7 @@ local num_training_documents = 2802;  // CoNLL-2012 English train
   validation_data_path: "data/conll-2012/dev.english.v4_gold_conll",
   model: {
     type: "spanbert_coref",
-    transformer: lib.embedder(encoder),
+    encoder: lib.embedder(encoder),
     max_span_width: max_span_width,
     feature_size: 20,
     ffnn_size: 3000,

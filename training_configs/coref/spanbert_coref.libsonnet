@@ -1,5 +1,6 @@
 // Shared pieces of the spanbert_coref configs (Lee et al. 2018 higher-order coarse-to-fine model
 // on independent segments, Joshi et al. 2019; SpanBERT paper section 4.1 and Appendix B).
+local optimizer = import "../common/optimizer.libsonnet";
 {
   // One spanbert_coref reader; `window` = max_training_segments (null: whole documents).
   reader(encoder, max_segment_len, max_span_width, window=null):: {
@@ -23,10 +24,7 @@
     lr: task_lr,
     eps: 1e-6,
     weight_decay: 0.0,
-    parameter_groups: [
-      [["^_encoder\\..*(bias|LayerNorm\\.weight)$"], { lr: encoder_lr, weight_decay: 0.0 }],
-      [["^_encoder\\.(?!.*(bias|LayerNorm\\.weight)$)"], { lr: encoder_lr, weight_decay: 0.01 }],
-    ],
+    parameter_groups: optimizer.parameter_groups(encoder_lr, 0.01),
   },
 
   scheduler(num_training_documents, num_epochs):: {

@@ -17,6 +17,7 @@
 //     --include-package spanbert_lib -o '{"train_data_path": "/data/conll2003/eng.train", ...}'
 // The encoder: pretrained/spanbert-large-cased (see training_configs/relation/tacred_spanbert_large.jsonnet
 // for how to fetch it; cased vocabulary, so do_lower_case false). Needs a GPU (cuda_device 0, mixed precision).
+local optimizer = import "../common/optimizer.libsonnet";
 local encoder = "pretrained/spanbert-large-cased";
 local tokenizer_kwargs = { do_lower_case: false };
 local num_train_sentences = 14041;
@@ -39,7 +40,7 @@ local steps_per_epoch = std.ceil(num_train_sentences / batch_size / accumulation
   evaluate_on_test: true,
   model: {
     type: "spanbert_span_ner",
-    transformer: { type: "entity_aware_transformer", model_name: encoder, entity_aware_attention: true },
+    encoder: { type: "entity_aware_transformer", model_name: encoder, entity_aware_attention: true },
     use_entities: true,
     max_entities_per_pass: 128,
     dropout: 0.1,
@@ -52,7 +53,7 @@ local steps_per_epoch = std.ceil(num_train_sentences / batch_size / accumulation
     num_gradient_accumulation_steps: accumulation,
     optimizer: {
       type: "huggingface_adamw", lr: 1e-5, betas: [0.9, 0.98], eps: 1e-6, weight_decay: 0.01,
-      parameter_groups: [[["bias", "LayerNorm\\.weight", "layer_norm\\.weight"], { weight_decay: 0.0 }]],
+      parameter_groups: optimizer.parameter_groups(),
     },
     learning_rate_scheduler: {
       type: "linear_with_warmup",

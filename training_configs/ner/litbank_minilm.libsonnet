@@ -23,6 +23,7 @@
 // Run (each run alone, one thread):
 //   OMP_NUM_THREADS=1 allennlp train training_configs/ner/litbank_minilm.jsonnet -s runs/litbank_ner_minilm \
 //     --include-package spanbert_lib
+local optimizer = import "../common/optimizer.libsonnet";
 local encoder = "pretrained/all-MiniLM-L6-v2";
 local data = "../shared/data/ner/litbank";
 local batch_size = 8;
@@ -43,7 +44,7 @@ local negative_spans = 24;
     validation_data_path: data + "#files=70:80",
     model: {
       type: "spanbert_span_ner",
-      transformer: {
+      encoder: {
         type: "entity_aware_transformer",
         model_name: encoder,
         entity_aware_attention: entity_aware_attention,
@@ -65,19 +66,13 @@ local negative_spans = 24;
       num_epochs: 1,
       optimizer: {
         type: "huggingface_adamw",
-        lr: 5e-5,
+        // the new parameters (classifier, entity embeddings) learn at lr, 10x faster than the pretrained
+        // encoder (5e-5); no weight decay on biases and LayerNorm weights
+        lr: 5e-4,
         betas: [0.9, 0.98],
         eps: 1e-6,
         weight_decay: 0.01,
-        // the new parameters (entity embeddings, classifier) learn 10x faster than the pretrained ones;
-        // no weight decay on biases and LayerNorm weights
-        parameter_groups: [
-          [["^classifier\\.weight$", "^encoder\\.entity_embeddings\\.(entity_embeddings|projection)\\.weight$"],
-           { lr: 5e-4 }],
-          [["^classifier\\.bias$", "^encoder\\.entity_embeddings\\.layer_norm\\."], { lr: 5e-4, weight_decay: 0.0 }],
-          [["^encoder\\.(transformer|self_attentions)\\..*bias$", "^encoder\\.transformer\\..*LayerNorm\\.weight$"],
-           { weight_decay: 0.0 }],
-        ],
+        parameter_groups: optimizer.parameter_groups(5e-5, new_encoder_modules=["entity_embeddings"]),
       },
       learning_rate_scheduler: { type: "linear_with_warmup", warmup_steps: std.floor(0.06 * batches_per_epoch) },
       grad_norm: 1.0,

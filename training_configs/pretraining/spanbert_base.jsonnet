@@ -9,10 +9,11 @@
 // Override on the command line (paths are examples):
 //   allennlp train training_configs/pretraining/spanbert_base.jsonnet -s runs/spanbert_base \
 //     -o '{"train_data_path": "/data/corpus/train", "validation_data_path": "/data/corpus/dev",
-//          "dataset_reader.model_name": "/data/vocab-cased", "model.transformer.model_name": "/data/vocab-cased"}'
+//          "dataset_reader.model_name": "/data/vocab-cased", "model.encoder.model_name": "/data/vocab-cased"}'
 // Build the vocabulary with: allennlp build-wordpiece-vocab /data/corpus/train /data/vocab-cased --vocab-size 28996
 // Multi-GPU: add "distributed": {"cuda_devices": [0, 1, 2, 3, 4, 5, 6, 7]} and divide
 // num_gradient_accumulation_steps by the number of GPUs.
+local optimizer = import "../common/optimizer.libsonnet";
 local tokenizer = "pretrained/vocab-cased";
 local dims = { hidden_size: 768, num_hidden_layers: 12, num_attention_heads: 12, intermediate_size: 3072 };
 local per_device_batch = 32;
@@ -28,7 +29,7 @@ local accumulation = 8;  // 32 x 8 = 256 sequences per update on one device
   validation_data_path: "../shared/data/corpus/gutenberg",
   model: {
     type: "spanbert_pretraining",
-    transformer: {
+    encoder: {
       model_name: tokenizer,
       config: dims + {
         max_position_embeddings: 512, hidden_act: "gelu",
@@ -50,7 +51,7 @@ local accumulation = 8;  // 32 x 8 = 256 sequences per update on one device
     num_gradient_accumulation_steps: accumulation,
     optimizer: {
       type: "huggingface_adamw", lr: 1e-4, betas: [0.9, 0.999], eps: 1e-8, weight_decay: 0.1,
-      parameter_groups: [[["bias", "LayerNorm\\.weight", "layer_norm\\.weight", "norm1\\.weight", "norm2\\.weight"], { weight_decay: 0.0 }]],
+      parameter_groups: optimizer.parameter_groups(),
     },
     learning_rate_scheduler: { type: "linear_with_warmup", warmup_steps: 10000 },
     grad_norm: 1.0,

@@ -4,7 +4,7 @@ local base = import "spanbert_base.jsonnet";
 local per_device_batch = 16;
 base + {
   model+: {
-    transformer+: {
+    encoder+: {
       config+: { hidden_size: 1024, num_hidden_layers: 24, num_attention_heads: 16, intermediate_size: 4096 },
     },
   },

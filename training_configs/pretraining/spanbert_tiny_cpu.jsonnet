@@ -3,12 +3,13 @@
 // WordPiece vocabulary trained on that text, overriding the paths and the tokenizer:
 //   allennlp train training_configs/pretraining/spanbert_tiny_cpu.jsonnet -s OUT -o '{
 //     "dataset_reader.model_name": "VOCAB_DIR", "validation_dataset_reader.model_name": "VOCAB_DIR",
-//     "model.transformer.model_name": "VOCAB_DIR", "train_data_path": "A.txt,B.txt", "validation_data_path": "HELDOUT.txt"}'
+//     "model.encoder.model_name": "VOCAB_DIR", "train_data_path": "A.txt,B.txt", "validation_data_path": "HELDOUT.txt"}'
 // Training runs for a fixed number of optimizer steps whatever the corpus size:
 // `num_epochs` x `batches_per_epoch` (the data loader recycles a small corpus and stops early in a
 // large one); every "epoch" ends with a validation pass over at most 256 held-out blocks.
 // For a directory of books set `document_separator: "file"` (one document per novel; blank lines
 // are paragraph breaks inside it).
+local optimizer = import "../common/optimizer.libsonnet";
 local tokenizer = "fixtures/tiny_bert";
 local max_length = 64;
 local reader = {
@@ -24,7 +25,7 @@ local reader = {
   validation_data_path: "fixtures/corpus/encyclopedia_tarrowby.txt",
   model: {
     type: "spanbert_pretraining",
-    transformer: {
+    encoder: {
       model_name: tokenizer,
       // Built from scratch with these dimensions; the vocabulary size comes from the tokenizer.
       // Relative position embeddings in attention: with absolute ones the 2-layer model needs far
@@ -50,7 +51,7 @@ local reader = {
       // (5e-3 stays at the unigram baseline: post-LayerNorm BERT collapses). The trials behind
       // these choices are in the README's main-job section.
       type: "huggingface_adamw", lr: 2e-3, betas: [0.9, 0.98], eps: 1e-8, weight_decay: 0.0,
-      parameter_groups: [[["bias", "LayerNorm.weight", "layer_norm.weight", "norm1.weight", "norm2.weight"], { weight_decay: 0.0 }]],
+      parameter_groups: optimizer.parameter_groups(),
     },
     learning_rate_scheduler: { type: "linear_with_warmup", warmup_steps: 100 },
     grad_norm: 1.0,

@@ -14,10 +14,11 @@
 // local directory and point BOTH the reader (tokenizer) and the model at it, e.g.
 //   allennlp train training_configs/qa/squad11_spanbert_large.jsonnet -s runs/squad11 \
 //     -o '{"dataset_reader.model_name": "/models/spanbert-large-cased",
-//          "model.transformer.model_name": "/models/spanbert-large-cased",
+//          "model.encoder.model_name": "/models/spanbert-large-cased",
 //          "train_data_path": "/data/squad/train-v1.1.json", "validation_data_path": "/data/squad/dev-v1.1.json"}'
 // The released SpanBERT folders have no tokenizer_config.json, so the tokenizer is told it is cased
 // (tokenizer_kwargs.do_lower_case false); drop that for an uncased encoder.
+local optimizer = import "../common/optimizer.libsonnet";
 {
   config(encoder, reader_type, train_path, validation_path, num_train_questions, null_score_threshold=null):: {
     local batch_size = 8,
@@ -37,7 +38,7 @@
     validation_data_path: validation_path,
     model: {
       type: "spanbert_qa",
-      transformer: { model_name: encoder },
+      encoder: { model_name: encoder },
       max_answer_length: 30,
       n_best_size: 20,
       null_score_threshold: null_score_threshold,
@@ -52,7 +53,7 @@
         lr: 2e-5,
         weight_decay: 0.01,
         correct_bias: false,
-        parameter_groups: [[["bias", "LayerNorm\\.weight"], { weight_decay: 0.0 }]],
+        parameter_groups: optimizer.parameter_groups(),
       },
       learning_rate_scheduler: { type: "linear_with_warmup", warmup_steps: std.floor(0.1 * updates) },
       grad_norm: 1.0,

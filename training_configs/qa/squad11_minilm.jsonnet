@@ -11,6 +11,7 @@
 // Result of that command (one thread on a shared, loaded 2-core machine): EM 14.7 / F1 22.0 on the 1,058
 // questions of articles 18-23, 24.5 min wall clock (21.4 min of CPU), peak memory 7.9 GB. A small sentence-
 // embedding encoder and 3.7k questions for one epoch: a plumbing check, far from the paper's numbers.
+local optimizer = import "../common/optimizer.libsonnet";
 local encoder = "pretrained/all-MiniLM-L6-v2";
 local data = "../shared/data/qa/squad11_dev_part1.json";
 local max_passage_wordpieces_per_batch = 3000;
@@ -29,7 +30,7 @@ local updates = 252 * num_epochs;  // batches per epoch with the setting above
   validation_data_path: data + "#articles=18:",
   model: {
     type: "spanbert_qa",
-    transformer: { model_name: encoder, from_pretrained_kwargs: { attn_implementation: "eager" } },
+    encoder: { model_name: encoder, from_pretrained_kwargs: { attn_implementation: "eager" } },
     max_answer_length: 30,
     n_best_size: 20,
   },
@@ -47,7 +48,7 @@ local updates = 252 * num_epochs;  // batches per epoch with the setting above
       type: "huggingface_adamw",
       lr: 1e-4,
       weight_decay: 0.01,
-      parameter_groups: [[["bias", "LayerNorm\\.weight"], { weight_decay: 0.0 }]],
+      parameter_groups: optimizer.parameter_groups(),
     },
     learning_rate_scheduler: { type: "linear_with_warmup", warmup_steps: std.floor(0.1 * updates) },
     grad_norm: 1.0,

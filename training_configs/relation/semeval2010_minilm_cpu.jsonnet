@@ -13,6 +13,7 @@
 //   allennlp train training_configs/relation/semeval2010_minilm_cpu.jsonnet -s runs/semeval2010_minilm
 // scripts/semeval2010_side_by_side.py trains this config beside a Hugging Face
 // AutoModelForSequenceClassification baseline with the same settings.
+local optimizer = import "../common/optimizer.libsonnet";
 local transformer = "pretrained/all-MiniLM-L6-v2";
 local data = "../shared/data/relation/semeval2010_task8/train.txt";
 local num_train_examples = 5600;
@@ -36,7 +37,7 @@ local labels = ["Other"] + [
   vocabulary: { type: "from_instances", tokens_to_add: { labels: labels } },
   model: {
     type: "spanbert_relation_classifier",
-    transformer: {
+    encoder: {
       token_embedders: { tokens: { type: "entity_marker_aware", model_name: transformer } },
     },
     pooling: "entity_start",
@@ -54,7 +55,7 @@ local labels = ["Other"] + [
     num_epochs: num_epochs,
     optimizer: {
       type: "huggingface_adamw", lr: 1e-4, betas: [0.9, 0.999], eps: 1e-6, weight_decay: 0.01,
-      parameter_groups: [[["bias", "LayerNorm\\.weight"], { weight_decay: 0.0 }]],
+      parameter_groups: optimizer.parameter_groups(),
     },
     learning_rate_scheduler: {
       type: "linear_with_warmup",

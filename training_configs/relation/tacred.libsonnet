@@ -8,6 +8,7 @@
 //            gradient norm clipped at 1.0, batch 32, 10 epochs.
 // Arguments: transformer (a local Hugging Face directory), data_dir (holding train/dev/test.json),
 // num_train_examples (sets the length of the warm-up), and the few settings the CPU config changes.
+local optimizer = import "../common/optimizer.libsonnet";
 local relations = import "tacred_relations.libsonnet";
 
 {
@@ -28,7 +29,7 @@ local relations = import "tacred_relations.libsonnet";
     vocabulary: { type: "from_instances", tokens_to_add: { labels: relations } },
     model: {
       type: "spanbert_relation_classifier",
-      transformer: {
+      encoder: {
         token_embedders: {
           tokens: { type: "entity_marker_aware", model_name: transformer, tokenizer_kwargs: tokenizer_kwargs },
         },
@@ -42,7 +43,7 @@ local relations = import "tacred_relations.libsonnet";
       num_epochs: num_epochs,
       optimizer: {
         type: "huggingface_adamw", lr: lr, betas: [0.9, 0.999], eps: 1e-6, weight_decay: 0.01, correct_bias: false,
-        parameter_groups: [[["bias", "LayerNorm\\.weight"], { weight_decay: 0.0 }]],
+        parameter_groups: optimizer.parameter_groups(),
       },
       learning_rate_scheduler: {
         type: "linear_with_warmup",

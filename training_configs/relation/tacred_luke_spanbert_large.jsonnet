@@ -11,6 +11,7 @@
 // paths. The encoder: see tacred_spanbert_large.jsonnet. Needs a GPU (cuda_device 0, mixed precision).
 //   allennlp train training_configs/relation/tacred_luke_spanbert_large.jsonnet -s runs/tacred_luke_large \
 //     --include-package spanbert_lib
+local optimizer = import "../common/optimizer.libsonnet";
 local relations = import "tacred_relations.libsonnet";
 local encoder = "pretrained/spanbert-large-cased";
 local tokenizer_kwargs = { do_lower_case: false };
@@ -37,7 +38,7 @@ local steps_per_epoch = std.ceil(num_train_examples / batch_size);
   vocabulary: { type: "from_instances", tokens_to_add: { labels: relations } },
   model: {
     type: "spanbert_entity_pair_relation_classifier",
-    transformer: { type: "entity_aware_transformer", model_name: encoder, entity_aware_attention: true },
+    encoder: { type: "entity_aware_transformer", model_name: encoder, entity_aware_attention: true },
     use_entities: true,
     dropout: 0.1,
   },
@@ -47,7 +48,7 @@ local steps_per_epoch = std.ceil(num_train_examples / batch_size);
     num_epochs: num_epochs,
     optimizer: {
       type: "huggingface_adamw", lr: 1e-5, betas: [0.9, 0.98], eps: 1e-6, weight_decay: 0.01,
-      parameter_groups: [[["bias", "LayerNorm\\.weight", "layer_norm\\.weight"], { weight_decay: 0.0 }]],
+      parameter_groups: optimizer.parameter_groups(),
     },
     learning_rate_scheduler: {
       type: "linear_with_warmup",

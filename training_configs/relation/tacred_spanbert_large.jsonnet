@@ -8,7 +8,7 @@
 // Another location: override both places that name the encoder, e.g.
 //   allennlp train training_configs/relation/tacred_spanbert_large.jsonnet -s runs/tacred_large \
 //     -o '{"dataset_reader.model_name": "/models/spanbert-large-cased",
-//          "model.transformer.token_embedders.tokens.model_name": "/models/spanbert-large-cased"}'
+//          "model.encoder.token_embedders.tokens.model_name": "/models/spanbert-large-cased"}'
 // TACRED itself is LDC-licensed (LDC2018T24): put the official train/dev/test.json in data_dir or override
 // train_data_path / validation_data_path / test_data_path. Needs a GPU (cuda_device 0, mixed precision).
 local tacred = import "tacred.libsonnet";

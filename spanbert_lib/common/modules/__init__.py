@@ -10,7 +10,6 @@ from spanbert_lib.common.modules.pretrained_span_boundary import (  # noqa: F401
     save_span_boundary_head,
 )
 from spanbert_lib.common.modules.span_boundary import (  # noqa: F401
-    ExternalBoundarySpanExtractor,
     SpanBoundaryHead,
     SpanBoundarySpanExtractor,
     external_boundaries,

@@ -69,8 +69,8 @@ def load_span_boundary_head(archive: Union[str, os.PathLike]) -> SpanBoundaryHea
         :data:`SBO_HEAD_CONFIG`); a pre-training ``model.tar.gz``; a pre-training serialization
         directory (``config.json`` + ``best.th``). From an archive the weights are the
         ``sbo_head.*`` entries of the model's state dict, the position embedding size and maximum
-        span width their shapes, and the LayerNorm epsilon the encoder's (``transformer.config``
-        of the archived config, else the config of its ``transformer.model_name`` directory).
+        span width their shapes, and the LayerNorm epsilon the encoder's (``encoder.config``
+        of the archived config, else the config of its ``encoder.model_name`` directory).
 
     Raises :class:`UserInputError` naming ``archive`` when it is missing, unreadable, or holds no
     SBO head (a model pre-trained with ``sbo_weight: 0``).
@@ -172,17 +172,17 @@ def _encoder_layer_norm_eps(model_config: Dict[str, Any], archive: Path) -> floa
 
     from spanbert_lib.common.transformers_encoder import config_from_settings
 
-    spec = model_config.get("transformer") or {}  # configs before the rename: transformer_model / _config
-    encoder_config = spec.get("config", model_config.get("transformer_config"))
+    spec = model_config.get("encoder") or {}
+    encoder_config = spec.get("config")
     if encoder_config is not None:
         config = config_from_settings(encoder_config)
     else:
-        model_name = spec.get("model_name", model_config.get("transformer_model"))
+        model_name = spec.get("model_name")
         try:
             config = transformers.AutoConfig.from_pretrained(model_name)
         except (OSError, ValueError, TypeError) as error:
             raise UserInputError(
-                f"cannot read the encoder configuration of the archived model (transformer.model_name "
+                f"cannot read the encoder configuration of the archived model (encoder.model_name "
                 f"{model_name!r}: {error}); run `allennlp export-encoder` on the archive and use its "
                 f"output directory instead",
                 path=archive,

@@ -7,8 +7,6 @@ Span-boundary building blocks (SpanBERT, Joshi et al. 2020, section 3.2).
 * :class:`SpanBoundarySpanExtractor` - allennlp ``SpanExtractor`` ``"span_boundary"``:
   ``boundaries="inside"`` for ``[x(s); x(e)]`` (span NER, LUKE), ``"outside"`` for
   ``[x(s-1); x(e+1)]`` (the vectors the head reads) or ``"both"`` for all four vectors.
-* :class:`ExternalBoundarySpanExtractor` - ``"external_boundary"``, a deprecated alias of
-  ``span_boundary`` with ``boundaries="outside"``.
 
 All are meant to be reused in other models (span classification, coreference, NER); the
 pre-trained head as a span extractor is
@@ -23,8 +21,6 @@ from typing import Optional
 import torch
 from allennlp.common import Registrable
 from allennlp.modules.span_extractors import SpanExtractor
-
-from spanbert_lib.common.deprecated_names import warn_once
 
 
 def gather_positions(sequence: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
@@ -286,21 +282,3 @@ class SpanBoundarySpanExtractor(SpanExtractor):
         if span_indices_mask is not None:
             representation = representation * span_indices_mask.unsqueeze(-1).to(representation.dtype)
         return representation
-
-
-@SpanExtractor.register("external_boundary")
-class ExternalBoundarySpanExtractor(SpanBoundarySpanExtractor):
-    """
-    Deprecated alias of ``{"type": "span_boundary", "boundaries": "outside"}``: a span (s, e) as
-    its external boundary tokens ``[x(s-1); x(e+1)]``. Output dim: 2 * input_dim. Kept so that
-    existing configs keep working; the first construction logs a deprecation warning.
-
-    # Parameters
-
-    input_dim : `int`
-        Size `H` of the sequence vectors.
-    """
-
-    def __init__(self, input_dim: int) -> None:
-        super().__init__(input_dim, boundaries="outside")
-        warn_once("SpanExtractor type", "external_boundary", '{"type": "span_boundary", "boundaries": "outside"}')

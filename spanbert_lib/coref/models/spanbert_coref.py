@@ -21,8 +21,8 @@ Per document:
 Nothing of size ``(num_candidates, num_candidates)`` or ``(k, k)`` is built; without
 gradients memory is linear in the document length (blocks bounded by ``memory_budget``).
 
-Parameter names: the encoder's start with ``_encoder.``, everything else is task-specific (give
-it its own learning rate with an optimizer parameter group on ``^_encoder\\.``).
+Parameter names: the encoder's start with ``encoder.``, everything else is task-specific (give
+it its own learning rate with the parameter groups of ``training_configs/common/optimizer.libsonnet``).
 """
 
 import logging
@@ -31,7 +31,6 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Optional
 
 import torch
-import transformers
 from allennlp.common.checks import ConfigurationError
 from allennlp.data import TextFieldTensors, Vocabulary
 from allennlp.models.model import Model
@@ -39,9 +38,7 @@ from allennlp.modules import TextFieldEmbedder
 from allennlp.nn import InitializerApplicator, util
 from allennlp.training.metrics import Average
 
-from spanbert_lib.common.deprecated_names import renamed_argument
 from spanbert_lib.common.span_types import Span
-from spanbert_lib.common.transformers_encoder import find_transformer
 from spanbert_lib.coref.metrics import ConllCorefScores
 from spanbert_lib.coref.models.antecedent_loss import antecedent_labels, marginal_log_likelihood_loss
 from spanbert_lib.coref.models.cluster_decoding import clusters_from_antecedents, predicted_antecedents
@@ -78,12 +75,11 @@ class SpanBertCoreference(Model):
 
     vocab : `Vocabulary`
         Unused (the encoder brings its own wordpiece vocabulary).
-    transformer : `TextFieldEmbedder`
+    encoder : `TextFieldEmbedder`
         Embeds the reader's `text` field to wordpiece states `[B, P, H]` (batch, wordpieces,
         hidden); its indexer must be `segmented_wordpiece` (its word <-> wordpiece maps are read
         from the text tensors). Use a `segmented_transformer` token embedder:
         `{"token_embedders": {"tokens": {"type": "segmented_transformer", "model_name": DIRECTORY}}}`.
-        `text_field_embedder` is its deprecated former name.
     max_span_width : `int`, optional (default = `30`)
         The reader's; widths are embedded up to it.
     feature_size : `int`, optional (default = `20`)
@@ -119,7 +115,7 @@ class SpanBertCoreference(Model):
     def __init__(
         self,
         vocab: Vocabulary,
-        transformer: Optional[TextFieldEmbedder] = None,
+        encoder: TextFieldEmbedder,
         max_span_width: int = 30,
         feature_size: int = 20,
         ffnn_size: int = 3000,
@@ -136,13 +132,9 @@ class SpanBertCoreference(Model):
         use_distance: bool = True,
         memory_budget: int = 2**24,
         initializer: Optional[InitializerApplicator] = None,
-        text_field_embedder: Optional[TextFieldEmbedder] = None,
         **kwargs,
     ) -> None:
         super().__init__(vocab, **kwargs)
-        embedder = renamed_argument(
-            "spanbert_coref", "transformer", transformer, "text_field_embedder", text_field_embedder
-        )
         for name, value in (
             ("max_span_width", max_span_width),
             ("feature_size", feature_size),
@@ -156,8 +148,8 @@ class SpanBertCoreference(Model):
                 raise ConfigurationError(f"spanbert_coref: {name} must be positive, got {value}")
         if not 0 < top_span_ratio <= 1:
             raise ConfigurationError(f"spanbert_coref: top_span_ratio must be in (0, 1], got {top_span_ratio}")
-        self._encoder = embedder
-        hidden = embedder.get_output_dim()
+        self.encoder = encoder
+        hidden = encoder.get_output_dim()
         self._span_embedder = SpanEmbedder(hidden, feature_size, max_span_width, dropout)
         span_dim = self._span_embedder.get_output_dim()
         self._mention_scorer = MentionScorer(self._span_embedder, ffnn_size, ffnn_depth, dropout)
@@ -188,14 +180,9 @@ class SpanBertCoreference(Model):
         if initializer is not None:
             initializer(self)
 
-    @property
-    def transformer(self) -> transformers.PreTrainedModel:
-        """The Hugging Face encoder inside the text field embedder (written by ``allennlp export-encoder``)."""
-        return find_transformer(self._encoder)
-
     def _initialize_task_weights(self) -> None:
         for name, module in self.named_modules():
-            if name.startswith("_encoder"):
+            if name.partition(".")[0] == "encoder":
                 continue
             if isinstance(module, (torch.nn.Linear, torch.nn.Embedding)):
                 torch.nn.init.normal_(module.weight, std=0.02)
@@ -233,7 +220,7 @@ class SpanBertCoreference(Model):
         ``span_labels``; ``document`` (words) and ``clusters`` with ``metadata``.
         """
         word_maps = self._word_maps(text)
-        states = self._encoder(text)  # (B, P, H)
+        states = self.encoder(text)  # (B, P, H)
         piece_mask = util.get_text_field_mask(text)  # (B, P) real wordpieces
         batch_size = spans.size(0)
         documents = []

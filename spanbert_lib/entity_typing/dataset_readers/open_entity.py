@@ -11,7 +11,6 @@ from allennlp.data.instance import Instance
 from allennlp.data.token_indexers import PretrainedTransformerIndexer, TokenIndexer
 from allennlp.data.tokenizers import Token
 
-from spanbert_lib.common.deprecated_names import register_deprecated_alias
 from spanbert_lib.common.known_labels import RECORD_SOURCE_KEY, record_source
 from spanbert_lib.common.reader_tokenizers import reader_tokenizer
 from spanbert_lib.entity_typing.dataset_readers.open_entity_format import (
@@ -221,6 +220,3 @@ class OpenEntityReader(DatasetReader):
 
     def apply_token_indexers(self, instance: Instance) -> None:
         instance["tokens"].token_indexers = self._token_indexers  # type: ignore[attr-defined]
-
-
-register_deprecated_alias(DatasetReader, "open_entity", "spanbert_open_entity")

@@ -19,7 +19,6 @@ from typing import Any, Dict, List, Optional
 
 import torch
 import torch.nn.functional as F
-import transformers
 from allennlp.common import Lazy
 from allennlp.common.checks import ConfigurationError
 from allennlp.data import TextFieldTensors, Vocabulary
@@ -27,7 +26,6 @@ from allennlp.models.model import Model
 from allennlp.modules.span_extractors import SpanExtractor
 from allennlp.nn import InitializerApplicator
 
-from spanbert_lib.common.deprecated_names import register_deprecated_alias, renamed_argument
 from spanbert_lib.common.modules.entity_aware import ENTITY_MASK, EntityAwareEncoder, MentionFeatures
 from spanbert_lib.entity_typing.metrics import LooseMicroF1
 
@@ -40,9 +38,8 @@ class EntityTyping(Model):
     # Parameters
 
     vocab : the types in ``label_namespace``.
-    transformer : `EntityAwareEncoder`
+    encoder : `EntityAwareEncoder`
         E.g. ``{"type": "entity_aware_transformer", "model_name": ...}`` (the default type).
-        ``encoder`` is its deprecated former name.
     use_entities : `bool`, optional (default = `True`)
         Classify the mention's ``ENTITY_MASK`` entity state; False: its span features.
     span_extractor : `SpanExtractor`, optional
@@ -59,18 +56,16 @@ class EntityTyping(Model):
     def __init__(
         self,
         vocab: Vocabulary,
-        transformer: Optional[EntityAwareEncoder] = None,
+        encoder: EntityAwareEncoder,
         use_entities: bool = True,
         span_extractor: Optional[Lazy[SpanExtractor]] = None,
         dropout: float = 0.1,
         threshold: float = 0.0,
         label_namespace: str = "labels",
         initializer: InitializerApplicator = InitializerApplicator(),
-        encoder: Optional[EntityAwareEncoder] = None,
         **kwargs,
     ) -> None:
         super().__init__(vocab, **kwargs)
-        encoder = renamed_argument("spanbert_entity_typing", "transformer", transformer, "encoder", encoder)
         num_labels = vocab.get_vocab_size(label_namespace)
         if num_labels < 1:
             raise ConfigurationError(f"entity_typing: no labels in vocabulary namespace {label_namespace!r}")
@@ -83,11 +78,6 @@ class EntityTyping(Model):
         self._label_namespace = label_namespace
         self._metric = LooseMicroF1()
         initializer(self)
-
-    @property
-    def transformer(self) -> transformers.PreTrainedModel:
-        """The Hugging Face encoder inside ``encoder`` (written by ``allennlp export-encoder``)."""
-        return self.encoder.transformer
 
     def forward(  # type: ignore[override]
         self,
@@ -122,6 +112,3 @@ class EntityTyping(Model):
 
     def get_metrics(self, reset: bool = False) -> Dict[str, float]:
         return self._metric.get_metric(reset)
-
-
-register_deprecated_alias(Model, "entity_typing", "spanbert_entity_typing")

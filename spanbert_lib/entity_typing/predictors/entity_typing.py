@@ -6,8 +6,6 @@ from allennlp.common.util import JsonDict, sanitize
 from allennlp.data import Instance
 from allennlp.predictors.predictor import Predictor
 
-from spanbert_lib.common.deprecated_names import register_deprecated_alias
-
 
 @Predictor.register("spanbert_entity_typing")
 class EntityTypingPredictor(Predictor):
@@ -76,6 +74,3 @@ class EntityTypingPredictor(Predictor):
             self._dataset_reader.apply_token_indexers(instance)
         outputs = self._model.forward_on_instances(instances)
         return [self._result(instance, output) for instance, output in zip(instances, outputs)]
-
-
-register_deprecated_alias(Predictor, "entity_typing", "spanbert_entity_typing")

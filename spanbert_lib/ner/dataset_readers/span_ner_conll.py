@@ -4,7 +4,6 @@ from typing import Iterator
 
 from allennlp.data.dataset_readers.dataset_reader import DatasetReader
 
-from spanbert_lib.common.deprecated_names import register_deprecated_alias
 from spanbert_lib.ner.dataset_readers.conll2003_format import iter_conll2003_documents
 from spanbert_lib.ner.dataset_readers.ner_document import NerDocument
 from spanbert_lib.ner.dataset_readers.span_ner_reader import SpanNerReader
@@ -22,6 +21,3 @@ class SpanNerConllReader(SpanNerReader):
 
     def _documents(self, path: str) -> Iterator[NerDocument]:
         return iter_conll2003_documents(path)
-
-
-register_deprecated_alias(DatasetReader, "span_ner_conll", "spanbert_span_ner_conll")

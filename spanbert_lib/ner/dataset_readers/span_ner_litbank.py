@@ -4,7 +4,6 @@ from typing import Iterator
 
 from allennlp.data.dataset_readers.dataset_reader import DatasetReader
 
-from spanbert_lib.common.deprecated_names import register_deprecated_alias
 from spanbert_lib.ner.dataset_readers.litbank_format import read_litbank_document
 from spanbert_lib.ner.dataset_readers.ner_document import NerDocument
 from spanbert_lib.ner.dataset_readers.span_ner_reader import SpanNerReader
@@ -28,6 +27,3 @@ class SpanNerLitBankReader(SpanNerReader):
         document = read_litbank_document(path)
         if document is not None:
             yield document
-
-
-register_deprecated_alias(DatasetReader, "span_ner_litbank", "spanbert_span_ner_litbank")

@@ -32,7 +32,6 @@ from typing import Any, Dict, List, Optional
 import numpy as np
 import torch
 import torch.nn.functional as F
-import transformers
 from allennlp.common import Lazy
 from allennlp.common.checks import ConfigurationError
 from allennlp.data import TextFieldTensors, Vocabulary
@@ -40,7 +39,6 @@ from allennlp.models.model import Model
 from allennlp.modules.span_extractors import SpanExtractor
 from allennlp.nn import InitializerApplicator
 
-from spanbert_lib.common.deprecated_names import register_deprecated_alias, renamed_argument
 from spanbert_lib.common.modules.entity_aware import ENTITY_MASK, ENTITY_PAD, EntityAwareEncoder
 from spanbert_lib.common.modules.span_inputs import default_span_extractor, wordpiece_inputs
 from spanbert_lib.ner.decoding import decode_flat, decode_nested
@@ -58,9 +56,8 @@ class SpanNer(Model):
     # Parameters
 
     vocab : labels in ``label_namespace``, ``outside_label`` among them.
-    transformer : `EntityAwareEncoder`
+    encoder : `EntityAwareEncoder`
         E.g. ``{"type": "entity_aware_transformer", "model_name": ...}`` (the default type).
-        ``encoder`` is its deprecated former name.
     use_entities : `bool`, optional (default = `True`)
         One ``ENTITY_MASK`` entity per span (LUKE); False: word features only, one pass.
     max_entities_per_pass : `int`, optional (default = `128`)
@@ -84,7 +81,7 @@ class SpanNer(Model):
     def __init__(
         self,
         vocab: Vocabulary,
-        transformer: Optional[EntityAwareEncoder] = None,
+        encoder: EntityAwareEncoder,
         use_entities: bool = True,
         max_entities_per_pass: int = 128,
         span_extractor: Optional[Lazy[SpanExtractor]] = None,
@@ -94,11 +91,9 @@ class SpanNer(Model):
         label_namespace: str = "labels",
         outside_label: str = "O",
         initializer: InitializerApplicator = InitializerApplicator(),
-        encoder: Optional[EntityAwareEncoder] = None,
         **kwargs,
     ) -> None:
         super().__init__(vocab, **kwargs)
-        encoder = renamed_argument("spanbert_span_ner", "transformer", transformer, "encoder", encoder)
         if decoding not in DECODINGS:
             raise ConfigurationError(f"span_ner: unknown decoding {decoding!r}; choose one of {', '.join(DECODINGS)}")
         if max_entities_per_pass < 1:
@@ -127,11 +122,6 @@ class SpanNer(Model):
         self._decode = DECODINGS[decoding]
         self._metric = NerSpanF1()
         initializer(self)
-
-    @property
-    def transformer(self) -> transformers.PreTrainedModel:
-        """The Hugging Face encoder inside ``encoder`` (written by ``allennlp export-encoder``)."""
-        return self.encoder.transformer
 
     def span_features(self, tokens: TextFieldTensors, spans: torch.Tensor) -> torch.Tensor:
         """
@@ -267,6 +257,3 @@ class SpanNer(Model):
         if reset:
             return scores
         return {key: scores[key] for key in ("precision", "recall", "f1")}
-
-
-register_deprecated_alias(Model, "span_ner", "spanbert_span_ner")

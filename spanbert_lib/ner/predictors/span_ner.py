@@ -11,7 +11,6 @@ from allennlp.models import Model
 from allennlp.predictors.predictor import Predictor
 
 from spanbert_lib.common.candidate_spans import enumerate_sentence_spans
-from spanbert_lib.common.deprecated_names import register_deprecated_alias
 from spanbert_lib.common.predictors.text_views import (
     DEFAULT_SPACY_PIPELINE,
     TokenizedText,
@@ -295,6 +294,3 @@ class SpanNerPredictor(Predictor):
         import json
 
         return json.dumps(outputs, ensure_ascii=False) + "\n"
-
-
-register_deprecated_alias(Predictor, "span_ner", "spanbert_span_ner")

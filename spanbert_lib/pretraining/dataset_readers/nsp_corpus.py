@@ -97,7 +97,7 @@ class NspCorpusReader(WordpieceCorpusReader):
 
     def __init__(
         self,
-        model_name: Optional[str] = None,
+        model_name: str,
         seed: int = 12345,
         random_next_probability: float = 0.5,
         short_sequence_probability: float = 0.1,

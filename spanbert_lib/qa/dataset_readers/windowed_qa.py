@@ -29,7 +29,6 @@ import torch
 from allennlp.data import DatasetReader, Instance
 from allennlp.data.fields import Field, MetadataField, TensorField
 
-from spanbert_lib.common.deprecated_names import renamed_argument
 from spanbert_lib.qa.dataset_readers.encoding import QuestionWindowTokenizer, TokenizedPassage
 from spanbert_lib.qa.dataset_readers.examples import QADataError, QAExample, ReadingStats, locate_answer
 from spanbert_lib.qa.dataset_readers.windows import char_span_to_token_span
@@ -69,13 +68,11 @@ class WindowedQAReader(DatasetReader):
         answer_start is deliberate.
     tokenizer_kwargs : `Dict[str, Any]`, optional
         Passed to ``AutoTokenizer.from_pretrained``.
-    transformer_model_name : `str`, optional
-        Deprecated former name of ``model_name`` (logs a warning once).
     """
 
     def __init__(
         self,
-        model_name: Optional[str] = None,
+        model_name: str,
         max_seq_length: int = 512,
         doc_stride: int = 128,
         stride_mode: str = "step",
@@ -84,13 +81,9 @@ class WindowedQAReader(DatasetReader):
         skip_impossible_windows_in_training: bool = False,
         approximate_answer_starts: bool = False,
         tokenizer_kwargs: Optional[Dict[str, Any]] = None,
-        transformer_model_name: Optional[str] = None,
         **kwargs,
     ) -> None:
         super().__init__(manual_distributed_sharding=True, manual_multiprocess_sharding=True, **kwargs)
-        model_name = renamed_argument(
-            type(self).__name__, "model_name", model_name, "transformer_model_name", transformer_model_name
-        )
         self._window_tokenizer = QuestionWindowTokenizer(
             model_name, max_seq_length, doc_stride, stride_mode, max_query_length, question_first, tokenizer_kwargs
         )

@@ -18,7 +18,7 @@ from allennlp.nn import InitializerApplicator
 from allennlp.nn.util import min_value_of_dtype
 from allennlp.training.metrics import CategoricalAccuracy
 
-from spanbert_lib.common.transformers_encoder import TransformerSpec, transformer_spec_argument
+from spanbert_lib.common.transformers_encoder import TransformerSpec
 from spanbert_lib.qa.metrics import SquadV1Metrics, SquadV2Metrics
 from spanbert_lib.qa.models.packed_encoder import packed_bert_hidden, supports_packed_inference
 from spanbert_lib.qa.models.span_decoding import (
@@ -41,14 +41,13 @@ class SpanBertQuestionAnswering(Model):
 
     vocab : `Vocabulary`
         Unused (the encoder brings its own wordpiece vocabulary).
-    transformer : `TransformerSpec`
+    encoder : `TransformerSpec`
         Which encoder, e.g. ``{"model_name": DIRECTORY}``; its ``from_pretrained_kwargs`` go to
-        ``from_pretrained`` (``transformer_model_name`` and ``transformer_kwargs`` are its
-        deprecated former names). Loaded with ``AutoModelForQuestionAnswering``: the encoder is
-        its base model and the span layer its ``qa_outputs`` linear layer (`H` -> 2), so a plain
-        encoder checkpoint (SpanBERT, BERT) gets a freshly initialised layer (normal(0,
-        initializer_range), zero bias, as BERT) and a ``...ForQuestionAnswering`` checkpoint keeps
-        its trained one.
+        ``from_pretrained``. Loaded with ``AutoModelForQuestionAnswering``: ``self.encoder`` is its
+        base model (the Hugging Face encoder) and the span layer its ``qa_outputs`` linear layer
+        (`H` -> 2), so a plain encoder checkpoint (SpanBERT, BERT) gets a freshly initialised layer
+        (normal(0, initializer_range), zero bias, as BERT) and a ``...ForQuestionAnswering``
+        checkpoint keeps its trained one.
     max_answer_length : `int`, optional (default = `30`)
         Longest answer in wordpieces.
     n_best_size : `int`, optional (default = `20`)
@@ -79,7 +78,7 @@ class SpanBertQuestionAnswering(Model):
     def __init__(
         self,
         vocab: Vocabulary,
-        transformer: Optional[TransformerSpec] = None,
+        encoder: TransformerSpec,
         max_answer_length: int = 30,
         n_best_size: int = 20,
         null_score_threshold: Optional[float] = None,
@@ -87,24 +86,15 @@ class SpanBertQuestionAnswering(Model):
         answers_on_word_boundaries: bool = True,
         packed_inference: bool = True,
         initializer: Optional[InitializerApplicator] = None,
-        transformer_model_name: Optional[str] = None,
-        transformer_kwargs: Optional[Dict[str, Any]] = None,
         **kwargs,
     ) -> None:
         super().__init__(vocab, **kwargs)
         if max_answer_length < 1 or n_best_size < 1:
             raise ConfigurationError("max_answer_length and n_best_size must be positive")
-        spec = transformer_spec_argument(
-            "spanbert_qa",
-            transformer,
-            {
-                "transformer_model_name": ("model_name", transformer_model_name),
-                "transformer_kwargs": ("from_pretrained_kwargs", transformer_kwargs),
-            },
-        )
+        spec = TransformerSpec.coerce(encoder)
         if spec.config is not None:
             raise ConfigurationError(
-                "spanbert_qa: transformer.config is not supported (the QA model loads "
+                "spanbert_qa: encoder.config is not supported (the QA model loads "
                 "pretrained weights); give model_name only"
             )
         qa_model = transformers.AutoModelForQuestionAnswering.from_pretrained(
@@ -115,25 +105,20 @@ class SpanBertQuestionAnswering(Model):
             raise ConfigurationError(
                 f"{spec.model_name}: {type(qa_model).__name__} has no linear 'qa_outputs' start/end layer"
             )
-        self._encoder = qa_model.base_model
+        self.encoder = qa_model.base_model
         self._span_logits = head
-        self._encoder_takes_token_types = "token_type_ids" in inspect.signature(self._encoder.forward).parameters
+        self._encoder_takes_token_types = "token_type_ids" in inspect.signature(self.encoder.forward).parameters
         self.max_answer_length = max_answer_length
         self.n_best_size = n_best_size
         self.null_score_threshold = null_score_threshold
         self.only_max_context_starts = only_max_context_starts
         self.answers_on_word_boundaries = answers_on_word_boundaries
-        self.packed_inference = packed_inference and supports_packed_inference(self._encoder)
+        self.packed_inference = packed_inference and supports_packed_inference(self.encoder)
         self._start_accuracy = CategoricalAccuracy()
         self._end_accuracy = CategoricalAccuracy()
         self._squad_metrics = SquadV1Metrics() if null_score_threshold is None else SquadV2Metrics(null_score_threshold)
         if initializer is not None:
             initializer(self)
-
-    @property
-    def transformer(self) -> transformers.PreTrainedModel:
-        """The Hugging Face encoder (written by ``allennlp export-encoder``)."""
-        return self._encoder
 
     def forward(
         self,
@@ -197,7 +182,7 @@ class SpanBertQuestionAnswering(Model):
         if selected.numel() > 0 and self.packed_inference and not self.training:
             mask = attention_mask.reshape(batch * windows, length)[selected]
             hidden = packed_bert_hidden(
-                self._encoder,
+                self.encoder,
                 input_ids.reshape(batch * windows, length)[selected],
                 token_type_ids.reshape(batch * windows, length)[selected],
                 mask,
@@ -214,7 +199,7 @@ class SpanBertQuestionAnswering(Model):
             }
             if self._encoder_takes_token_types:
                 inputs["token_type_ids"] = token_type_ids.reshape(batch * windows, length)[selected].long()
-            hidden = self._encoder(**inputs).last_hidden_state  # [selected, T, hidden]
+            hidden = self.encoder(**inputs).last_hidden_state  # [selected, T, hidden]
             logits = self._span_logits(hidden).float()  # [selected, T, 2]
             start_logits = start_logits.index_copy(0, selected, logits[..., 0])
             end_logits = end_logits.index_copy(0, selected, logits[..., 1])

@@ -11,7 +11,6 @@ from allennlp.common.checks import ConfigurationError
 from allennlp.data.dataset_readers.dataset_reader import DatasetReader
 from allennlp.data.instance import Instance
 
-from spanbert_lib.common.deprecated_names import register_deprecated_alias
 from spanbert_lib.common.errors import EmptyInputError, UserInputError
 from spanbert_lib.common.known_labels import RECORD_SOURCE_KEY, record_source
 from spanbert_lib.common.text_files import read_lines
@@ -329,6 +328,3 @@ class SemEval2010Task8Reader(TacredReader):
         metadata = instance["metadata"].metadata  # type: ignore[attr-defined]
         metadata[RECORD_SOURCE_KEY] = record_source(path, line, record)
         return instance
-
-
-register_deprecated_alias(DatasetReader, "semeval2010_task8", "spanbert_semeval2010_task8")

@@ -11,7 +11,6 @@ from allennlp.data.instance import Instance
 from allennlp.data.token_indexers import TokenIndexer
 from allennlp.data.tokenizers import Token
 
-from spanbert_lib.common.deprecated_names import register_deprecated_alias
 from spanbert_lib.common.known_labels import RECORD_SOURCE_KEY, record_source
 from spanbert_lib.common.reader_tokenizers import reader_tokenizer
 from spanbert_lib.common.text_files import read_text
@@ -229,6 +228,3 @@ class TacredReader(DatasetReader):
 
     def apply_token_indexers(self, instance: Instance) -> None:
         instance["tokens"].token_indexers = self._token_indexers  # type: ignore[attr-defined]
-
-
-register_deprecated_alias(DatasetReader, "tacred", "spanbert_tacred")

@@ -23,7 +23,6 @@ encoder has no embeddings for marker ids: such configs need an encoder whose voc
 from typing import Any, Dict, List, Optional
 
 import torch
-import transformers
 from allennlp.common import Lazy
 from allennlp.common.checks import ConfigurationError
 from allennlp.data import TextFieldTensors, Vocabulary
@@ -31,7 +30,6 @@ from allennlp.models.model import Model
 from allennlp.modules.span_extractors import SpanExtractor
 from allennlp.nn import InitializerApplicator, util
 
-from spanbert_lib.common.deprecated_names import register_deprecated_alias, renamed_argument
 from spanbert_lib.common.modules.entity_aware import ENTITY_HEAD, ENTITY_TAIL, EntityAwareEncoder, MentionFeatures
 from spanbert_lib.relation.metrics.tacred_f1 import TacredF1
 from spanbert_lib.relation.models.relation_classifier import add_relation_labels, relation_outputs
@@ -46,9 +44,8 @@ class EntityPairRelationClassifier(Model):
     # Parameters
 
     vocab : relation labels in ``label_namespace``, ``negative_label`` among them.
-    transformer : `EntityAwareEncoder`
+    encoder : `EntityAwareEncoder`
         E.g. ``{"type": "entity_aware_transformer", "model_name": ...}`` (the default type).
-        ``encoder`` is its deprecated former name.
     use_entities : `bool`, optional (default = `True`)
         Classify the head/tail entity states; False: span features of the two mentions.
     span_extractor : `SpanExtractor`, optional
@@ -63,20 +60,16 @@ class EntityPairRelationClassifier(Model):
     def __init__(
         self,
         vocab: Vocabulary,
-        transformer: Optional[EntityAwareEncoder] = None,
+        encoder: EntityAwareEncoder,
         use_entities: bool = True,
         span_extractor: Optional[Lazy[SpanExtractor]] = None,
         dropout: float = 0.1,
         label_namespace: str = "labels",
         negative_label: str = NO_RELATION,
         initializer: InitializerApplicator = InitializerApplicator(),
-        encoder: Optional[EntityAwareEncoder] = None,
         **kwargs,
     ) -> None:
         super().__init__(vocab, **kwargs)
-        encoder = renamed_argument(
-            "spanbert_entity_pair_relation_classifier", "transformer", transformer, "encoder", encoder
-        )
         num_labels = vocab.get_vocab_size(label_namespace)
         if num_labels < 2:
             raise ConfigurationError(
@@ -93,11 +86,6 @@ class EntityPairRelationClassifier(Model):
         self._label_namespace = label_namespace
         self._tacred = TacredF1(vocabulary=vocab, negative_label=negative_label, label_namespace=label_namespace)
         initializer(self)
-
-    @property
-    def transformer(self) -> transformers.PreTrainedModel:
-        """The Hugging Face encoder inside ``encoder`` (written by ``allennlp export-encoder``)."""
-        return self.encoder.transformer
 
     def _vocabulary_size(self) -> Optional[int]:
         embeddings = getattr(self.encoder, "word_embeddings", None)
@@ -134,6 +122,3 @@ class EntityPairRelationClassifier(Model):
 
     def get_metrics(self, reset: bool = False) -> Dict[str, float]:
         return self._tacred.get_metric(reset)
-
-
-register_deprecated_alias(Model, "entity_pair_relation_classifier", "spanbert_entity_pair_relation_classifier")

@@ -4,7 +4,6 @@ from typing import Any, Dict, List, Optional
 
 import torch
 import torch.nn.functional as F
-import transformers
 from allennlp.common.checks import ConfigurationError
 from allennlp.data import TextFieldTensors, Vocabulary
 from allennlp.models.model import Model
@@ -13,8 +12,6 @@ from allennlp.nn import InitializerApplicator
 from allennlp.nn.util import batched_index_select
 from allennlp.training.metrics import Metric
 
-from spanbert_lib.common.deprecated_names import renamed_argument
-from spanbert_lib.common.transformers_encoder import find_transformer
 from spanbert_lib.relation.metrics.tacred_f1 import TacredF1
 from spanbert_lib.relation.models.entity_marker_embedder import EntityMarkerAwareEmbedder
 from spanbert_lib.relation.tacred_schema import NO_RELATION
@@ -50,10 +47,9 @@ class SpanBertRelationClassifier(Model):
 
     vocab : `Vocabulary`
         Holds the labels in ``label_namespace``.
-    transformer : `TextFieldEmbedder`
+    encoder : `TextFieldEmbedder`
         Encodes the sentence to `[B, P, H]` (batch, wordpieces, hidden); must contain an
         ``entity_marker_aware`` token embedder, so that the marker tokens have embedding rows.
-        ``text_field_embedder`` is its deprecated former name.
     pooling : `str`, optional (default = `"cls"`)
         ``"cls"`` (the paper) classifies the final ``[CLS]`` vector; ``"entity_start"`` the
         concatenated vectors at the first wordpiece of the subject and object spans (the
@@ -74,31 +70,27 @@ class SpanBertRelationClassifier(Model):
     def __init__(
         self,
         vocab: Vocabulary,
-        transformer: Optional[TextFieldEmbedder] = None,
+        encoder: TextFieldEmbedder,
         pooling: str = "cls",
         dropout: float = 0.1,
         label_namespace: str = "labels",
         negative_label: str = NO_RELATION,
         initializer: InitializerApplicator = InitializerApplicator(),
         metrics: Optional[Dict[str, Metric]] = None,
-        text_field_embedder: Optional[TextFieldEmbedder] = None,
         **kwargs,
     ) -> None:
         super().__init__(vocab, **kwargs)
-        embedder = renamed_argument(
-            "spanbert_relation_classifier", "transformer", transformer, "text_field_embedder", text_field_embedder
-        )
         if pooling not in POOLINGS:
             raise ConfigurationError(
                 f"spanbert_relation_classifier: unknown pooling {pooling!r}; choose one of {', '.join(POOLINGS)}"
             )
-        if not any(isinstance(module, EntityMarkerAwareEmbedder) for module in embedder.modules()):
+        if not any(isinstance(module, EntityMarkerAwareEmbedder) for module in encoder.modules()):
             raise ConfigurationError(
-                "spanbert_relation_classifier: transformer needs an "
+                "spanbert_relation_classifier: encoder needs an "
                 "'entity_marker_aware' token embedder so that the entity marker tokens "
                 "have embeddings"
             )
-        self._text_field_embedder = embedder
+        self.encoder = encoder
         self._pooling = pooling
         self._label_namespace = label_namespace
         num_labels = vocab.get_vocab_size(label_namespace)
@@ -107,17 +99,12 @@ class SpanBertRelationClassifier(Model):
                 f"spanbert_relation_classifier: {num_labels} label(s) in vocabulary "
                 f"namespace {label_namespace!r}; at least 2 are needed"
             )
-        input_dim = embedder.get_output_dim() * (2 if pooling == "entity_start" else 1)
+        input_dim = encoder.get_output_dim() * (2 if pooling == "entity_start" else 1)
         self._dropout = torch.nn.Dropout(dropout)
         self._classifier = torch.nn.Linear(input_dim, num_labels)
         self._tacred = TacredF1(vocabulary=vocab, negative_label=negative_label, label_namespace=label_namespace)
         self._metrics = dict(metrics or {})
         initializer(self)
-
-    @property
-    def transformer(self) -> transformers.PreTrainedModel:
-        """The Hugging Face encoder inside the text field embedder (written by ``allennlp export-encoder``)."""
-        return find_transformer(self._text_field_embedder)
 
     def forward(  # type: ignore[override]
         self,
@@ -144,7 +131,7 @@ class SpanBertRelationClassifier(Model):
         `Dict[str, torch.Tensor]`
             ``logits`` and ``probs`` `[B, C]` (`C` labels) and, with labels, the mean ``loss``.
         """
-        encoded = self._text_field_embedder(tokens)  # [B, P, H] (batch, wordpieces, hidden)
+        encoded = self.encoder(tokens)  # [B, P, H] (batch, wordpieces, hidden)
         if self._pooling == "cls":
             pooled = encoded[:, 0]
         else:

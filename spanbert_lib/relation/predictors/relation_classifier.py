@@ -7,7 +7,6 @@ from allennlp.common.util import JsonDict, sanitize
 from allennlp.data import Instance
 from allennlp.predictors.predictor import Predictor
 
-from spanbert_lib.common.deprecated_names import register_deprecated_alias
 from spanbert_lib.relation.predictors.raw_text import tokenize_with_entities
 
 _TOKEN_KEYS = ("subj_start", "subj_end", "obj_start", "obj_end")
@@ -17,8 +16,7 @@ _TOKEN_KEYS = ("subj_start", "subj_end", "obj_start", "obj_end")
 class RelationClassifierPredictor(Predictor):
     """
     Predictor for ``spanbert_relation_classifier`` and ``spanbert_entity_pair_relation_classifier``
-    (with the ``spanbert_tacred`` reader); ``"tacred"`` and ``"relation_classifier"`` are deprecated
-    aliases. Two input forms:
+    (with the ``spanbert_tacred`` reader). Two input forms:
 
     * TACRED style: ``{"token": [...], "subj_start", "subj_end", "obj_start", "obj_end"
       (inclusive token indices), "subj_type", "obj_type", optional "id"}``; PTB escapes allowed;
@@ -77,7 +75,3 @@ class RelationClassifierPredictor(Predictor):
             self._dataset_reader.apply_token_indexers(instance)
         outputs = self._model.forward_on_instances(instances)
         return [self._with_class_probabilities(i, o) for i, o in zip(instances, outputs)]
-
-
-register_deprecated_alias(Predictor, "tacred", "spanbert_relation_classifier")
-register_deprecated_alias(Predictor, "relation_classifier", "spanbert_relation_classifier")

@@ -4,7 +4,6 @@ from allennlp.common.util import JsonDict
 from allennlp.data import Instance
 from allennlp.predictors.predictor import Predictor
 
-from spanbert_lib.common.deprecated_names import register_deprecated_alias
 from spanbert_lib.common.errors import UserInputError
 from spanbert_lib.relation.predictors.relation_classifier import RelationClassifierPredictor
 
@@ -31,6 +30,3 @@ class SemEval2010Task8Predictor(RelationClassifierPredictor):
         return self._dataset_reader.text_to_instance(  # type: ignore[call-arg]
             sentence=sentence, example_id=json_dict.get("id")
         )
-
-
-register_deprecated_alias(Predictor, "semeval2010_task8", "spanbert_semeval2010_task8")

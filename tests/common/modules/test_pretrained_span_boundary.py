@@ -5,7 +5,6 @@ own head, and trained inside a span NER model.
 """
 
 import json
-import logging
 
 import pytest
 import torch
@@ -16,10 +15,8 @@ from allennlp.models.archival import load_archive
 from allennlp.modules.span_extractors import SpanExtractor
 
 from spanbert_lib.commands.export_encoder import export_encoder
-from spanbert_lib.common import deprecated_names
 from spanbert_lib.common.errors import UserInputError
 from spanbert_lib.common.modules import (
-    ExternalBoundarySpanExtractor,
     PretrainedSpanBoundarySpanExtractor,
     SpanBoundaryHead,
     load_span_boundary_head,
@@ -30,7 +27,7 @@ from tests.conftest import REPO_ROOT
 
 PRETRAINING_CONFIG = REPO_ROOT / "fixtures" / "configs" / "pretraining" / "spanbert_tiny.jsonnet"
 SPAN_NER_CONFIG = REPO_ROOT / "fixtures" / "configs" / "ner" / "span_ner_pretrained_sbo_tiny.jsonnet"
-HIDDEN = 16  # transformer.config.hidden_size of the pre-training fixture
+HIDDEN = 16  # encoder.config.hidden_size of the pre-training fixture
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +35,7 @@ def pretraining_run(tmp_path_factory):
     """A tiny pre-training serialization directory (with model.tar.gz) and its export-encoder directory."""
     serialization_dir = tmp_path_factory.mktemp("pretraining")
     # Non-default sizes, so that the loader must take them from the archive.
-    overrides = json.dumps({"model.sbo_max_span_width": 6, "model.transformer.config.layer_norm_eps": 1e-5})
+    overrides = json.dumps({"model.sbo_max_span_width": 6, "model.encoder.config.layer_norm_eps": 1e-5})
     train_model_from_file(str(PRETRAINING_CONFIG), str(serialization_dir), overrides=overrides)
     exported = export_encoder(str(serialization_dir / "model.tar.gz"), str(serialization_dir / "exported"))
     return serialization_dir, exported
@@ -162,15 +159,6 @@ def test_unreadable_sources_are_clear_errors(pretraining_run, tmp_path):
         load_span_boundary_head(tmp_path)
 
 
-def test_external_boundary_is_a_deprecated_alias_warning_once(caplog, monkeypatch):
-    monkeypatch.setattr(deprecated_names, "_warned", set())
-    with caplog.at_level(logging.WARNING, logger="spanbert_lib.common.modules.span_boundary"):
-        SpanExtractor.from_params(Params({"type": "external_boundary", "input_dim": 4}))
-        ExternalBoundarySpanExtractor(input_dim=4)
-    warnings = [record for record in caplog.records if "external_boundary" in record.getMessage()]
-    assert len(warnings) == 1 and '"boundaries": "outside"' in warnings[0].getMessage()
-
-
 class TestSpanNerWithPretrainedSpanBoundary(ModelTestCase):
     """``fixtures/configs/ner/span_ner_pretrained_sbo_tiny.jsonnet`` on the tiny pre-training run."""
 
@@ -180,12 +168,12 @@ class TestSpanNerWithPretrainedSpanBoundary(ModelTestCase):
 
     def overrides(self, **changes) -> str:
         return json.dumps(
-            {"model.transformer.model_name": self.exported, "model.span_extractor.archive": self.exported, **changes}
+            {"model.encoder.model_name": self.exported, "model.span_extractor.archive": self.exported, **changes}
         )
 
     def entity_parameters(self) -> set:
         """The encoder's entity-only parameters: no gradient in a model that uses no entities."""
-        encoder_params = Params.from_file(str(SPAN_NER_CONFIG), self.overrides())["model"]["transformer"]
+        encoder_params = Params.from_file(str(SPAN_NER_CONFIG), self.overrides())["model"]["encoder"]
         encoder = EntityAwareEncoder.from_params(encoder_params)
         return {
             f"encoder.{name}"

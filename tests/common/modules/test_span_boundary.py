@@ -5,7 +5,7 @@ import math
 import pytest
 import torch
 
-from spanbert_lib.common.modules import ExternalBoundarySpanExtractor, SpanBoundaryHead, SpanBoundarySpanExtractor
+from spanbert_lib.common.modules import SpanBoundaryHead, SpanBoundarySpanExtractor
 
 
 def gelu(x):
@@ -70,9 +70,9 @@ def test_span_representation_is_the_mean_over_positions(head):
     assert torch.equal(representation[0, 1], torch.zeros(6))
 
 
-def test_external_boundary_extractor():
+def test_outside_boundaries_are_the_tokens_around_the_span():
     sequence = torch.arange(2 * 8 * 3, dtype=torch.float).view(2, 8, 3)
-    extractor = ExternalBoundarySpanExtractor(input_dim=3)
+    extractor = SpanBoundarySpanExtractor(input_dim=3, boundaries="outside")
     spans = torch.tensor([[[2, 3], [0, 7]], [[5, 5], [1, 2]]])
     output = extractor(sequence, spans, span_indices_mask=torch.tensor([[True, True], [True, False]]))
     assert output.shape == (2, 2, 6) and extractor.get_output_dim() == 6
@@ -80,14 +80,6 @@ def test_external_boundary_extractor():
     assert torch.equal(output[0, 1], torch.cat([sequence[0, 0], sequence[0, 7]]))  # clamped at the edges
     assert torch.equal(output[1, 0], torch.cat([sequence[1, 4], sequence[1, 6]]))
     assert torch.equal(output[1, 1], torch.zeros(6))
-
-
-def test_extractor_is_registered():
-    from allennlp.common import Params
-    from allennlp.modules.span_extractors import SpanExtractor
-
-    extractor = SpanExtractor.from_params(Params({"type": "external_boundary", "input_dim": 4}))
-    assert isinstance(extractor, ExternalBoundarySpanExtractor)
 
 
 def test_span_boundary_extractor_modes():
@@ -103,7 +95,7 @@ def test_span_boundary_extractor_modes():
         both(sequence, spans)[0, 0], torch.cat([sequence[0, 1], sequence[0, 2], sequence[0, 4], sequence[0, 5]])
     )
     outside = SpanBoundarySpanExtractor(input_dim=2, boundaries="outside")(sequence, spans)
-    assert torch.equal(outside, ExternalBoundarySpanExtractor(input_dim=2)(sequence, spans))
+    assert torch.equal(outside[0, 0], torch.cat([sequence[0, 1], sequence[0, 5]]))
     with pytest.raises(ValueError, match="boundaries must be one of"):
         SpanBoundarySpanExtractor(input_dim=2, boundaries="middle")
 

@@ -45,7 +45,7 @@ def test_paper_settings(name, segment_len, encoder_lr, task_lr):
     assert trainer["num_epochs"] == 20 and params["data_loader"]["batch_size"] == 1
     optimizer = trainer["optimizer"]
     assert optimizer["lr"] == task_lr
-    assert [group[1]["lr"] for group in optimizer["parameter_groups"]] == [encoder_lr, encoder_lr]
+    assert [group[1].get("lr") for group in optimizer["parameter_groups"]] == [encoder_lr, encoder_lr, None]
     assert trainer["learning_rate_scheduler"]["warmup_steps"] == int(0.1 * 2802 * 20)
 
 
@@ -56,14 +56,15 @@ def test_optimizer_groups_split_encoder_and_task_parameters():
     groups_config = [(regexes, options) for regexes, options in groups_config]
     groups = make_parameter_groups(list(model.named_parameters()), groups_config)
     names = {id(p): n for n, p in model.named_parameters()}
-    no_decay, decay, task = ([names[id(p)] for p in group["params"]] for group in groups)
+    no_decay, decay, task_no_decay, task = ([names[id(p)] for p in group["params"]] for group in groups)
     assert no_decay and all(
-        n.startswith("_encoder.") and (n.endswith("bias") or n.endswith("LayerNorm.weight")) for n in no_decay
+        n.startswith("encoder.") and (n.endswith("bias") or n.endswith("LayerNorm.weight")) for n in no_decay
     )
-    assert decay and all(n.startswith("_encoder.") and not n.endswith("bias") for n in decay)
-    assert "_encoder.token_embedder_tokens.segment_encoder.transformer_model.embeddings.word_embeddings.weight" in decay
-    assert task and not any(n.startswith("_encoder.") for n in task)
-    assert len(no_decay) + len(decay) + len(task) == len(names)
+    assert decay and all(n.startswith("encoder.") and not n.endswith("bias") for n in decay)
+    assert "encoder.token_embedder_tokens.segment_encoder.transformer_model.embeddings.word_embeddings.weight" in decay
+    assert task_no_decay and all(n.endswith("bias") and not n.startswith("encoder.") for n in task_no_decay)
+    assert task and not any(n.startswith("encoder.") or n.endswith("bias") for n in task)
+    assert len(no_decay) + len(decay) + len(task_no_decay) + len(task) == len(names)
 
 
 @pytest.mark.external_data

@@ -20,7 +20,7 @@ REPO = Path(__file__).resolve().parents[3]
 CONFIG = REPO / "fixtures" / "configs" / "coref" / "spanbert_coref_tiny.jsonnet"
 DATA = REPO / "fixtures" / "coref" / "segmented_document.gold_conll"
 POOLER = {
-    f"_encoder.token_embedder_tokens.segment_encoder.transformer_model.pooler.dense.{name}"
+    f"encoder.token_embedder_tokens.segment_encoder.transformer_model.pooler.dense.{name}"
     for name in ("weight", "bias")
 }
 ALL_OFF = {
@@ -147,9 +147,9 @@ def test_short_document_keeps_no_span():
 def test_parameter_names_split_encoder_from_task():
     _, model = build()
     names = [name for name, _ in model.named_parameters()]
-    encoder = [name for name in names if name.startswith("_encoder.")]
+    encoder = [name for name in names if name.startswith("encoder.")]
     assert encoder and all("transformer_model" in name for name in encoder)
-    task = [name for name in names if not name.startswith("_encoder.")]
+    task = [name for name in names if not name.startswith("encoder.")]
     assert {name.split(".")[0] for name in task} == {
         "_span_embedder",
         "_mention_scorer",

@@ -32,7 +32,7 @@ class TestEntityTyping(EntityModelTestCase):
     def test_entities_with_plain_attention(self):
         # one query matrix shared by words and entities: every parameter gets a gradient
         self.ensure_model_can_train_save_and_load(
-            self.param_file, overrides='{"model.transformer.entity_aware_attention": false}'
+            self.param_file, overrides='{"model.encoder.entity_aware_attention": false}'
         )
 
     def test_without_entities(self):
@@ -115,7 +115,7 @@ class TestEntityTyping(EntityModelTestCase):
 def test_large_config_follows_luke():
     params = Params.from_file(str(LARGE_CONFIG)).as_dict()
     assert params["model"]["type"] == "spanbert_entity_typing" and params["model"]["use_entities"]
-    assert params["model"]["transformer"]["entity_aware_attention"] is True
+    assert params["model"]["encoder"]["entity_aware_attention"] is True
     assert len(params["vocabulary"]["tokens_to_add"]["labels"]) == 9
     trainer = params["trainer"]
     assert trainer["optimizer"]["lr"] == 1e-5 and trainer["optimizer"]["betas"] == [0.9, 0.98]

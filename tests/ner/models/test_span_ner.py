@@ -56,7 +56,7 @@ class TestSpanNer(ModelTestCase):
 
     def test_entities_with_plain_attention(self):
         model, _ = self.ensure_model_can_train_save_and_load(
-            self.param_file, overrides='{"model.transformer.entity_aware_attention": false}'
+            self.param_file, overrides='{"model.encoder.entity_aware_attention": false}'
         )
         assert not model.encoder.entity_aware_attention
 

@@ -20,8 +20,8 @@ def params_of(name: str) -> dict:
 
 def test_litbank_configs_differ_only_in_entity_aware_attention():
     aware, plain = params_of("litbank_minilm.jsonnet"), params_of("litbank_minilm_plain_attention.jsonnet")
-    assert aware["model"]["transformer"].pop("entity_aware_attention") is True
-    assert plain["model"]["transformer"].pop("entity_aware_attention") is False
+    assert aware["model"]["encoder"].pop("entity_aware_attention") is True
+    assert plain["model"]["encoder"].pop("entity_aware_attention") is False
     assert aware == plain
 
 
@@ -34,7 +34,7 @@ def test_litbank_config_settings():
         and params["dataset_reader"]["max_span_width"] == 16
     )
     model = params["model"]
-    assert model["transformer"]["model_name"] == params["dataset_reader"]["model_name"] == "pretrained/all-MiniLM-L6-v2"
+    assert model["encoder"]["model_name"] == params["dataset_reader"]["model_name"] == "pretrained/all-MiniLM-L6-v2"
     assert model["decoding"] == "nested" and model["use_entities"] and model["max_entities_per_pass"] == 128
     assert params["trainer"]["num_epochs"] == 1 and params["trainer"]["cuda_device"] == -1
     assert params["data_loader"]["batches_per_epoch"] == 300
@@ -54,8 +54,8 @@ def test_litbank_recipe_trains_with_the_tiny_encoder(tmp_path):
     overrides = json.dumps(
         {
             "dataset_reader.model_name": TINY_BERT,
-            "model.transformer.model_name": TINY_BERT,
-            "model.transformer.entity_embedding_dim": 16,
+            "model.encoder.model_name": TINY_BERT,
+            "model.encoder.entity_embedding_dim": 16,
             "train_data_path": LITBANK_FIXTURE,
             "validation_data_path": LITBANK_FIXTURE,
             "data_loader.batches_per_epoch": 2,
@@ -78,7 +78,7 @@ def test_conll2003_config_follows_luke():
     assert reader["max_seq_length"] == 512 and reader["context_window"] == "fill"
     assert params["train_data_path"].startswith("data/conll2003/")
     model = params["model"]
-    assert model["decoding"] == "flat" and model["use_entities"] and model["transformer"]["entity_aware_attention"]
+    assert model["decoding"] == "flat" and model["use_entities"] and model["encoder"]["entity_aware_attention"]
     assert "negative_spans_per_instance" not in model  # every span, as LUKE
     trainer = params["trainer"]
     optimizer = trainer["optimizer"]

@@ -35,7 +35,7 @@ class TestEntityPairRelationClassifier(EntityModelTestCase):
     def test_entities_with_plain_attention(self):
         # one query matrix shared by words and entities: every parameter gets a gradient
         self.ensure_model_can_train_save_and_load(
-            self.param_file, overrides='{"model.transformer.entity_aware_attention": false}'
+            self.param_file, overrides='{"model.encoder.entity_aware_attention": false}'
         )
 
     def test_without_entities(self):
@@ -165,7 +165,7 @@ def test_large_config_follows_luke():
     assert reader["entity_scheme"] == "plain" and reader["token_indexers"]["tokens"]["type"] == "pretrained_transformer"
     assert tuple(params["vocabulary"]["tokens_to_add"]["labels"]) == TACRED_RELATIONS
     assert params["model"]["type"] == "spanbert_entity_pair_relation_classifier"
-    assert params["model"]["transformer"]["entity_aware_attention"] is True
+    assert params["model"]["encoder"]["entity_aware_attention"] is True
     trainer = params["trainer"]
     assert trainer["optimizer"]["lr"] == 1e-5 and trainer["num_epochs"] == 5
     assert params["data_loader"]["batch_size"] == 32

@@ -20,8 +20,8 @@ CONFIG = REPO_ROOT / "fixtures" / "configs" / "relation" / "tiny_relation_classi
 DATA = REPO_ROOT / "fixtures" / "relation" / "tacred_fixture.json"
 TINY_BERT = str(REPO_ROOT / "fixtures" / "tiny_bert")
 POOLER = {
-    "_text_field_embedder.token_embedder_tokens.transformer_model.pooler.dense.weight",
-    "_text_field_embedder.token_embedder_tokens.transformer_model.pooler.dense.bias",
+    "encoder.token_embedder_tokens.transformer_model.pooler.dense.weight",
+    "encoder.token_embedder_tokens.transformer_model.pooler.dense.bias",
 }
 
 
@@ -48,7 +48,7 @@ class TestSpanBertRelationClassifier(ModelTestCase):
         batch.index_instances(self.vocab)
         tensors = batch.as_tensor_dict()
         output = model(**tensors)
-        encoded = model._text_field_embedder(tensors["tokens"])
+        encoded = model.encoder(tensors["tokens"])
         for row in range(3):
             subject, obj = tensors["subject_span"][row, 0], tensors["object_span"][row, 0]
             features = torch.cat([encoded[row, subject], encoded[row, obj]])
@@ -82,7 +82,7 @@ class TestSpanBertRelationClassifier(ModelTestCase):
         params = Params.from_file(str(CONFIG))["model"].as_dict()
         fresh = lambda **changes: Params(copy.deepcopy(dict(params, **changes)))  # noqa: E731
         plain = fresh(
-            transformer={"token_embedders": {"tokens": {"type": "pretrained_transformer", "model_name": TINY_BERT}}}
+            encoder={"token_embedders": {"tokens": {"type": "pretrained_transformer", "model_name": TINY_BERT}}}
         )
         with pytest.raises(ConfigurationError, match="needs an 'entity_marker_aware' token embedder"):
             Model.from_params(vocab=self.vocab, params=plain)

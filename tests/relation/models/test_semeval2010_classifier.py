@@ -12,8 +12,8 @@ REPO_ROOT = Path(__file__).resolve().parents[3]
 CONFIG = REPO_ROOT / "fixtures" / "configs" / "relation" / "tiny_semeval2010_classifier.jsonnet"
 DATA = str(REPO_ROOT / "fixtures" / "relation" / "semeval2010_sample.txt")
 POOLER = {
-    "_text_field_embedder.token_embedder_tokens.transformer_model.pooler.dense.weight",
-    "_text_field_embedder.token_embedder_tokens.transformer_model.pooler.dense.bias",
+    "encoder.token_embedder_tokens.transformer_model.pooler.dense.weight",
+    "encoder.token_embedder_tokens.transformer_model.pooler.dense.bias",
 }
 
 
@@ -53,7 +53,7 @@ def test_minilm_cpu_config_trains_with_the_tiny_encoder(tmp_path):
     overrides = json.dumps(
         {
             "dataset_reader.model_name": tiny,
-            "model.transformer.token_embedders.tokens.model_name": tiny,
+            "model.encoder.token_embedders.tokens.model_name": tiny,
             "train_data_path": DATA + "#ids=1-8",
             "validation_data_path": DATA + "#ids=9-12",
         }
