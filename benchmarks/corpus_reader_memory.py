@@ -28,7 +28,7 @@ from transformers import AutoTokenizer
 start_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 start = time.perf_counter()
 if side == "ours":
-    reader = PretrainingCorpusReader(tokenizer=tokenizer_dir, max_sequence_length=block)
+    reader = PretrainingCorpusReader(model_name=tokenizer_dir, max_sequence_length=block)
     count = sum(1 for _ in reader.read(path))
 else:
     tokenizer = AutoTokenizer.from_pretrained(tokenizer_dir)
