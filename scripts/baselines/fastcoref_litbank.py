@@ -1,0 +1,178 @@
+"""
+fastcoref (Otmazgin et al. 2022; PyPI ``fastcoref`` 2.1.6) trained on LitBank from the MiniLM encoder, then run on
+the dev documents. Runs in the anchors' environment (``.venv-baselines/anchors``, see README.md):
+
+    .venv-baselines/anchors/bin/python scripts/baselines/fastcoref_litbank.py --trainer fcoref|lingmess \
+        --train DATA/coref_train.jsonl --dev DATA/coref_dev.jsonl --encoder pretrained/all-MiniLM-L6-v2 \
+        --epochs 6 --seed 1 --out RUN
+
+Writes ``RUN/dev_predictions.jsonl`` (``{"doc_key", "clusters": [[[start, end], ...], ...]}``, inclusive word
+offsets; fastcoref predicts no singletons), ``RUN/prediction_seconds.json`` and ``RUN/run.json`` (timings, peak RSS,
+settings, the training losses).
+
+Training is fastcoref's own ``CorefTrainer`` loop (AdamW, encoder lr 1e-5 / head lr 3e-4, weight decay 0.01,
+betas (0.9, 0.98), 10 % linear warm-up then decay, batches of up to 5,000 wordpieces = one LitBank document) on the
+GOLD clusters: there is no LingMess teacher here, so ``--trainer fcoref`` trains the F-coref architecture (the
+s2e-coref head over the encoder, ffnn 1024) directly, not by distillation; ``--trainer lingmess`` trains the
+LingMess architecture (six category-specific antecedent scorers plus a shared one, its own loss) in the same loop
+(fastcoref's trainer only builds the F-coref model; here its model loader is swapped). Documents longer than 512
+wordpieces are cut into consecutive 512-piece segments encoded independently and concatenated (fastcoref's
+``LeftOversCollator``, used for both architectures here; the package's LingMess inference pads whole documents
+for a Longformer instead, which a 512-position encoder cannot take).
+"""
+
+import logging
+import sys
+from pathlib import Path
+
+from anchor_common import (
+    Stopwatch,
+    base_parser,
+    check_inputs,
+    clusters_in_words,
+    finish,
+    offline_environment,
+    read_jsonl,
+    require_modules,
+    seed_everything,
+    write_jsonl,
+)
+
+ONE_DOCUMENT_PER_BATCH = 1  # DynamicBatchSampler's max_tokens: every document alone, so nothing is padded
+
+
+class LossLog(logging.Handler):
+    """Keeps the ``loss step N: X`` lines fastcoref's trainer logs."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.losses = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        message = record.getMessage()
+        if message.startswith("loss step "):
+            step, loss = message[len("loss step ") :].split(":")
+            self.losses.append([int(step), round(float(loss), 4)])
+
+
+def lingmess_loader():
+    """fastcoref's ``_load_f_coref_model`` building a LingMessModel instead (same config and tokenizer)."""
+    from fastcoref.coref_models.modeling_lingmess import LingMessModel
+    from transformers import AutoConfig, AutoTokenizer
+
+    def load(args):
+        config = AutoConfig.from_pretrained(args.model_name_or_path)
+        config.coref_head = {
+            "max_span_length": args.max_span_length,
+            "top_lambda": args.top_lambda,
+            "ffnn_size": args.ffnn_size,
+            "dropout_prob": args.dropout_prob,
+            "max_segment_len": args.max_segment_len,
+        }
+        tokenizer = AutoTokenizer.from_pretrained(args.model_name_or_path, use_fast=True, add_prefix_space=True)
+        model = LingMessModel.from_pretrained(args.model_name_or_path, config=config)
+        return model, tokenizer
+
+    return load
+
+
+def train(args, out: Path):
+    import spacy
+    from fastcoref import trainer as fastcoref_trainer
+
+    if args.trainer == "lingmess":
+        fastcoref_trainer._load_f_coref_model = lingmess_loader()
+    training_args = fastcoref_trainer.TrainingArgs(
+        model_name_or_path=args.encoder,
+        output_dir=f"fastcoref_{args.trainer}",  # also wandb's project name, which may hold no '/'
+        overwrite_output_dir=True,
+        epochs=args.epochs,
+        seed=args.seed,
+        device="cpu",
+        max_segment_len=512,
+        logging_steps=args.logging_steps,
+        eval_steps=10**9,
+        cache_dir=str(out / "hf_cache"),
+    )
+    losses = LossLog()
+    logging.getLogger(fastcoref_trainer.__name__).addHandler(losses)
+    # a blank English pipeline: the documents come tokenised, and no spaCy model may be downloaded
+    trainer = fastcoref_trainer.CorefTrainer(args=training_args, train_file=args.train, nlp=spacy.blank("en"))
+    trainer.train()
+    return trainer, losses.losses
+
+
+def predict(trainer, dev_file: str):
+    """Clusters per dev document, as fastcoref's ``evaluate`` computes them, mapped from wordpieces to words."""
+    import numpy as np
+    import torch
+    from fastcoref.utilities import coref_dataset
+    from fastcoref.utilities.collate import DynamicBatchSampler
+    from fastcoref.utilities.util import create_clusters, create_mention_to_antecedent
+
+    dataset = coref_dataset.create(file=dev_file, tokenizer=trainer.tokenizer, nlp=trainer.nlp)
+    sampler = DynamicBatchSampler(
+        dataset=dataset,
+        collator=trainer.collator,
+        max_tokens=ONE_DOCUMENT_PER_BATCH,
+        max_segment_len=trainer.args.max_segment_len,
+    )
+    model = trainer.model.eval()
+    predictions = {}
+    with torch.no_grad():
+        for batch in sampler:
+            outputs = model(batch, gold_clusters=None, return_all_outputs=True)
+            span_starts, span_ends, _, coref_logits = (tensor.cpu().numpy() for tensor in outputs[:4])
+            doc_indices, mention_to_antecedent = create_mention_to_antecedent(span_starts, span_ends, coref_logits)
+            for index, doc_key in enumerate(batch["doc_key"]):
+                clusters = create_clusters(mention_to_antecedent[np.nonzero(doc_indices == index)])
+                word_ids, new_token_map = batch["subtoken_map"][index], batch["new_token_map"][index]
+
+                def word_of_piece(piece, word_ids=word_ids, new_token_map=new_token_map):
+                    if piece >= len(word_ids) or word_ids[piece] is None:
+                        return None
+                    return new_token_map[word_ids[piece]]
+
+                predictions[doc_key] = clusters_in_words(clusters, word_of_piece)
+    return predictions
+
+
+def main() -> int:
+    parser = base_parser(__doc__.strip().split("\n\n")[0])
+    parser.add_argument("--trainer", choices=["fcoref", "lingmess"], default="fcoref")
+    parser.add_argument("--logging-steps", type=int, default=10, help="log the mean loss every N steps")
+    args = parser.parse_args()
+    check_inputs(args)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    offline_environment(out / "hf_datasets_cache")
+    require_modules("fastcoref", ["fastcoref", "spacy", "wandb"])
+    seed_everything(args.seed)
+    stopwatch = Stopwatch()
+    with stopwatch.measure("training"):
+        trainer, losses = train(args, out)
+    dev = read_jsonl(args.dev)
+    with stopwatch.measure("prediction"):
+        predicted = predict(trainer, args.dev)
+    write_jsonl(
+        out / "dev_predictions.jsonl", ({"doc_key": d["doc_key"], "clusters": predicted[d["doc_key"]]} for d in dev)
+    )
+    finish(
+        out,
+        stopwatch,
+        len(dev),
+        {
+            "system": f"fastcoref 2.1.6, {args.trainer} architecture trained on gold clusters",
+            "encoder": args.encoder,
+            "epochs": args.epochs,
+            "seed": args.seed,
+            "training_documents": len(read_jsonl(args.train)),
+            "losses": losses,
+        },
+    )
+    print(f"{out / 'dev_predictions.jsonl'}: {len(dev)} documents")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

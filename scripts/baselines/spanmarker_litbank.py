@@ -1,0 +1,164 @@
+"""
+SpanMarker (Aarsen; PyPI ``span-marker`` 1.8.1) trained on LitBank's nested NER from the MiniLM encoder, then run on
+the dev sentences. Runs in the anchors' environment (``.venv-baselines/anchors``, see README.md):
+
+    .venv-baselines/anchors/bin/python scripts/baselines/spanmarker_litbank.py \
+        --train DATA/ner_train.jsonl --dev DATA/ner_dev.jsonl --encoder pretrained/all-MiniLM-L6-v2 \
+        --epochs 0.386 --seed 1 --out RUN
+
+Writes ``RUN/dev_predictions.jsonl`` (``{"id", "entities": [[start, end, "LABEL"], ...]}`` per sentence, inclusive
+word offsets), ``RUN/prediction_seconds.json`` and ``RUN/run.json``.
+
+``--epochs`` may be a fraction: the budget of ``training_configs/ner/litbank_minilm.libsonnet`` is one pass of 300
+batches of 8 sentences, i.e. 2,400 of the 6,216 training sentences: ``--epochs 0.386`` (the Hugging Face trainer
+stops after that share of one shuffled epoch). The model is sized as ours: spans of up to 16 words
+(``entity_max_length``), sentences of up to 256 wordpieces (``model_max_length``), 128 span markers per pass, no
+document context; training is SpanMarker's ``Trainer`` (the Hugging Face trainer: AdamW, lr 5e-5, weight decay 0.01,
+10 % linear warm-up, batches of 8 samples), as its documentation trains.
+
+Workarounds (README.md): SpanMarker's label normalisers read BIO / IO tag sequences, which cannot hold nested
+entities; the entities go in as they are through a pass-through normaliser (the spans SpanMarker's tokenizer labels
+take nesting as it is). Its evaluation loads ``seqeval`` from the hub, which is offline here: the trainer never
+evaluates, and the predictions are scored by ``score_predictions.py ner`` (the library's exact-match span F1).
+Prediction is ``SpanMarkerModel.predict``, whose decoding keeps the most probable non-overlapping spans: it
+predicts no nested entity.
+"""
+
+import sys
+from pathlib import Path
+
+from anchor_common import (
+    Stopwatch,
+    base_parser,
+    check_inputs,
+    finish,
+    offline_environment,
+    read_jsonl,
+    require_modules,
+    seed_everything,
+    write_jsonl,
+)
+
+OUTSIDE = "O"
+
+
+def labels_of(records):
+    return [OUTSIDE] + sorted({entity[2] for record in records for entity in record["entities"]})
+
+
+def pass_through_normalizer(config):
+    """A SpanMarker label normaliser for entities given as ``(label id, start, end exclusive)`` already."""
+    from span_marker.label_normalizer import LabelNormalizer
+
+    class PassThrough(LabelNormalizer):
+        def ner_tags_to_entities(self, ner_tags):
+            return iter([tuple(entity) for entity in ner_tags])
+
+    return PassThrough(config)
+
+
+def training_dataset(records, label_ids):
+    from datasets import Dataset
+
+    return Dataset.from_list(
+        [
+            {
+                "tokens": record["tokens"],
+                "ner_tags": [[label_ids[label], start, end + 1] for start, end, label in record["entities"]],
+            }
+            for record in records
+        ]
+    )
+
+
+def train(args, records, out: Path):
+    from span_marker import SpanMarkerModel, Trainer
+    from transformers import TrainingArguments
+
+    labels = labels_of(records)
+    label_ids = {label: index for index, label in enumerate(labels)}
+    model = SpanMarkerModel.from_pretrained(
+        args.encoder,
+        labels=labels,
+        model_max_length=args.model_max_length,
+        marker_max_length=args.marker_max_length,
+        entity_max_length=args.entity_max_length,
+    )
+    training_args = TrainingArguments(
+        output_dir=str(out / "trainer"),
+        learning_rate=args.lr,
+        per_device_train_batch_size=args.batch_size,
+        num_train_epochs=args.epochs,
+        weight_decay=0.01,
+        warmup_ratio=0.1,
+        lr_scheduler_type="linear",
+        eval_strategy="no",
+        save_strategy="no",
+        logging_steps=args.logging_steps,
+        report_to=[],
+        seed=args.seed,
+        data_seed=args.seed,
+        use_cpu=True,
+        dataloader_num_workers=0,
+        disable_tqdm=True,
+    )
+    trainer = Trainer(model=model, args=training_args, train_dataset=training_dataset(records, label_ids))
+    trainer.label_normalizer = pass_through_normalizer(model.config)
+    trainer.train()
+    losses = [[entry["step"], entry["loss"]] for entry in trainer.state.log_history if "loss" in entry]
+    return model, losses
+
+
+def predict(model, records, batch_size: int):
+    sentences = model.predict([record["tokens"] for record in records], batch_size=batch_size)
+    return [
+        [[entity["word_start_index"], entity["word_end_index"] - 1, entity["label"]] for entity in sentence]
+        for sentence in sentences
+    ]
+
+
+def main() -> int:
+    parser = base_parser(__doc__.strip().split("\n\n")[0])
+    parser.add_argument("--lr", type=float, default=5e-5)
+    parser.add_argument("--batch-size", type=int, default=8)
+    parser.add_argument("--entity-max-length", type=int, default=16, help="longest span, in words")
+    parser.add_argument("--model-max-length", type=int, default=256, help="wordpieces of a sentence")
+    parser.add_argument("--marker-max-length", type=int, default=128, help="span markers per encoder pass")
+    parser.add_argument("--logging-steps", type=int, default=20)
+    args = parser.parse_args()
+    check_inputs(args)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    offline_environment(out / "hf_datasets_cache")
+    require_modules("span-marker", ["span_marker", "datasets"])
+    seed_everything(args.seed)
+    records, dev = read_jsonl(args.train), read_jsonl(args.dev)
+    stopwatch = Stopwatch()
+    with stopwatch.measure("training"):
+        model, losses = train(args, records, out)
+    with stopwatch.measure("prediction"):
+        predicted = predict(model.eval(), dev, batch_size=16)
+    write_jsonl(
+        out / "dev_predictions.jsonl",
+        ({"id": record["id"], "entities": entities} for record, entities in zip(dev, predicted)),
+    )
+    finish(
+        out,
+        stopwatch,
+        len(dev),
+        {
+            "system": "span-marker 1.8.1, flat decoding (SpanMarkerModel.predict)",
+            "encoder": args.encoder,
+            "epochs": args.epochs,
+            "seed": args.seed,
+            "training_sentences": len(records),
+            "settings": {k: getattr(args, k) for k in ("lr", "batch_size", "entity_max_length", "model_max_length")},
+            "losses": losses,
+        },
+    )
+    print(f"{out / 'dev_predictions.jsonl'}: {len(dev)} sentences")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
