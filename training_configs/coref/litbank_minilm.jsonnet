@@ -1,18 +1,15 @@
 // spanbert_coref on LitBank (Bamman et al. 2020) with MiniLM-L6-H384 (uncased) on a CPU: a
 // small, runnable stand-in for the SpanBERT coreference recipe (training_configs/coref/
 // spanbert_base.jsonnet) - same model and optimisation scheme, smaller sizes (segments of 256
-// wordpieces, training windows of 2 segments, FFNN 300, 6 epochs). Measured (70/10 split below,
-// seeds 1-3, scripts/coref_litbank_side_by_side.py): 14 CPU-minutes with OMP_NUM_THREADS=1 (15-19 min
-// wall, two trainings at a time on a 2-core machine), dev CoNLL F1 42.2 ± 0.2 (MUC 74.0, B3 46.2,
-// CEAFe 6.4) against LitBank's gold WITH singletons, which this model never predicts; 49.1 ± 0.3
-// against the gold clusters of two or more mentions. allennlp-models' `coref` trained the same way
-// (scripts/coref_litbank_baseline.py): 42.2 ± 0.5 / 49.4 ± 0.2 in 39 CPU-minutes.
-//   allennlp train training_configs/coref/litbank_minilm.jsonnet -s runs/litbank_minilm \
-//     --include-package spanbert_lib
+// wordpieces, training windows of 2 segments, FFNN 300, 6 epochs). Measured figures, beside
+// allennlp-models, fastcoref and Maverick trained the same way: docs/coref.md (command:
+// scripts/coref_litbank_side_by_side.py).
+//   allennlp train training_configs/coref/litbank_minilm.jsonnet -s runs/litbank_minilm //     --include-package spanbert_lib
 // Split: the 80 documents sorted by file name, the first 70 train and the next 10 dev
 // (`#files=START:END` slices, see spanbert_lib/common/data_files.py). LitBank has no speakers or
-// genres, so those features are off; singletons are annotated but, as in Lee et al., the
-// model only predicts clusters of two or more mentions.
+// genres, so those features are off. LitBank annotates singletons (mentions that corefer with
+// nothing): `singletons: true` trains the mention scores with a mention loss and predicts them
+// as clusters of one mention (OntoNotes configs leave it off, as in Lee et al.).
 local lib = import "spanbert_coref.libsonnet";
 local encoder = "pretrained/all-MiniLM-L6-v2";
 local max_segment_len = 256;
@@ -41,6 +38,7 @@ local num_training_documents = 70;
     use_segment_distance: true,
     num_segment_distances: max_training_segments,
     use_distance: true,
+    singletons: true,
   },
   data_loader: { batch_size: 1, shuffle: true },
   validation_data_loader: { batch_size: 1, shuffle: false },

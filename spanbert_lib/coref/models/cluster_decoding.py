@@ -7,7 +7,7 @@ always come earlier, so the links form a forest whose roots are found by pointer
 Shapes: `K` kept spans of one document, `C` antecedent slots per kept span.
 """
 
-from typing import List, Tuple
+from typing import List, Optional, Tuple
 
 import torch
 
@@ -63,9 +63,11 @@ def cluster_roots(antecedent_spans: torch.LongTensor) -> torch.LongTensor:
         parents = grandparents
 
 
-def clusters_from_antecedents(spans: torch.LongTensor, antecedent_spans: torch.LongTensor) -> List[List[Span]]:
+def clusters_from_antecedents(
+    spans: torch.LongTensor, antecedent_spans: torch.LongTensor, singletons: Optional[torch.BoolTensor] = None
+) -> List[List[Span]]:
     """
-    The clusters the antecedent links form.
+    The clusters the antecedent links form, and optionally single-mention clusters.
 
     # Parameters
 
@@ -73,11 +75,15 @@ def clusters_from_antecedents(spans: torch.LongTensor, antecedent_spans: torch.L
         `[K, 2]` inclusive word offsets of the kept spans.
     antecedent_spans : `torch.LongTensor`
         `[K]` each kept span's antecedent, as :func:`cluster_roots` takes it.
+    singletons : `torch.BoolTensor`, optional (default = `None`)
+        `[K]` kept spans predicted to be mentions; those that link to nothing and that nothing links
+        to become clusters of one span (LitBank annotates singletons). None: no singletons.
 
     # Returns
 
     `List[List[Span]]`
-        Clusters of at least two spans, each in span order, ordered by their first span.
+        Clusters of at least two spans (and the singletons), each in span order, ordered by their
+        first span.
     """
     if antecedent_spans.numel() == 0:
         return []
@@ -85,6 +91,8 @@ def clusters_from_antecedents(spans: torch.LongTensor, antecedent_spans: torch.L
     linked = antecedent_spans >= 0
     in_cluster = linked.clone()
     in_cluster[antecedent_spans[linked]] = True
+    if singletons is not None:
+        in_cluster |= singletons  # an unlinked mention is its own root
     members = torch.nonzero(in_cluster).squeeze(1)
     # group members by root (stable: members are in span order within a root)
     members = members[torch.argsort(roots[members], stable=True)]

@@ -18,6 +18,12 @@ Per document:
 6. loss: marginal log-likelihood of the gold antecedents; prediction: best antecedent per span,
    clusters by transitivity (word offsets).
 
+With ``singletons: true`` (LitBank, which annotates mentions that corefer with nothing) the mention
+scores of the kept spans are also trained as mention/non-mention logits (binary cross-entropy,
+``mention_loss_weight``), and a kept span with a mention score above ``singleton_threshold`` that
+links to nothing and that nothing links to is output as a cluster of one mention. Without it
+(OntoNotes, default) only clusters of two or more mentions are predicted, as in Lee et al.
+
 Nothing of size ``(num_candidates, num_candidates)`` or ``(k, k)`` is built; without
 gradients memory is linear in the document length (blocks bounded by ``memory_budget``).
 
@@ -31,6 +37,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Optional
 
 import torch
+import torch.nn.functional as F
 from allennlp.common.checks import ConfigurationError
 from allennlp.data import TextFieldTensors, Vocabulary
 from allennlp.models.model import Model
@@ -63,6 +70,7 @@ class DocumentOutput:
     antecedents: torch.LongTensor  # (k, c) indices into top_spans
     slots: torch.LongTensor  # (k,) chosen slot, -1 for none
     antecedent_spans: torch.LongTensor  # (k,) chosen kept span, -1 for none
+    mention_scores: torch.Tensor  # (k,) mention score (logit) of each kept span
     loss: Optional[torch.Tensor]
     gold_kept: int  # gold mentions among the kept spans
     gold_total: int  # gold mentions among the candidates
@@ -105,6 +113,15 @@ class SpanBertCoreference(Model):
     memory_budget : `int`, optional (default = `2 ** 24`)
         Elements per intermediate block in chunked scoring (larger blocks: fewer, bigger tensor
         operations; peak memory grows with it, not with the document).
+    singletons : `bool`, optional (default = `False`)
+        Also predict mentions that corefer with nothing, as clusters of one mention (LitBank's
+        annotation). Needs gold singletons in training (the reader keeps them).
+    mention_loss_weight : `float`, optional (default = `None`)
+        Weight of the binary cross-entropy of the kept spans' mention scores against "is a gold
+        mention", added to the antecedent loss. None: 1.0 with `singletons`, else 0.0 (no mention loss).
+    singleton_threshold : `float`, optional (default = `0.0`)
+        With `singletons`, an unlinked kept span is a singleton when its mention score (a logit)
+        exceeds this (0.0: probability 0.5).
     initializer : `InitializerApplicator`, optional (default = `None`)
         Applied after the default initialisation (task weights normal(0, 0.02), biases 0, as
         Joshi et al.).
@@ -131,6 +148,9 @@ class SpanBertCoreference(Model):
         num_segment_distances: int = 3,
         use_distance: bool = True,
         memory_budget: int = 2**24,
+        singletons: bool = False,
+        mention_loss_weight: Optional[float] = None,
+        singleton_threshold: float = 0.0,
         initializer: Optional[InitializerApplicator] = None,
         **kwargs,
     ) -> None:
@@ -148,6 +168,10 @@ class SpanBertCoreference(Model):
                 raise ConfigurationError(f"spanbert_coref: {name} must be positive, got {value}")
         if not 0 < top_span_ratio <= 1:
             raise ConfigurationError(f"spanbert_coref: top_span_ratio must be in (0, 1], got {top_span_ratio}")
+        if mention_loss_weight is None:
+            mention_loss_weight = 1.0 if singletons else 0.0
+        if mention_loss_weight < 0:
+            raise ConfigurationError(f"spanbert_coref: mention_loss_weight must be >= 0, got {mention_loss_weight}")
         self.encoder = encoder
         hidden = encoder.get_output_dim()
         self._span_embedder = SpanEmbedder(hidden, feature_size, max_span_width, dropout)
@@ -174,6 +198,9 @@ class SpanBertCoreference(Model):
         self.use_genre = use_genre
         self.num_genres = num_genres
         self.memory_budget = memory_budget
+        self.singletons = singletons
+        self.mention_loss_weight = mention_loss_weight
+        self.singleton_threshold = singleton_threshold
         self._conll_scores = ConllCorefScores()
         self._pruned_mention_recall = Average()
         self._initialize_task_weights()
@@ -306,7 +333,7 @@ class SpanBertCoreference(Model):
             empty = kept.new_zeros((0, 0))
             loss = states.sum() * 0.0 if labels is not None else None
             gold_total = int((labels >= 0).sum()) if labels is not None else 0
-            return DocumentOutput(top_spans, empty, kept, kept, loss, 0, gold_total)
+            return DocumentOutput(top_spans, empty, kept, kept, states.new_zeros(0), loss, 0, gold_total)
         top_widths = widths[kept]
         span_embeddings = self._span_embedder(states, piece_starts[kept], piece_ends[kept], top_widths)
         mention_scores = self._mention_scorer(span_embeddings, top_widths)
@@ -328,8 +355,43 @@ class SpanBertCoreference(Model):
         if labels is not None:
             top_labels = labels[kept]
             loss = marginal_log_likelihood_loss(scores, antecedent_labels(top_labels, top.indices, top.mask))
+            if self.mention_loss_weight > 0:
+                mention_loss = self._mention_loss(
+                    states, piece_starts, piece_ends, widths, labels, kept, mention_scores, top_labels
+                )
+                loss = loss + self.mention_loss_weight * mention_loss
             gold_kept, gold_total = int((top_labels >= 0).sum()), int((labels >= 0).sum())
-        return DocumentOutput(top_spans, top.indices, slots, antecedent_spans, loss, gold_kept, gold_total)
+        return DocumentOutput(
+            top_spans, top.indices, slots, antecedent_spans, mention_scores.detach(), loss, gold_kept, gold_total
+        )
+
+    def _mention_loss(
+        self,
+        states: torch.Tensor,
+        piece_starts: torch.LongTensor,
+        piece_ends: torch.LongTensor,
+        widths: torch.LongTensor,
+        labels: torch.LongTensor,
+        kept: torch.LongTensor,
+        kept_scores: torch.Tensor,
+        kept_labels: torch.LongTensor,
+    ) -> torch.Tensor:
+        """
+        Binary cross-entropy (summed) of mention scores against "is a gold mention", over the kept
+        spans (their non-mentions are the hardest negatives) and the gold mentions pruning dropped:
+        without those, a mention the pruner never keeps (a singleton early in training) would never
+        be scored up. Shapes: ``N`` candidates (``states`` `[P, H]`, the rest `[N]`), ``k`` kept.
+        """
+        is_mention = (kept_labels >= 0).to(kept_scores.dtype)
+        loss = F.binary_cross_entropy_with_logits(kept_scores, is_mention, reduction="sum")
+        dropped = labels >= 0
+        dropped[kept] = False
+        if bool(dropped.any()):
+            index = torch.nonzero(dropped).squeeze(1)
+            embeddings = self._span_embedder(states, piece_starts[index], piece_ends[index], widths[index])
+            scores = self._mention_scorer(embeddings, widths[index])
+            loss = loss + F.binary_cross_entropy_with_logits(scores, torch.ones_like(scores), reduction="sum")
+        return loss
 
     def _antecedent_scores(
         self, span_embeddings: torch.Tensor, top: TopAntecedents, span_metadata: SpanMetadata
@@ -393,31 +455,46 @@ class SpanBertCoreference(Model):
 
     # ------------------------------------------------------------------ outputs
 
-    @staticmethod
-    def _pad_outputs(documents: List[DocumentOutput], device: torch.device) -> Dict[str, Any]:
+    def _pad_outputs(self, documents: List[DocumentOutput], device: torch.device) -> Dict[str, Any]:
         batch_size = len(documents)
         most_spans = max((d.top_spans.size(0) for d in documents), default=0)
         most_slots = max((d.antecedents.size(1) for d in documents), default=0)
         top_spans = torch.full((batch_size, most_spans, 2), -1, dtype=torch.long, device=device)
         antecedents = torch.zeros((batch_size, most_spans, most_slots), dtype=torch.long, device=device)
         chosen = torch.full((batch_size, most_spans), -1, dtype=torch.long, device=device)
+        mention_scores = torch.full((batch_size, most_spans), -math.inf, device=device)
         for index, document in enumerate(documents):
             spans, slots = document.antecedents.shape
             top_spans[index, :spans] = document.top_spans
             antecedents[index, :spans, :slots] = document.antecedents
             chosen[index, :spans] = document.slots
-        return {"top_spans": top_spans, "antecedent_indices": antecedents, "predicted_antecedents": chosen}
+            mention_scores[index, :spans] = document.mention_scores
+        output = {"top_spans": top_spans, "antecedent_indices": antecedents, "predicted_antecedents": chosen}
+        if self.singletons:
+            output["top_span_mention_scores"] = mention_scores
+        return output
 
-    @staticmethod
-    def _clusters(documents: List[DocumentOutput]) -> List[List[List[Span]]]:
-        return [clusters_from_antecedents(document.top_spans, document.antecedent_spans) for document in documents]
+    def _clusters(self, documents: List[DocumentOutput]) -> List[List[List[Span]]]:
+        return [
+            clusters_from_antecedents(
+                document.top_spans,
+                document.antecedent_spans,
+                document.mention_scores > self.singleton_threshold if self.singletons else None,
+            )
+            for document in documents
+        ]
 
     def make_output_human_readable(self, output_dict: Dict[str, Any]) -> Dict[str, Any]:
         """Adds ``clusters`` (per document, lists of inclusive word spans) if ``forward`` did
-        not already, from ``top_spans``/``antecedent_indices``/``predicted_antecedents``."""
+        not already, from ``top_spans``/``antecedent_indices``/``predicted_antecedents`` (and, with
+        ``singletons``, ``top_span_mention_scores``)."""
         if "clusters" not in output_dict:
             output_dict["clusters"] = decode_clusters(
-                output_dict["top_spans"], output_dict["antecedent_indices"], output_dict["predicted_antecedents"]
+                output_dict["top_spans"],
+                output_dict["antecedent_indices"],
+                output_dict["predicted_antecedents"],
+                output_dict.get("top_span_mention_scores") if self.singletons else None,
+                self.singleton_threshold,
             )
         return output_dict
 
@@ -428,22 +505,45 @@ class SpanBertCoreference(Model):
 
 
 def decode_clusters(
-    top_spans: torch.LongTensor, antecedent_indices: torch.LongTensor, predicted_slots: torch.LongTensor
+    top_spans: torch.LongTensor,
+    antecedent_indices: torch.LongTensor,
+    predicted_slots: torch.LongTensor,
+    mention_scores: Optional[torch.Tensor] = None,
+    singleton_threshold: float = 0.0,
 ) -> List[List[List[Span]]]:
     """
-    Clusters per document from padded model outputs: ``top_spans`` ``(B, k, 2)`` (-1 padding),
-    ``antecedent_indices`` ``(B, k, c)``, ``predicted_slots`` ``(B, k)`` (-1: none).
+    Clusters per document from padded model outputs.
+
+    # Parameters
+
+    top_spans : `torch.LongTensor`
+        `[B, k, 2]` kept spans (word offsets, -1 padding).
+    antecedent_indices : `torch.LongTensor`
+        `[B, k, c]` antecedents of each kept span (indices into its document's kept spans).
+    predicted_slots : `torch.LongTensor`
+        `[B, k]` the chosen slot (-1: none).
+    mention_scores : `torch.Tensor`, optional (default = `None`)
+        `[B, k]` mention scores of the kept spans: unlinked spans scoring above
+        `singleton_threshold` become singleton clusters. None: no singletons.
+    singleton_threshold : `float`, optional (default = `0.0`)
     """
     batch = []
-    for spans, antecedents, slots in zip(
-        top_spans.detach().cpu(), antecedent_indices.detach().cpu(), predicted_slots.detach().cpu()
+    if mention_scores is None:
+        mention_scores = torch.full(predicted_slots.shape, -math.inf)
+        singleton_threshold = math.inf
+    for spans, antecedents, slots, scores in zip(
+        top_spans.detach().cpu(),
+        antecedent_indices.detach().cpu(),
+        predicted_slots.detach().cpu(),
+        mention_scores.detach().cpu(),
     ):
         real = spans[:, 0] >= 0
-        spans, antecedents, slots = spans[real], antecedents[real], slots[real]
+        spans, antecedents, slots, scores = spans[real], antecedents[real], slots[real], scores[real]
         if antecedents.size(1) == 0:
             chosen = torch.full_like(slots, -1)
         else:
             chosen = antecedents.gather(1, slots.clamp(min=0).unsqueeze(1)).squeeze(1)
         chosen = torch.where(slots >= 0, chosen, torch.full_like(chosen, -1))
-        batch.append(clusters_from_antecedents(spans, chosen))
+        singletons = scores > singleton_threshold if singleton_threshold < math.inf else None
+        batch.append(clusters_from_antecedents(spans, chosen, singletons))
     return batch
