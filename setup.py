@@ -51,6 +51,15 @@ setup(
         "numpy",
         "setuptools<81",
     ],
+    # `pip install 'spanbert_lib[onnx]'`: `allennlp export-onnx` (pinned in requirements.lock for the tests)
+    extras_require={"onnx": ["onnx>=1.15", "onnxruntime>=1.17"]},
+    # spaCy finds the pipeline components by name: nlp.add_pipe("spanbert_coref") / ("spanbert_span_ner")
+    entry_points={
+        "spacy_factories": [
+            "spanbert_coref = spanbert_lib.spacy_components.coref_component:make_coref_component",
+            "spanbert_span_ner = spanbert_lib.spacy_components.span_ner_component:make_span_ner_component",
+        ]
+    },
     cmdclass={"build_py": BuildPyWithCompatHook},
     license="Apache-2.0",
 )
