@@ -1,0 +1,145 @@
+"""
+Coreference as a spaCy component: this library's ``spanbert_coref`` component on texts run through
+``nlp.pipe``, measured as documents per second, clusters per second and peak resident memory; with
+``--fastcoref-python PATH`` fastcoref's own component (``nlp.add_pipe("fastcoref")``) runs on the same
+texts in its own virtual environment, measured by the same code, for a row beside ours.
+
+    python benchmarks/spacy_components.py --archive runs/my_coref/model.tar.gz
+    python benchmarks/spacy_components.py --archive runs/my_coref/model.tar.gz --texts 100 --words 300 \\
+        --fastcoref-python .venv-baselines/anchors/bin/python --fastcoref-config '{"model_path": "..."}'
+
+Each system runs in a subprocess of its own (``MEASURE`` below, the same code for both), so its peak
+memory (``resource`` max RSS, loading included) is its own: it loads the pipeline and the component,
+runs one text as a warm-up, then times ``list(nlp.pipe(texts, batch_size=...))``. Clusters are counted
+from ``doc._.coref_clusters`` (both components set it). Threads: ``--threads`` (default 1) for both.
+
+Texts: LitBank documents (``../shared/data/coref/litbank``, or ``$SPANBERT_LIB_EXTERNAL_DATA``) cut into
+texts of whole sentences of about ``--words`` words; synthetic sentences when absent.
+"""
+
+import argparse
+import json
+import random
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any, Dict, List
+
+from spanbert_lib.evidence.external_data import external_path
+from spanbert_lib.evidence.runs import offline_env
+from spanbert_lib.evidence.summary import format_table
+
+# Run by each system's interpreter: argv[1] is a JSON job. Imports nothing from spanbert_lib (fastcoref's
+# environment does not have it); spaCy finds the component by its registered name.
+MEASURE = r"""
+import json, resource, sys, time
+job = json.loads(sys.argv[1])
+import spacy
+for module in job["imports"]:
+    __import__(module)
+texts = json.load(open(job["texts_file"], encoding="utf-8"))
+nlp = spacy.blank("en") if job["pipeline"] == "blank" else spacy.load(job["pipeline"])
+nlp.add_pipe(job["component"], config=job["config"])
+list(nlp.pipe(texts[:1]))
+start = time.perf_counter()
+docs = list(nlp.pipe(texts, batch_size=job["batch_size"]))
+seconds = time.perf_counter() - start
+clusters = sum(len(doc._.coref_clusters or []) for doc in docs)
+peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({"docs": len(docs), "clusters": clusters, "seconds": seconds, "peak_mb": peak_mb}))
+"""
+
+
+def benchmark_texts(count: int, words: int) -> List[str]:
+    """``count`` texts of whole sentences, about ``words`` words each."""
+    sentences: List[List[str]] = []
+    directory = external_path("coref/litbank")
+    if directory.is_dir():
+        from spanbert_lib.coref.conll_format import iter_conll_documents
+
+        for path in sorted(directory.glob("*.conll")):
+            for document in iter_conll_documents(path):
+                sentences.extend(list(sentence) for sentence in document.sentences)
+    if not sentences:
+        generator = random.Random(0)
+        names = ["Anna", "Ben", "the old man", "her sister", "the captain"]
+        verbs = ["saw", "called", "followed", "told", "helped"]
+        for _ in range(count * words // 6 + 1):
+            sentence = f"{generator.choice(names)} {generator.choice(verbs)} {generator.choice(names)} and he smiled ."
+            sentences.append(sentence.split())
+    texts, current = [], []
+    for sentence in sentences:
+        current.extend(sentence)
+        if len(current) >= words:
+            texts.append(" ".join(current))
+            current = []
+            if len(texts) == count:
+                break
+    return texts
+
+
+def run_system(python: str, job: Dict[str, Any], threads: int) -> Dict[str, Any]:
+    completed = subprocess.run(
+        [python, "-c", MEASURE, json.dumps(job)], capture_output=True, text=True, env=offline_env(threads)
+    )
+    if completed.returncode != 0:
+        raise RuntimeError(f"{job['component']} failed:\n{completed.stderr[-3000:]}")
+    return json.loads(completed.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--archive", required=True, help="a spanbert_coref model archive")
+    parser.add_argument("--texts", type=int, default=50, help="number of texts")
+    parser.add_argument("--words", type=int, default=200, help="about this many words per text")
+    parser.add_argument("--batch-size", type=int, default=8, help="nlp.pipe batch size (and ours per forward pass)")
+    parser.add_argument("--pipeline", default="blank", help="'blank' (spacy.blank('en')) or an installed pipeline")
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--fastcoref-python", default=None, help="interpreter of a venv with fastcoref and spaCy")
+    parser.add_argument("--fastcoref-config", default="{}", help="JSON config of nlp.add_pipe('fastcoref', config=...)")
+    parser.add_argument("--json", default=None, help="also write the results here")
+    arguments = parser.parse_args()
+
+    texts = benchmark_texts(arguments.texts, arguments.words)
+    systems = {
+        "spanbert_coref (spanbert_lib)": (
+            sys.executable,
+            {
+                "imports": [],
+                "component": "spanbert_coref",
+                "config": {"archive": str(Path(arguments.archive).resolve()), "batch_size": arguments.batch_size},
+            },
+        )
+    }
+    if arguments.fastcoref_python:
+        systems["fastcoref (its own component)"] = (
+            arguments.fastcoref_python,
+            {"imports": ["fastcoref"], "component": "fastcoref", "config": json.loads(arguments.fastcoref_config)},
+        )
+    results = {}
+    with tempfile.TemporaryDirectory() as directory:
+        texts_file = Path(directory) / "texts.json"
+        texts_file.write_text(json.dumps(texts), encoding="utf-8")
+        for name, (python, job) in systems.items():
+            job.update(texts_file=str(texts_file), pipeline=arguments.pipeline, batch_size=arguments.batch_size)
+            results[name] = run_system(python, job, arguments.threads)
+    words = sum(len(text.split()) for text in texts)
+    print(f"{len(texts)} texts, {words} words, pipeline {arguments.pipeline}, {arguments.threads} thread(s)")
+    rows = [
+        [
+            name,
+            f"{result['docs'] / result['seconds']:.2f}",
+            f"{result['clusters'] / result['seconds']:.1f}",
+            str(result["clusters"]),
+            f"{result['peak_mb']:.0f}",
+        ]
+        for name, result in results.items()
+    ]
+    print(format_table(["system", "docs/s", "clusters/s", "clusters", "peak RSS MB"], rows))
+    if arguments.json:
+        Path(arguments.json).write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
