@@ -64,7 +64,7 @@ train_all() {
       echo "[demo] $name: reusing $run/model.tar.gz"
       continue
     fi
-    if [ -e "$run" ]; then
+    if [ -n "$(ls -A "$run" 2>/dev/null)" ]; then
       echo "[demo] $name: $run holds an interrupted training; starting it again"
       rm -rf "$run"
     fi
@@ -82,6 +82,11 @@ train_all() {
   done
 }
 
+# `allennlp serve` watches a training only in a directory that exists (an empty one: not started yet)
+for entry in "${MODELS[@]}"; do
+  IFS='|' read -r name _ _ <<<"$entry"
+  mkdir -p "$DEMO/$name"
+done
 train_all >"$DEMO/logs/demo.log" 2>&1 &
 trainer=$!
 stop_training() {

@@ -4,14 +4,19 @@ text and saves a fast tokenizer directory that the pre-training readers and
 ``transformers.AutoTokenizer.from_pretrained`` load.
 
 TEXT_PATH is read like the pre-training readers read it: a file, a directory (every ``*.txt``
-below it) or a glob pattern, UTF-8, documents separated by blank lines.
+below it) or a glob pattern, UTF-8, documents separated by blank lines. OUTPUT_DIR may not be an
+input directory nor hold an input file; the tokenizer files are written to a temporary directory
+beside it and moved into place when the vocabulary is built (a failed run leaves OUTPUT_DIR as it was).
 """
 
 import argparse
 import logging
+import os
 from typing import Iterator
 
 from allennlp.commands.subcommand import Subcommand
+
+from spanbert_lib.commands.common_arguments import positive_int
 
 logger = logging.getLogger(__name__)
 
@@ -25,13 +30,13 @@ class BuildWordpieceVocab(Subcommand):
         subparser.add_argument("output_dir", help="directory to write the tokenizer to")
         subparser.add_argument(
             "--vocab-size",
-            type=int,
+            type=positive_int,
             default=28996,
             help="maximum vocabulary size incl. special tokens (default: 28996, SpanBERT's cased BERT vocabulary)",
         )
         subparser.add_argument("--lowercase", action="store_true", help="lowercase and strip accents (uncased)")
         subparser.add_argument(
-            "--min-frequency", type=int, default=2, help="minimum pair frequency for a merge (default: 2)"
+            "--min-frequency", type=positive_int, default=2, help="minimum pair frequency for a merge (default: 2)"
         )
         subparser.add_argument(
             "--encoding-errors",
@@ -85,21 +90,30 @@ def build_wordpiece_vocab(
     `int`
         The size of the vocabulary written.
     """
+    from spanbert_lib.common.errors import UserInputError
     from spanbert_lib.common.wordpiece import train_wordpiece_tokenizer
     from spanbert_lib.pretraining.dataset_readers.corpus_files import expand_text_paths, iter_documents
+    from spanbert_lib.safeguards.atomic_files import atomic_output_directory
+    from spanbert_lib.safeguards.same_file import refuse_output_directory_over_inputs
 
     if vocab_size < 1 or min_frequency < 1:
-        raise ValueError(f"--vocab-size and --min-frequency must be positive, got {vocab_size}, {min_frequency}")
+        raise UserInputError(
+            f"--vocab-size and --min-frequency must be positive integers, got {vocab_size}, {min_frequency}"
+        )
+    if os.path.exists(output_dir) and not os.path.isdir(output_dir):
+        raise UserInputError("OUTPUT_DIR is an existing file, not a directory", path=output_dir)
     files = expand_text_paths(text_path)
+    refuse_output_directory_over_inputs(output_dir, [text_path, *files], "OUTPUT_DIR")
     logger.info("Training a WordPiece vocabulary on %d files from %s", len(files), text_path)
     documents = (document.text for document in iter_documents(files, "blank_line", encoding_errors))
-    tokenizer = train_wordpiece_tokenizer(
-        _refuse_no_words(documents, text_path),
-        output_dir,
-        vocab_size=vocab_size,
-        lowercase=lowercase,
-        min_frequency=min_frequency,
-    )
+    with atomic_output_directory(output_dir) as temporary_dir:
+        tokenizer = train_wordpiece_tokenizer(
+            _refuse_no_words(documents, text_path),
+            temporary_dir,
+            vocab_size=vocab_size,
+            lowercase=lowercase,
+            min_frequency=min_frequency,
+        )
     return len(tokenizer)
 
 

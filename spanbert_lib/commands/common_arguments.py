@@ -9,6 +9,7 @@ without importing every plugin) get no such flag from allennlp; they call
 """
 
 import argparse
+import math
 from typing import Iterable
 
 INCLUDE_PACKAGE_FLAG = "--include-package"
@@ -55,3 +56,59 @@ def import_included_packages(args: argparse.Namespace) -> None:
     packages: Iterable[str] = getattr(args, "include_package", None) or []
     for package in packages:
         import_module_and_submodules(package)
+
+
+def positive_int(text: str) -> int:
+    """
+    argparse ``type`` of an option that must be an integer of at least 1.
+
+    # Parameters
+
+    text : `str`
+        The option's value.
+
+    # Returns
+
+    `int`
+        The integer; ``argparse.ArgumentTypeError`` otherwise (argparse names the option).
+    """
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return value
+
+
+def non_negative_int(text: str) -> int:
+    """argparse ``type`` of an integer option of at least 0 (see :func:`positive_int`)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {value}")
+    return value
+
+
+def finite_float(text: str) -> float:
+    """argparse ``type`` of a float option that must be a finite number (not nan / inf)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
+    return value
+
+
+def port_number(text: str) -> int:
+    """argparse ``type`` of a TCP port: an integer from 0 (any free port) to 65535."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a port number, got {text!r}") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"expected a port number from 0 to 65535, got {value}")
+    return value

@@ -4,8 +4,10 @@ predictions as a CoNLL-2012 file - the same documents, parts, words and columns 
 with the coreference column replaced - ready for ``allennlp coref-score INPUT OUTPUT``.
 See :mod:`spanbert_lib.coref.predictors.conll_predictions`.
 
-A non-coreference archive, an unreadable input or an input without words is refused with one
-``error: PATH[:LINE]: ...`` line and exit status 1 (the traceback with ``SPANBERT_LIB_DEBUG=1``).
+A non-coreference archive, an unreadable input, an input without words, or an OUTPUT that is the
+input (or the archive; also through a link) is refused with one ``error: PATH[:LINE]: ...`` line and
+exit status 1 (the traceback with ``SPANBERT_LIB_DEBUG=1``). OUTPUT is written to a temporary file
+moved into place when every document was predicted: a failed run leaves an existing OUTPUT as it was.
 """
 
 import argparse
@@ -19,6 +21,7 @@ from allennlp.commands.subcommand import Subcommand
 from spanbert_lib.commands.common_arguments import (
     add_include_package_argument,
     import_included_packages,
+    positive_int,
 )
 from spanbert_lib.common.errors import UserInputError
 
@@ -47,7 +50,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     )
     parser.add_argument("output_file", help="where to write the predicted CoNLL file")
     parser.add_argument("--cuda-device", type=int, default=-1)
-    parser.add_argument("--batch-size", type=int, default=1)
+    parser.add_argument("--batch-size", type=positive_int, default=1)
     parser.add_argument("-o", "--overrides", default="", help="JSON overrides of the archive's config")
     return parser
 
@@ -64,11 +67,15 @@ def predict_conll_from_args(args: argparse.Namespace) -> None:
     """
     import spanbert_lib.plugin  # noqa: F401  (registers the components the archive names)
     from spanbert_lib.coref.predictors.conll_predictions import predict_conll_file
+    from spanbert_lib.safeguards.atomic_files import atomic_output_path
+    from spanbert_lib.safeguards.same_file import refuse_output_over_input
 
     try:
-        metrics = predict_conll_file(
-            args.archive_file, args.input_path, args.output_file, args.cuda_device, args.batch_size, args.overrides
-        )
+        refuse_output_over_input(args.output_file, [args.input_path, args.archive_file], "OUTPUT")
+        with atomic_output_path(args.output_file) as temporary_output:
+            metrics = predict_conll_file(
+                args.archive_file, args.input_path, temporary_output, args.cuda_device, args.batch_size, args.overrides
+            )
     except (UserInputError, FileNotFoundError) as error:
         if os.environ.get(DEBUG_ENVIRONMENT_VARIABLE):
             raise

@@ -14,13 +14,20 @@ from (its ``name_or_path``).
 A model with a span boundary objective head (``sbo_head``, the pre-training model) also gets
 that head written beside the encoder (``sbo_head.safetensors`` + ``sbo_head_config.json``), which
 the ``pretrained_span_boundary`` span extractor reads.
+
+OUTPUT_DIR may not be the archive's directory (its ``config.json`` would be replaced) nor hold the
+weights file; the files are written to a temporary directory beside it and moved into place when the
+export succeeded, so a failed export leaves an existing OUTPUT_DIR as it was.
 """
 
 import argparse
 import logging
+import os
 from pathlib import Path
 
 from allennlp.commands.subcommand import Subcommand
+
+from spanbert_lib.common.errors import UserInputError
 
 logger = logging.getLogger(__name__)
 
@@ -70,26 +77,31 @@ def export_encoder(archive_file: str, output_dir: str, weights_file: str = None)
 
     import spanbert_lib.plugin  # noqa: F401  (registers the models archives may contain)
     from spanbert_lib.common.transformers_encoder import find_transformer, huggingface_encoder
+    from spanbert_lib.safeguards.atomic_files import atomic_output_directory
+    from spanbert_lib.safeguards.same_file import refuse_output_directory_over_inputs
 
+    if os.path.exists(output_dir) and not os.path.isdir(output_dir):
+        raise UserInputError("OUTPUT_DIR is an existing file, not a directory", path=output_dir)
+    refuse_output_directory_over_inputs(output_dir, [archive_file, weights_file], "OUTPUT_DIR")
     archive = load_archive(archive_file, weights_file=weights_file)
     model = archive.model
     encoder = huggingface_encoder(model) if hasattr(model, "encoder") else find_transformer(model)
     if encoder is None or not hasattr(encoder, "save_pretrained"):
         raise ConfigurationError(f"{archive_file}: model {type(model).__name__} holds no Hugging Face model to export")
-    output = Path(output_dir)
-    output.mkdir(parents=True, exist_ok=True)
-    encoder.save_pretrained(str(output), safe_serialization=True)
-    tokenizer = getattr(model, "tokenizer", None) or _tokenizer_of(encoder)
-    if tokenizer is not None:
-        tokenizer.save_pretrained(str(output))
-    else:
-        logger.warning(
-            "%s: no tokenizer found for the encoder (%r); only the encoder was written",
-            archive_file,
-            encoder.config.name_or_path,
-        )
-    _export_span_boundary_head(model, output, archive_file)
-    return output
+    with atomic_output_directory(output_dir) as temporary_dir:
+        written = Path(temporary_dir)
+        encoder.save_pretrained(str(written), safe_serialization=True)
+        tokenizer = getattr(model, "tokenizer", None) or _tokenizer_of(encoder)
+        if tokenizer is not None:
+            tokenizer.save_pretrained(str(written))
+        else:
+            logger.warning(
+                "%s: no tokenizer found for the encoder (%r); only the encoder was written",
+                archive_file,
+                encoder.config.name_or_path,
+            )
+        _export_span_boundary_head(model, written, archive_file)
+    return Path(output_dir)
 
 
 def _tokenizer_of(encoder):

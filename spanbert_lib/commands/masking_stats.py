@@ -9,7 +9,9 @@ fill rate (wordpieces per block over ``max_sequence_length``: low when documents
 book read with one document per paragraph).
 
 CONFIG_OR_READER_JSON is a training config (its ``dataset_reader`` and ``model.masker`` are
-used) or the parameters of a dataset reader alone, optionally with a ``masker`` key.
+used) or the parameters of a dataset reader alone, optionally with a ``masker`` key; a config of
+another task is refused naming the file. ``--plot`` may not name an input; the PNG is written to a
+temporary file moved into place when it is complete.
 """
 
 import argparse
@@ -17,6 +19,8 @@ import json
 from typing import Any, Dict, Optional
 
 from allennlp.commands.subcommand import Subcommand
+
+from spanbert_lib.commands.common_arguments import non_negative_int, positive_int
 
 
 @Subcommand.register("masking-stats")
@@ -30,9 +34,9 @@ class MaskingStats(Subcommand):
         subparser.add_argument("text_path", type=str, help="text file, directory or glob to read")
         subparser.add_argument("--json", action="store_true", help="print one JSON object")
         subparser.add_argument("--plot", type=str, default=None, help="write the span length histogram as a PNG")
-        subparser.add_argument("--batch-size", type=int, default=32)
-        subparser.add_argument("--seed", type=int, default=0, help="seed of the masking generator")
-        subparser.add_argument("--max-blocks", type=int, default=None, help="stop after this many blocks")
+        subparser.add_argument("--batch-size", type=positive_int, default=32)
+        subparser.add_argument("--seed", type=non_negative_int, default=0, help="seed of the masking generator")
+        subparser.add_argument("--max-blocks", type=positive_int, default=None, help="stop after this many blocks")
         subparser.add_argument(
             "-o",
             "--overrides",
@@ -103,8 +107,11 @@ def masking_statistics(
     from allennlp.data import Batch, DatasetReader
 
     import spanbert_lib.plugin  # noqa: F401
+    from spanbert_lib.common.errors import UserInputError
     from spanbert_lib.pretraining.masking import Masker, MaskingStatistics, plot_span_length_histogram
+    from spanbert_lib.safeguards.same_file import refuse_output_over_input
 
+    refuse_output_over_input(plot, [config, text_path], "--plot")
     params = Params.from_file(config, params_overrides=overrides)
     if "dataset_reader" in params:
         reader_params = params.pop("dataset_reader")
@@ -114,7 +121,13 @@ def masking_statistics(
         masker_params = params.pop("masker", None)
     reader = DatasetReader.from_params(reader_params)
     masker = Masker.from_params(masker_params) if masker_params is not None else Masker.by_name("geometric_span")()
-    tokenizer = reader.tokenizer  # the fast tokenizer the reader loaded (and checked)
+    tokenizer = getattr(reader, "tokenizer", None)  # the fast tokenizer the reader loaded (and checked)
+    if tokenizer is None or getattr(tokenizer, "mask_token_id", None) is None:
+        raise UserInputError(
+            f"not a pre-training configuration: its dataset reader {type(reader).__name__} makes no blocks of "
+            "wordpieces to mask (give a training config of a pre-training reader, or that reader's parameters)",
+            path=config,
+        )
     vocab_size = len(tokenizer)  # len() of a fast tokenizer is not free: once, not per batch
 
     generator = torch.Generator().manual_seed(seed)
@@ -142,9 +155,14 @@ def masking_statistics(
     statistics = accumulator.get_statistics()
     statistics.update(_block_fill(num_blocks, num_block_tokens, getattr(reader, "max_sequence_length", None)))
     if plot:
-        plot_span_length_histogram(
-            statistics["span_length_histogram"], plot, title=f"{type(masker).__name__} on {text_path}"
-        )
+        from spanbert_lib.safeguards.atomic_files import atomic_output_path
+
+        if not statistics["span_length_histogram"]:
+            raise UserInputError("nothing was masked, so there is no span length histogram to plot", path=text_path)
+        with atomic_output_path(plot) as temporary_plot:
+            plot_span_length_histogram(
+                statistics["span_length_histogram"], temporary_plot, title=f"{type(masker).__name__} on {text_path}"
+            )
     return statistics
 
 

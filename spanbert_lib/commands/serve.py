@@ -3,14 +3,23 @@
 
 Serves trained archives (and, always, the span-masking preview) over a JSON API with an
 interactive page at ``/``; see :mod:`spanbert_lib.serving.app`. ``ARCHIVE`` may be a serialization
-directory whose training is still running: the page shows its progress until ``model.tar.gz``
-is written, then the model.
+directory whose training is still running (or not yet started: the directory must exist): the page
+shows its progress until ``model.tar.gz`` is written, then the model. A path that does not exist is
+refused. Bound to every interface (``--host 0.0.0.0``) it warns and prints the machine's address;
+requests naming another host than the bound one, the loopback names and ``--allowed-host`` get 421.
 """
 
 import argparse
+import contextlib
 import logging
+import socket
+import sys
+from typing import Iterable, List
 
 from allennlp.commands.subcommand import Subcommand
+
+from spanbert_lib.commands.common_arguments import port_number, positive_int
+from spanbert_lib.serving.request_guards import normalize_host
 
 logger = logging.getLogger(__name__)
 
@@ -35,13 +44,24 @@ class Serve(Subcommand):
             default="127.0.0.1",
             help="address to bind (default 127.0.0.1: this machine only; 0.0.0.0 for all)",
         )
-        subparser.add_argument("--port", type=int, default=8000)
+        subparser.add_argument("--port", type=port_number, default=8000)
         subparser.add_argument(
-            "--max-request-chars", type=int, default=100_000, help="larger request bodies get HTTP 413 (default 100000)"
+            "--allowed-host",
+            action="append",
+            default=[],
+            metavar="NAME",
+            help="a host name requests may name in their Host header besides 127.0.0.1, localhost, [::1] and "
+            "--host (repeatable; e.g. the name of a reverse proxy); other Host headers get HTTP 421",
+        )
+        subparser.add_argument(
+            "--max-request-chars",
+            type=positive_int,
+            default=100_000,
+            help="larger request bodies get HTTP 413 (default 100000)",
         )
         subparser.add_argument(
             "--max-concurrent-predictions",
-            type=int,
+            type=positive_int,
             default=2,
             help="predictions running at once over all models (default 2)",
         )
@@ -69,7 +89,17 @@ def _serve_from_args(args: argparse.Namespace) -> None:
         logging.getLogger(noisy).setLevel(logging.WARNING)
     logging.getLogger("spanbert_lib.serving").setLevel(logging.INFO)
     app = build_app(args)
-    print(f"spanbert_lib demo: http://{_display_host(args.host)}:{args.port}/", flush=True)
+    if _binds_every_interface(args.host):
+        address = _outward_address()
+        print(
+            f"warning: --host {args.host} serves every network interface: anyone who can reach this machine "
+            f"at {address} can run the models (bind 127.0.0.1 to serve this machine only)",
+            file=sys.stderr,
+            flush=True,
+        )
+        print(f"spanbert_lib demo: http://{address}:{args.port}/ (here: http://127.0.0.1:{args.port}/)", flush=True)
+    else:
+        print(f"spanbert_lib demo: http://{normalize_host(args.host)}:{args.port}/", flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level="info")
 
 
@@ -103,21 +133,62 @@ def build_app(args: argparse.Namespace):
 
     entries = []
     for spec in parse_model_specs(args.model):
+        if not os.path.exists(spec.path):
+            raise UserInputError(
+                f"--model {spec.name}: no such archive or serialization directory (to watch a training that "
+                "will write there, create the directory first)",
+                path=spec.path,
+            )
         if os.path.exists(resolve_archive_path(spec.path)):
             logger.info("loading %s from %s", spec.name, spec.path)
             entries.append(load(spec))
-        elif os.path.isdir(spec.path) or not spec.path.endswith((".tar.gz", ".tar")):
+        else:
             logger.info("%s: no model.tar.gz in %s yet; showing the training's progress", spec.name, spec.path)
             entries.append(TrainingWatch(spec, load).start())
-        else:
-            raise UserInputError(f"--model {spec.name}: no such archive", path=spec.path)
     return create_app(
         entries,
         masking,
         max_request_chars=args.max_request_chars,
         max_concurrent_predictions=args.max_concurrent_predictions,
+        allowed_hosts=served_host_names(args.host, getattr(args, "allowed_host", [])),
     )
 
 
-def _display_host(host: str) -> str:
-    return "127.0.0.1" if host in ("0.0.0.0", "") else (f"[{host}]" if ":" in host else host)
+def served_host_names(host: str, allowed: Iterable[str] = ()) -> List[str]:
+    """
+    The names requests may give in their ``Host`` header (besides the loopback names): ``host`` and
+    ``allowed``, and for a server bound to every interface this machine's names and addresses.
+
+    # Parameters
+
+    host : `str`
+        The ``--host`` the server binds.
+    allowed : `Iterable[str]`, optional (default = `()`)
+        The ``--allowed-host`` names.
+
+    # Returns
+
+    `List[str]`
+        The names.
+    """
+    names = [host, *allowed]
+    if _binds_every_interface(host):
+        hostname = socket.gethostname()
+        names += [hostname, socket.getfqdn(), _outward_address()]
+        with contextlib.suppress(OSError):
+            names += socket.gethostbyname_ex(hostname)[2]
+    return [name for name in names if name and not _binds_every_interface(name)]
+
+
+def _binds_every_interface(host: str) -> bool:
+    return host in ("0.0.0.0", "", "::", "[::]")
+
+
+def _outward_address() -> str:
+    """This machine's address on the network (the interface a packet to the outside would leave by)."""
+    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        probe.connect(("10.255.255.255", 1))  # UDP: sends nothing
+        return probe.getsockname()[0]
+    with contextlib.suppress(OSError):
+        return socket.gethostbyname(socket.gethostname())
+    return "127.0.0.1"

@@ -13,14 +13,16 @@ from typing import Dict, Optional, Tuple
 
 from allennlp.commands.subcommand import Subcommand
 
-from spanbert_lib.commands.common_arguments import add_include_package_argument
-from spanbert_lib.qa.metrics.squad_evaluation import SquadEvaluationError, evaluate_v1, evaluate_v2
+from spanbert_lib.commands.common_arguments import add_include_package_argument, finite_float
+from spanbert_lib.qa.metrics.squad_evaluation import SquadEvaluationError, evaluate_v1, evaluate_v2, iter_questions
 from spanbert_lib.qa.metrics.squad_files import (
     infer_squad_version,
     load_na_probs,
     load_predictions,
     load_squad_dataset,
 )
+from spanbert_lib.safeguards.atomic_files import atomic_output_path
+from spanbert_lib.safeguards.same_file import refuse_output_over_input
 
 logger = logging.getLogger(__name__)
 
@@ -54,7 +56,7 @@ class SquadEval(Subcommand):
         subparser.add_argument(
             "--na-prob-thresh",
             "-t",
-            type=float,
+            type=finite_float,
             default=1.0,
             help='v2.0: predict "" where the no-answer probability exceeds this',
         )
@@ -98,6 +100,7 @@ def evaluate_squad_files(
     data, version_field = load_squad_dataset(dataset_file)
     version = version or infer_squad_version(data, version_field)
     predictions = load_predictions(prediction_file)
+    _refuse_disjoint_ids(data, predictions, dataset_file, prediction_file)
     if version == "1.1":
         if na_prob_file is not None:
             raise SquadEvaluationError("--na-prob-file only applies to SQuAD v2.0 evaluation")
@@ -114,6 +117,18 @@ def evaluate_squad_files(
         predictions_source=f"predictions file {prediction_file}",
         na_probs_source=f"no-answer probability file {na_prob_file}",
     )
+
+
+def _refuse_disjoint_ids(data, predictions, dataset_file: str, prediction_file: str) -> None:
+    """A predictions file that answers none of the dataset's questions is the wrong file, not a score of 0."""
+    question_ids = [qid for qid, _ in iter_questions(data, source=f"dataset file {dataset_file}")]
+    if question_ids and not any(qid in predictions for qid in question_ids):
+        examples = ", ".join(repr(key) for key in list(predictions)[:2]) or "none"
+        raise SquadEvaluationError(
+            f"shares no question id with the dataset file {dataset_file} (its ids: {question_ids[0]!r}, ...; "
+            f"the predictions': {examples}): is it the predictions file of this dataset?",
+            path=prediction_file,
+        )
 
 
 def format_table(version: str, scores: Dict[str, float]) -> str:
@@ -142,12 +157,16 @@ def format_table(version: str, scores: Dict[str, float]) -> str:
 
 def _run(args: argparse.Namespace) -> None:
     # a SquadEvaluationError is a UserInputError: the allennlp entry point prints it as one line
+    refuse_output_over_input(
+        args.output_file, [args.dataset_file, args.prediction_file, args.na_prob_file], "--output-file"
+    )
     version, scores = evaluate_squad_files(
         args.dataset_file, args.prediction_file, args.version, args.na_prob_file, args.na_prob_thresh
     )
     if args.output_file:
-        with open(args.output_file, "w", encoding="utf-8") as handle:
-            json.dump(scores, handle)
+        with atomic_output_path(args.output_file) as temporary:
+            with open(temporary, "w", encoding="utf-8") as handle:
+                json.dump(scores, handle)
     if args.json:
         # the official scripts print v1.1 on one line, v2.0 indented
         print(json.dumps(scores) if version == "1.1" else json.dumps(scores, indent=2))

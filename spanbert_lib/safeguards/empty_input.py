@@ -6,7 +6,9 @@ Without this, ``allennlp train`` on an empty (or NUL-only) corpus trains 0 batch
 model, and ``allennlp evaluate`` on an empty file prints no metric, both with exit status 0.
 
 One wrapper around allennlp's ``DatasetReader.read`` covers every reader whose class is defined
-in ``spanbert_lib`` (their ``_read`` stays as it is); readers of other packages are left alone.
+in ``spanbert_lib``, ``allennlp`` or ``allennlp_models`` (their ``_read`` stays as it is; allennlp's
+``text_classification_json`` read an empty file as no instance and ``evaluate`` exited 0); readers
+of other packages are left alone.
 The check is skipped where the reader reads one shard of the data (data loader workers,
 distributed training): a shard may be empty while the data is not. For data loader workers
 (``num_workers > 0``), the ``MultiProcessDataLoader`` makes the same check in the main process
@@ -18,7 +20,9 @@ import functools
 from types import ModuleType
 from typing import Any, Callable, Iterator
 
-LIBRARY_PACKAGE = "spanbert_lib."
+# readers of this library, and allennlp's own (``text_classification_json``, ``sequence_tagging``, ...) that
+# the plugin loads alongside them
+CHECKED_PACKAGES = ("spanbert_lib.", "allennlp.", "allennlp_models.")
 
 
 def _reads_whole_data(reader: Any) -> bool:
@@ -44,7 +48,7 @@ def refuse_empty_reads(read: Callable[..., Iterator]) -> Callable[..., Iterator]
 
     @functools.wraps(read)
     def read_refusing_empty_input(self, file_path, *args, **kwargs):
-        if not type(self).__module__.startswith(LIBRARY_PACKAGE) or not _reads_whole_data(self):
+        if not type(self).__module__.startswith(CHECKED_PACKAGES) or not _reads_whole_data(self):
             yield from read(self, file_path, *args, **kwargs)
             return
         count = 0
@@ -85,7 +89,7 @@ def refuse_empty_passes(iterate: Callable[..., Iterator], what: str) -> Callable
     @functools.wraps(iterate)
     def iterate_refusing_empty_input(self, *args, **kwargs):
         distributed_info = getattr(self.reader, "_distributed_info", None)
-        if not type(self.reader).__module__.startswith(LIBRARY_PACKAGE) or (
+        if not type(self.reader).__module__.startswith(CHECKED_PACKAGES) or (
             distributed_info is not None and distributed_info.world_size > 1
         ):
             yield from iterate(self, *args, **kwargs)

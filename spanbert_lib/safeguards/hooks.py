@@ -10,7 +10,16 @@ so that they hold before ``--include-package`` is read.
 import importlib
 from types import ModuleType
 
+from spanbert_lib.safeguards.command_outputs import (
+    atomic_metrics_files,
+    atomic_model_archives,
+    wrap_evaluate_outputs,
+    wrap_evaluator_outputs,
+    wrap_predict_outputs,
+    wrap_train_paths,
+)
 from spanbert_lib.safeguards.empty_input import wrap_data_loader_iteration, wrap_dataset_reader_read
+from spanbert_lib.safeguards.option_checks import check_evaluate_options, check_predict_options
 from spanbert_lib.safeguards.predict_input import wrap_predict_input
 from spanbert_lib.safeguards.unknown_labels import wrap_instance_indexing
 from spanbert_lib.safeguards.user_errors import wrap_command_main
@@ -43,6 +52,21 @@ SAFEGUARDS = [
     ("allennlp.data.data_loaders.multiprocess_data_loader", None, wrap_data_loader_iteration),
     ("allennlp.data.instance", None, wrap_instance_indexing),
     ("allennlp.commands.predict", None, wrap_predict_input),
+    # no command writes where it reads; output files appear whole or not at all; a finished run stays finished
+    ("allennlp.commands.predict", None, wrap_predict_outputs),
+    ("allennlp.commands.evaluate", None, wrap_evaluate_outputs),
+    ("allennlp.commands.predict", None, check_predict_options),
+    ("allennlp.commands.evaluate", None, check_evaluate_options),
+    ("allennlp.evaluation.evaluator", None, wrap_evaluator_outputs),
+    ("allennlp.commands.train", None, wrap_train_paths),
+    ("allennlp.commands.train", None, _deferred("spanbert_lib.safeguards.finished_runs", "skip_finished_runs")),
+    (
+        "allennlp.training.util",
+        None,
+        _deferred("spanbert_lib.safeguards.finished_runs", "accept_more_epochs"),
+    ),
+    ("allennlp.common.util", None, atomic_metrics_files),
+    ("allennlp.models.archival", None, atomic_model_archives),
     # archives and checkpoints a user can trust: safe extraction, weights-only loads, atomic saves, exact resume
     ("allennlp", _deferred("spanbert_lib.safeguards.safe_archives", "data_filter_by_default"), None),
     ("allennlp.models.archival", None, _deferred("spanbert_lib.safeguards.safe_archives", "safe_archive_extraction")),

@@ -2,12 +2,13 @@
 ``allennlp predict`` reads its JSON-lines input file the way this library's readers read theirs.
 
 allennlp opens the input in text mode and hands each line to ``Predictor.load_line``: invalid
-UTF-8 surfaces as a bare ``UnicodeDecodeError`` and a malformed line as a ``JSONDecodeError``,
-neither naming the file or the line, and an empty input file "succeeds" with no output. The
-replacement of ``_PredictManager._get_json_data`` below decodes through
-:func:`spanbert_lib.common.text_files.decoded_lines` (file, line and byte offset), names the line
-of a malformed JSON object, and refuses an input file without any. Reading from stdin (``-``) is
-left as allennlp does it.
+UTF-8 surfaces as a bare ``UnicodeDecodeError``, a malformed line as a ``JSONDecodeError`` and a
+``null`` line as a ``TypeError`` in the predictor, none naming the file or the line, and an empty
+input file "succeeds" with no output. The replacement of ``_PredictManager._get_json_data`` below
+decodes through :func:`spanbert_lib.common.text_files.decoded_lines` (file, line and byte offset),
+names the line of a malformed JSON object or of a line that is not an object (``null``, an
+array), and refuses an input file without any. Reading from stdin (``-``) is left as allennlp
+does it.
 """
 
 import functools
@@ -44,6 +45,12 @@ def read_json_lines_input(get_json_data):
                         path=self._input_file,
                         line=line_number,
                     ) from None
+                if not isinstance(data, dict):
+                    raise UserInputError(
+                        f"expected a JSON object on each line, got {_json_kind(data)}",
+                        path=self._input_file,
+                        line=line_number,
+                    )
                 count += 1
                 yield data
         if count == 0:
@@ -51,6 +58,14 @@ def read_json_lines_input(get_json_data):
 
     get_json_data_naming_lines._spanbert_lib_shim = True  # type: ignore[attr-defined]
     return get_json_data_naming_lines
+
+
+def _json_kind(value) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    return {list: "an array", str: "a string"}.get(type(value), "a number")
 
 
 def wrap_predict_input(module: ModuleType) -> None:

@@ -6,15 +6,24 @@ allennlp's ``archival.extracted_archive`` (used by ``load_archive``, hence by ``
 ``tarfile.extractall`` with no filter: a crafted ``model.tar.gz`` with a member named
 ``../x``, an absolute path, or a link pointing outside, writes wherever it likes. Python's
 ``tarfile`` ``"data"`` filter (PEP 706) refuses exactly those members, plus device files.
+
+An archive that is truncated, corrupt or no tar file at all, one without ``weights.th`` or
+``config.json``, and one whose weights do not fit its model are refused naming the archive (not
+``EOFError``, not the temporary directory it was extracted to).
 """
 
+import functools
+import gzip
+import inspect
 import logging
+import lzma
 import os
 import shutil
 import tarfile
 import tempfile
+import zlib
 from contextlib import contextmanager
-from typing import Iterator, Union
+from typing import Dict, Iterator, Optional, Tuple, Union
 
 from spanbert_lib.common.errors import UserInputError
 
@@ -23,6 +32,14 @@ logger = logging.getLogger(__name__)
 
 class UnsafeArchiveError(UserInputError):
     """An archive member that would land outside the extraction directory, or is a link or device."""
+
+
+class CorruptArchiveError(UserInputError):
+    """A model archive that is truncated, corrupt, not a tar file, or lacks a file a model needs."""
+
+
+# what tarfile / gzip / bz2 / lzma raise on a file that is cut short or not an archive
+_UNREADABLE_ARCHIVE = (tarfile.TarError, EOFError, zlib.error, gzip.BadGzipFile, lzma.LZMAError)
 
 
 def extract_archive_safely(archive_path: Union[str, os.PathLike], target_dir: Union[str, os.PathLike]) -> None:
@@ -43,16 +60,21 @@ def extract_archive_safely(archive_path: Union[str, os.PathLike], target_dir: Un
         absolute paths), or a member is a link pointing outside it, a device or a FIFO. Members
         extracted before the offending one stay in ``target_dir`` (the caller removes it).
     """
-    with tarfile.open(archive_path, "r:*") as archive:
-        try:
+    try:
+        with tarfile.open(archive_path, "r:*") as archive:
             archive.extractall(target_dir, filter="data")
-        except tarfile.FilterError as error:
-            member = error.tarinfo.name if error.tarinfo is not None else "?"
-            raise UnsafeArchiveError(
-                f"refusing to extract member {member!r}: {error} (a model archive holds only plain files and "
-                f"directories under its own root)",
-                path=archive_path,
-            ) from error
+    except tarfile.FilterError as error:
+        member = error.tarinfo.name if error.tarinfo is not None else "?"
+        raise UnsafeArchiveError(
+            f"refusing to extract member {member!r}: {error} (a model archive holds only plain files and "
+            f"directories under its own root)",
+            path=archive_path,
+        ) from error
+    except _UNREADABLE_ARCHIVE as error:
+        detail = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise CorruptArchiveError(
+            f"not a complete model archive: it is truncated, corrupt or not a .tar.gz ({detail})", path=archive_path
+        ) from error
 
 
 @contextmanager
@@ -69,6 +91,7 @@ def extracted_archive(resolved_archive_file: Union[str, os.PathLike], cleanup: b
     except BaseException:
         shutil.rmtree(tempdir, ignore_errors=True)
         raise
+    _remember_extraction(tempdir, resolved_archive_file)
     try:
         yield tempdir
     finally:
@@ -77,9 +100,71 @@ def extracted_archive(resolved_archive_file: Union[str, os.PathLike], cleanup: b
             shutil.rmtree(tempdir, ignore_errors=True)
 
 
+# temporary extraction directory -> its archive, for naming the archive when a file is missing from it
+_EXTRACTIONS: Dict[str, str] = {}
+_EXTRACTIONS_KEPT = 32
+
+
+def _remember_extraction(tempdir: str, archive: Union[str, os.PathLike]) -> None:
+    while len(_EXTRACTIONS) >= _EXTRACTIONS_KEPT:
+        _EXTRACTIONS.pop(next(iter(_EXTRACTIONS)))
+    _EXTRACTIONS[os.path.realpath(tempdir)] = os.fspath(archive)
+
+
+def _member_of_extraction(filename: Optional[str]) -> Optional[Tuple[str, str]]:
+    """``(archive, member)`` when ``filename`` lies in a directory an archive was extracted to."""
+    if not filename:
+        return None
+    real = os.path.realpath(os.fspath(filename))
+    for tempdir, archive in _EXTRACTIONS.items():
+        if real.startswith(tempdir + os.sep):
+            return archive, os.path.relpath(real, tempdir)
+    return None
+
+
+def naming_the_archive(load_archive):
+    """
+    ``load_archive`` whose errors about a file missing from the archive, or weights that do not fit its
+    model, name the archive instead of a temporary directory or a page of parameter names.
+    """
+    if getattr(load_archive, "_spanbert_lib_shim", False):
+        return load_archive
+    signature = inspect.signature(load_archive)
+
+    @functools.wraps(load_archive)
+    def load_archive_naming_it(*args, **kwargs):
+        try:
+            return load_archive(*args, **kwargs)
+        except FileNotFoundError as error:
+            found = _member_of_extraction(error.filename)
+            if found is None:
+                raise
+            archive, member = found
+            raise CorruptArchiveError(
+                f"the archive holds no {member} (a model archive of allennlp train holds config.json, weights.th "
+                "and vocabulary/)",
+                path=archive,
+            ) from error
+        except RuntimeError as error:
+            if "Error(s) in loading state_dict" not in str(error):
+                raise
+            archive = signature.bind(*args, **kwargs).arguments["archive_file"]
+            first_line = str(error).strip().splitlines()[0]
+            raise CorruptArchiveError(
+                f"its weights do not fit the model its config.json describes ({first_line[:200]})", path=archive
+            ) from error
+
+    load_archive_naming_it._spanbert_lib_shim = True  # type: ignore[attr-defined]
+    return load_archive_naming_it
+
+
 def safe_archive_extraction(module) -> None:
-    """Shim for ``allennlp.models.archival``: ``extracted_archive`` extracts with the ``"data"`` filter."""
+    """
+    Shim for ``allennlp.models.archival``: ``extracted_archive`` extracts with the ``"data"`` filter, and
+    ``load_archive`` names the archive in its errors (:func:`naming_the_archive`).
+    """
     module.extracted_archive = extracted_archive
+    module.load_archive = naming_the_archive(module.load_archive)
 
 
 def data_filter_by_default(_=None) -> None:

@@ -55,12 +55,14 @@ def find_user_error(error: BaseException) -> Optional[BaseException]:
     """
     The exception whose message the user should see as one line, or None for a bug.
 
-    The first :class:`UserInputError` anywhere in the cause/context chain of ``error``; else
-    ``error`` itself when it is allennlp's ``ConfigurationError``, a ``FileNotFoundError`` or a
-    jsonnet error in a configuration file (only at the top: raised while handling something
-    else, they may hide a bug).
+    The first :class:`UserInputError` anywhere in the cause/context chain of ``error``; else a
+    Hugging Face model path that did not load (:mod:`~spanbert_lib.safeguards.model_paths`); else
+    ``error`` itself when it is allennlp's ``ConfigurationError``, a ``FileNotFoundError``, a
+    directory given for a file (or the reverse), a permission error or a jsonnet error in a
+    configuration file (only at the top: raised while handling something else, they may hide a bug).
     """
     from spanbert_lib.common.errors import UserInputError
+    from spanbert_lib.safeguards.model_paths import model_path_error
 
     for link in _exception_chain(error):
         if isinstance(link, UserInputError):
@@ -68,14 +70,37 @@ def find_user_error(error: BaseException) -> Optional[BaseException]:
         from_worker = _user_error_from_worker(link)
         if from_worker is not None:
             return from_worker
+    for link in _exception_chain(error):
+        from_model_path = model_path_error(link)
+        if from_model_path is not None:
+            return from_model_path
     if isinstance(error, FileNotFoundError):
         return error
+    if isinstance(error, (IsADirectoryError, NotADirectoryError, PermissionError)):
+        return _file_kind_error(error)
     if isinstance(error, RuntimeError) and str(error).startswith(JSONNET_ERROR_PREFIXES):
         return error  # _jsonnet.evaluate_file: "STATIC ERROR: config.jsonnet:2:1: expected a comma ..."
     configuration_error = sys.modules.get("allennlp.common.checks")
     if configuration_error is not None and isinstance(error, configuration_error.ConfigurationError):
         return error
     return None
+
+
+_FILE_KIND_PROBLEMS = {
+    IsADirectoryError: "is a directory where a file is expected",
+    NotADirectoryError: "is not a directory (a file stands where a directory is expected)",
+    PermissionError: "permission denied",
+}
+
+
+def _file_kind_error(error: OSError) -> BaseException:
+    """``PATH: is a directory where a file is expected`` (and the like) for an ``OSError`` naming a file."""
+    from spanbert_lib.common.errors import UserInputError
+
+    if error.filename is None:
+        return error
+    problem = next(text for kind, text in _FILE_KIND_PROBLEMS.items() if isinstance(error, kind))
+    return UserInputError(problem, path=error.filename)
 
 
 _WORKER_ERROR_FIRST_LINE = re.compile(r"^worker raised (?P<name>[A-Za-z_]\w*)\((?P<args>.*)\)$")

@@ -3,9 +3,11 @@ The FastAPI application of ``allennlp serve``.
 
 Routes: ``GET /`` (the page, from ``static/``), ``GET /health``, ``GET /models``, ``GET /masking``,
 ``POST /mask`` (the masking preview), ``POST /predict/{name}``. Every error is a JSON object
-``{"error": message}``: 400 bad JSON / bad input (the predictor's message), 404 unknown model or
-route, 413 body over the size limit, 503 model still training, 500 the model raised (short message;
-the traceback goes to the server log only).
+``{"error": message}``: 400 bad JSON (also nested too deep) / bad input (the predictor's message) /
+missing Host header, 404 unknown model or route, 413 body over the size limit, 415 a POST whose body
+is not declared JSON, 421 a Host header the server does not answer for (DNS rebinding; see
+:mod:`~spanbert_lib.serving.request_guards`), 503 model still training, 500 the model raised (short
+message; the traceback goes to the server log only).
 
 Predictions run in worker threads, never on the event loop, so the page, ``/health`` and the other
 models stay responsive while one long document is processed. At most ``max_concurrent_predictions``
@@ -24,6 +26,7 @@ from typing import Dict, Iterable, Optional, Union
 from spanbert_lib.serving.examples import MASKING_EXAMPLE
 from spanbert_lib.serving.masking_preview import MaskingPreview
 from spanbert_lib.serving.request_body import ApiError, read_json_body, require_object
+from spanbert_lib.serving.request_guards import LOOPBACK_HOSTS, RequestGuard
 from spanbert_lib.serving.responses import json_response
 from spanbert_lib.serving.served_model import InvalidModelInput, ModelFailure, ServedModel
 from spanbert_lib.serving.training_watch import TrainingWatch
@@ -113,6 +116,7 @@ def create_app(
     *,
     max_request_chars: int = DEFAULT_MAX_REQUEST_CHARS,
     max_concurrent_predictions: int = DEFAULT_MAX_CONCURRENT_PREDICTIONS,
+    allowed_hosts: Iterable[str] = LOOPBACK_HOSTS,
 ):
     """
     The FastAPI application serving the models (routes: see the module docstring).
@@ -127,6 +131,9 @@ def create_app(
         Larger request bodies get 413.
     max_concurrent_predictions : `int`, optional (default = `2`)
         Worker threads running predictions (and masking previews) at once, over all models.
+    allowed_hosts : `Iterable[str]`, optional (default = `LOOPBACK_HOSTS`)
+        Host names requests may name in their ``Host`` header besides the loopback names (see
+        :mod:`~spanbert_lib.serving.request_guards`).
 
     # Returns
 
@@ -215,4 +222,5 @@ def create_app(
         return json_response(output)
 
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    app.add_middleware(RequestGuard, allowed_hosts=tuple(allowed_hosts))
     return app

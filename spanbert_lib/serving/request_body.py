@@ -23,6 +23,8 @@ class ApiError(Exception):
 
 
 _MAX_UTF8_BYTES_PER_CHAR = 4
+# no predictor input nests deeper than a few levels; deeper bodies are refused before anything walks them
+MAX_JSON_DEPTH = 32
 
 
 async def read_json_body(request, max_chars: int) -> Any:
@@ -41,8 +43,8 @@ async def read_json_body(request, max_chars: int) -> Any:
     `Any`
         The parsed JSON. :class:`ApiError` 413 when the body holds more than ``max_chars``
         characters (refused from ``Content-Length`` or while streaming, before it is all read,
-        when even pure 4-byte characters could not fit); 400 when it is empty, not UTF-8 or not
-        JSON.
+        when even pure 4-byte characters could not fit); 400 when it is empty, not UTF-8, not
+        JSON, or nests arrays and objects deeper than :data:`MAX_JSON_DEPTH` levels.
     """
     max_bytes = _MAX_UTF8_BYTES_PER_CHAR * max_chars
     too_large = ApiError(413, f"the request body is larger than the limit of {max_chars} characters")
@@ -64,9 +66,46 @@ async def read_json_body(request, max_chars: int) -> Any:
     if not text.strip():
         raise ApiError(400, "the request body is empty; send a JSON object")
     try:
-        return json.loads(text)
+        body = json.loads(text)
     except ValueError as error:
         raise ApiError(400, f"the request body is not valid JSON: {error}") from error
+    except RecursionError:
+        body = None
+        depth = MAX_JSON_DEPTH + 1
+    else:
+        depth = json_depth(body, MAX_JSON_DEPTH + 1)
+    if depth > MAX_JSON_DEPTH:
+        raise ApiError(400, f"the request body nests arrays and objects deeper than {MAX_JSON_DEPTH} levels")
+    return body
+
+
+def json_depth(value: Any, stop_at: int) -> int:
+    """
+    How deeply arrays and objects nest in a parsed JSON value (a scalar: 0), counted without recursion.
+
+    # Parameters
+
+    value : `Any`
+        The parsed JSON.
+    stop_at : `int`
+        Stop counting once this depth is reached (it is returned).
+
+    # Returns
+
+    `int`
+        The depth, at most ``stop_at``.
+    """
+    deepest = 0
+    pending = [(value, 1)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, (dict, list)):
+            deepest = max(deepest, depth)
+            if deepest >= stop_at:
+                return stop_at
+            children = item.values() if isinstance(item, dict) else item
+            pending.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return deepest
 
 
 def require_object(body: Any) -> dict:

@@ -25,6 +25,8 @@ with warnings.catch_warnings():
     from fastapi.testclient import TestClient
 
 TINY_TOKENIZER = "fixtures/tiny_bert"
+LOCAL = "http://127.0.0.1"  # the test client's default host name, "testserver", is not one the app answers for
+JSON = {"Content-Type": "application/json"}
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +42,7 @@ def masking():
 @pytest.fixture(scope="module")
 def client(served, masking):
     app = create_app(served.values(), masking, max_request_chars=2000)
-    with TestClient(app) as test_client:
+    with TestClient(app, base_url=LOCAL) as test_client:
         yield test_client
 
 
@@ -155,7 +157,7 @@ def test_masking_preview(client):
     ],
 )
 def test_errors_are_json_with_a_status(client, path, body, status, message):
-    response = client.get(path) if body is None else client.post(path, content=body.encode("utf-8"))
+    response = client.get(path) if body is None else client.post(path, content=body.encode("utf-8"), headers=JSON)
     assert response.status_code == status
     assert message in response.json()["error"]
     assert "Traceback" not in response.text
@@ -163,7 +165,7 @@ def test_errors_are_json_with_a_status(client, path, body, status, message):
 
 def test_the_limit_counts_characters_not_bytes(client):
     body = json.dumps({"text": "é" * 1980}, ensure_ascii=False)  # 1,992 characters, 3,972 bytes
-    assert client.post("/mask", content=body.encode("utf-8")).status_code == 200
+    assert client.post("/mask", content=body.encode("utf-8"), headers=JSON).status_code == 200
 
 
 def test_an_exception_inside_the_model_is_a_short_500(tiny_archives, masking, monkeypatch):
@@ -174,7 +176,7 @@ def test_an_exception_inside_the_model_is_a_short_500(tiny_archives, masking, mo
 
     monkeypatch.setattr(SpanBertRelationClassifier, "forward", failing_forward)
     served = ServedModel(ModelSpec("relation", str(tiny_archives["relation"])))
-    with TestClient(create_app([served], masking)) as client:
+    with TestClient(create_app([served], masking), base_url=LOCAL) as client:
         response = client.post(
             "/predict/relation",
             json={
@@ -259,11 +261,11 @@ def test_serve_subcommand_arguments_and_app(tiny_archives):
             "50",
         ]
     )
-    with TestClient(build_app(subparser.parse_args(["--masking-tokenizer", TINY_TOKENIZER]))) as client:
+    with TestClient(build_app(subparser.parse_args(["--masking-tokenizer", TINY_TOKENIZER])), base_url=LOCAL) as client:
         # no --model: the masking view alone
         assert client.get("/models").json() == [] and client.get("/health").json()["models_ready"] == []
         assert client.post("/mask", json={"text": "Only the masking view is served."}).status_code == 200
-    with TestClient(build_app(args)) as client:
+    with TestClient(build_app(args), base_url=LOCAL) as client:
         assert [m["name"] for m in client.get("/models").json()] == ["ner", "typing"]
         assert client.get("/masking").json()["masker"]["type"] == "whole_word"
         assert client.post("/mask", json={"text": "x" * 60}).status_code == 413
@@ -309,6 +311,10 @@ def test_a_missing_archive_is_one_user_error(tmp_path):
     with pytest.raises(UserInputError, match="--model qa: no such archive") as error:
         build_app(args)
     assert str(error.value).startswith(f"{missing}: ")
+    # a serialization directory that does not exist either: no "training" page that waits forever
+    args = subparser.parse_args(["--model", f"qa={tmp_path / 'typo'}", "--masking-tokenizer", TINY_TOKENIZER])
+    with pytest.raises(UserInputError, match="no such archive or serialization directory"):
+        build_app(args)
 
 
 def test_non_finite_scores_become_null():

@@ -44,7 +44,7 @@ def test_a_training_model_shows_progress_then_serves(tmp_path, tiny_archives):
     run = tmp_path / "typing"
     watch = TrainingWatch(ModelSpec("typing", str(run)), ServedModel)
     masking = MaskingPreview(tokenizer="fixtures/tiny_bert")
-    with TestClient(create_app([watch], masking)) as client:
+    with TestClient(create_app([watch], masking), base_url="http://127.0.0.1") as client:
         waiting = client.get("/models").json()[0]
         assert waiting["status"] == "training" and not waiting["progress"]["started"]
         response = client.post("/predict/typing", json={"sentence": "Ann left.", "start": 0, "end": 3})

@@ -26,6 +26,7 @@ import logging
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 import torch
+from allennlp.common.checks import ConfigurationError
 from allennlp.data import DatasetReader, Instance
 from allennlp.data.fields import Field, MetadataField, TensorField
 
@@ -34,6 +35,11 @@ from spanbert_lib.qa.dataset_readers.examples import QADataError, QAExample, Rea
 from spanbert_lib.qa.dataset_readers.windows import char_span_to_token_span
 
 logger = logging.getLogger(__name__)
+
+DEFAULT_MAX_PASSAGE_WORDPIECES = 100_000
+# a passage longer than this many characters per allowed wordpiece is refused before it is tokenised (BERT
+# tokenizers split words into pieces of a few characters and make a word of over 100 characters one [UNK])
+MAX_CHARACTERS_PER_WORDPIECE = 100
 
 
 class WindowedQAReader(DatasetReader):
@@ -68,6 +74,11 @@ class WindowedQAReader(DatasetReader):
         answer_start is deliberate.
     tokenizer_kwargs : `Dict[str, Any]`, optional
         Passed to ``AutoTokenizer.from_pretrained``.
+    max_passage_wordpieces : `Optional[int]`, optional (default = `100000`)
+        A longer passage (about 75,000 English words, 500 KB) is refused naming the question, before
+        its windows are made: the model's memory grows with the passage (about 6 KB per wordpiece for
+        MiniLM's 384 hidden units, 12 KB for BERT-base: every wordpiece sits in about four windows).
+        None: no limit.
     """
 
     def __init__(
@@ -81,6 +92,7 @@ class WindowedQAReader(DatasetReader):
         skip_impossible_windows_in_training: bool = False,
         approximate_answer_starts: bool = False,
         tokenizer_kwargs: Optional[Dict[str, Any]] = None,
+        max_passage_wordpieces: Optional[int] = DEFAULT_MAX_PASSAGE_WORDPIECES,
         **kwargs,
     ) -> None:
         super().__init__(manual_distributed_sharding=True, manual_multiprocess_sharding=True, **kwargs)
@@ -89,6 +101,9 @@ class WindowedQAReader(DatasetReader):
         )
         self.skip_impossible_windows_in_training = skip_impossible_windows_in_training
         self.approximate_answer_starts = approximate_answer_starts
+        if max_passage_wordpieces is not None and max_passage_wordpieces < 1:
+            raise ConfigurationError(f"max_passage_wordpieces must be positive or null, got {max_passage_wordpieces}")
+        self.max_passage_wordpieces = max_passage_wordpieces
         self.stats = ReadingStats()
 
     @property
@@ -168,9 +183,21 @@ class WindowedQAReader(DatasetReader):
     def _tokenize_passage(self, context: str, location: str, qid: Optional[str]) -> TokenizedPassage:
         if not context.strip():
             raise QADataError(f"{location}: question {qid} has an empty passage")
+        limit = self.max_passage_wordpieces
+        if limit is not None and len(context) > MAX_CHARACTERS_PER_WORDPIECE * limit:
+            raise QADataError(
+                f"{location}: question {qid}: the passage has {len(context)} characters, more than "
+                f"{MAX_CHARACTERS_PER_WORDPIECE} per wordpiece of max_passage_wordpieces={limit}; split it "
+                "(or raise the reader's limit)"
+            )
         passage = self._window_tokenizer.tokenize_passage(context)
         if len(passage.ids) == 0:
             raise QADataError(f"{location}: question {qid}: the passage has no wordpiece ({context[:50]!r})")
+        if limit is not None and len(passage.ids) > limit:
+            raise QADataError(
+                f"{location}: question {qid}: the passage has {len(passage.ids)} wordpieces, more than "
+                f"max_passage_wordpieces={limit}; split it (or raise the reader's limit)"
+            )
         return passage
 
     def _make_instance(self, example: QAExample, passage: TokenizedPassage) -> Instance:

@@ -50,10 +50,14 @@ def max_context_mask(starts: List[int], capacity: int, num_tokens: int) -> np.nd
     where ``min(tokens left of it, tokens right of it) + 0.01 * window length`` is largest (the
     first such window on a tie), as in BERT's ``_check_is_max_context``.
 
+    Memory and time are linear in the passage: scores live on window positions (`[W, C]`, each
+    token in about ``C / step`` windows) and the best window so far of each token (`[N]`) is
+    updated window by window, never a windows x passage table.
+
     # Parameters
 
     starts : `List[int]`
-        The `W` window starts (see :func:`window_starts`).
+        The `W` window starts (see :func:`window_starts`), increasing.
     capacity : `int`
         Passage tokens `C` a window holds at most.
     num_tokens : `int`
@@ -66,16 +70,20 @@ def max_context_mask(starts: List[int], capacity: int, num_tokens: int) -> np.nd
         ``starts[w] + i``) is max-context there. Every passage token is max-context in exactly
         one window; positions past a window's end are False.
     """
-    starts_array = np.asarray(starts)[:, None]
-    lengths = np.minimum(capacity, num_tokens - starts_array)
-    tokens = np.arange(num_tokens)[None, :]
-    inside = (tokens >= starts_array) & (tokens < starts_array + lengths)
-    score = np.minimum(tokens - starts_array, starts_array + lengths - 1 - tokens) + 0.01 * lengths
-    score = np.where(inside, score, -np.inf)
-    best_window = score.argmax(axis=0)  # first maximum
-    mask = np.zeros((len(starts), capacity), dtype=bool)
+    best_score = np.full(num_tokens, -np.inf)
+    best_window = np.zeros(num_tokens, dtype=np.int64)
+    lengths = []
     for w, start in enumerate(starts):
-        length = int(lengths[w, 0])
+        length = max(0, min(capacity, num_tokens - start))
+        lengths.append(length)
+        positions = np.arange(length)
+        score = np.minimum(positions, length - 1 - positions) + 0.01 * length
+        region = slice(start, start + length)
+        better = score > best_score[region]  # strictly: on a tie the earlier window keeps the token
+        best_score[region] = np.where(better, score, best_score[region])
+        best_window[region] = np.where(better, w, best_window[region])
+    mask = np.zeros((len(starts), capacity), dtype=bool)
+    for w, (start, length) in enumerate(zip(starts, lengths)):
         mask[w, :length] = best_window[start : start + length] == w
     return mask
 

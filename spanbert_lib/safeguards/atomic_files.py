@@ -1,0 +1,195 @@
+"""
+Output files that appear complete or not at all: each is written to a hidden temporary file in the
+same directory and moved into place with ``os.replace`` only when the command succeeded, so a run
+that fails (bad input, a crash, Ctrl-C) leaves an existing file exactly as it was and no partial file.
+
+Temporary names are ``.NAME.partial-XXXX`` plus the file's own extension (``plot.png`` ->
+``.plot.png.partial-k2j9.png``: tools that choose a format by extension still see it). A new file gets
+the permissions ``open()`` would give it; a replaced file keeps its own.
+"""
+
+import contextlib
+import os
+import shutil
+import tempfile
+from typing import IO, Iterator, Optional, Union
+
+from spanbert_lib.common.errors import UserInputError
+
+PathLike = Union[str, os.PathLike]
+
+
+def _extension(name: str) -> str:
+    stem, extension = os.path.splitext(name)
+    if os.path.splitext(stem)[1] in (".tar",):
+        extension = os.path.splitext(stem)[1] + extension
+    return extension
+
+
+def _default_mode(directory: bool = False) -> int:
+    """The permissions ``open()`` (``os.makedirs`` for a directory) gives a new file under the umask."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return (0o777 if directory else 0o666) & ~umask
+
+
+def _temporary_sibling(path: str, directory: bool = False) -> str:
+    """A new temporary file (directory) beside ``path``; :class:`UserInputError` when none can be made there."""
+    parent = os.path.dirname(os.path.abspath(path))
+    name = os.path.basename(os.path.normpath(path))
+    if not directory and os.path.isdir(path):
+        raise UserInputError("is a directory; the output must be a file path", path=path)
+    if not os.path.isdir(parent):
+        raise UserInputError(f"cannot write the output: its directory {parent} does not exist", path=path)
+    try:
+        if directory:
+            return tempfile.mkdtemp(prefix=f".{name}.partial-", dir=parent)
+        descriptor, temporary = tempfile.mkstemp(prefix=f".{name}.partial-", suffix=_extension(name), dir=parent)
+    except OSError as error:
+        raise UserInputError(f"cannot write the output in {parent}: {error.strerror}", path=path) from error
+    os.close(descriptor)
+    try:
+        mode = os.stat(path).st_mode & 0o7777
+    except OSError:
+        mode = _default_mode()
+    os.chmod(temporary, mode)
+    return temporary
+
+
+def _remove(path: str) -> None:
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        with contextlib.suppress(OSError):
+            os.remove(path)
+
+
+@contextlib.contextmanager
+def atomic_output_path(path: PathLike) -> Iterator[str]:
+    """
+    A temporary path to write ``path``'s new content to; moved over ``path`` when the block ends
+    without an exception, removed otherwise.
+
+    # Parameters
+
+    path : `PathLike`
+        The output file. Its directory must exist.
+
+    # Returns
+
+    `Iterator[str]`
+        The temporary file (exists, empty).
+    """
+    target = os.fspath(path)
+    temporary = _temporary_sibling(target)
+    try:
+        yield temporary
+        os.replace(temporary, target)
+    except BaseException:
+        _remove(temporary)
+        raise
+
+
+class AtomicTextFile:
+    """
+    A text file opened for writing whose content replaces ``path`` on :meth:`close` (see the module
+    docstring); :meth:`discard` drops it instead.
+
+    # Parameters
+
+    path : `PathLike`
+        The output file.
+    encoding : `str`, optional (default = `"utf-8"`)
+        The text encoding.
+    """
+
+    def __init__(self, path: PathLike, encoding: str = "utf-8") -> None:
+        self.path = os.fspath(path)
+        self._temporary: Optional[str] = _temporary_sibling(self.path)
+        self._handle: IO[str] = open(self._temporary, "w", encoding=encoding)
+
+    @property
+    def closed(self) -> bool:
+        return self._temporary is None
+
+    def write(self, text: str) -> int:
+        return self._handle.write(text)
+
+    def flush(self) -> None:
+        self._handle.flush()
+
+    def close(self) -> None:
+        """Moves the written content over ``path`` (once)."""
+        if self._temporary is None:
+            return
+        temporary, self._temporary = self._temporary, None
+        try:
+            self._handle.close()
+            os.replace(temporary, self.path)
+        except BaseException:
+            _remove(temporary)
+            raise
+
+    def discard(self) -> None:
+        """Drops what was written; ``path`` stays as it was."""
+        if self._temporary is None:
+            return
+        temporary, self._temporary = self._temporary, None
+        with contextlib.suppress(OSError):
+            self._handle.close()
+        _remove(temporary)
+
+    def __enter__(self) -> "AtomicTextFile":
+        return self
+
+    def __exit__(self, error_type, error, traceback) -> None:
+        if error_type is None:
+            self.close()
+        else:
+            self.discard()
+
+
+@contextlib.contextmanager
+def atomic_output_directory(path: PathLike) -> Iterator[str]:
+    """
+    A temporary directory to write ``path``'s files to. When the block ends without an exception it
+    becomes ``path`` (renamed, when ``path`` does not exist) or its files replace their namesakes in
+    ``path`` one by one (files of ``path`` it does not hold stay); otherwise it is removed.
+
+    # Parameters
+
+    path : `PathLike`
+        The output directory. Its parent must exist (it is created when missing).
+
+    # Returns
+
+    `Iterator[str]`
+        The temporary directory (exists, empty).
+    """
+    target = os.fspath(path)
+    if os.path.exists(target) and not os.path.isdir(target):
+        raise NotADirectoryError(f"{target} is a file, not a directory")
+    os.makedirs(os.path.dirname(os.path.abspath(target)), exist_ok=True)
+    temporary = _temporary_sibling(target, directory=True)
+    try:
+        yield temporary
+        if os.path.isdir(target):
+            _merge_into(temporary, target)
+            _remove(temporary)
+        else:
+            os.chmod(temporary, _default_mode(directory=True))
+            os.rename(temporary, target)
+    except BaseException:
+        _remove(temporary)
+        raise
+
+
+def _merge_into(source: str, target: str) -> None:
+    for name in os.listdir(source):
+        source_path, target_path = os.path.join(source, name), os.path.join(target, name)
+        if os.path.isdir(source_path) and os.path.isdir(target_path):
+            _merge_into(source_path, target_path)
+        else:
+            if os.path.isdir(target_path):
+                shutil.rmtree(target_path)
+            os.replace(source_path, target_path)

@@ -1,0 +1,253 @@
+"""
+allennlp's own commands write where they read no more, and their output files appear whole or not at all.
+
+* ``allennlp predict``: ``--output-file`` (and any ``*_file`` / ``*_path`` of ``--predictor-args``, e.g.
+  the QA predictor's ``predictions_file``) naming the input file or the archive is refused before the
+  model is loaded; the output is written to a temporary file moved into place when every line was
+  predicted (allennlp opened it with ``"w"`` first: a bad input line left it empty).
+* ``allennlp evaluate``: the same for ``--output-file`` and ``--predictions-output-file`` (comma lists
+  included); the evaluator's metrics and predictions files are moved into place when it succeeded.
+* ``allennlp train``: ``-s`` naming an existing file, or, with ``--force`` (which deletes the directory
+  first), a directory that holds the config file or the data, is refused.
+* Every metrics file (``metrics.json``, ``metrics_epoch_N.json``, ``evaluate``'s) and every
+  ``model.tar.gz`` allennlp writes is written to a temporary file and moved into place.
+
+See :mod:`spanbert_lib.safeguards.same_file` and :mod:`spanbert_lib.safeguards.atomic_files`.
+"""
+
+import contextlib
+import functools
+import inspect
+import json
+import os
+from types import ModuleType
+from typing import Any, Callable, Iterable, List, Optional
+
+from spanbert_lib.common.errors import UserInputError
+from spanbert_lib.safeguards.atomic_files import AtomicTextFile, atomic_output_path
+from spanbert_lib.safeguards.same_file import OutputOverInputError, expand_input_paths, refuse_output_over_input
+
+DATA_PATH_KEYS = ("train_data_path", "validation_data_path", "test_data_path")
+
+
+def _shim(wrapper: Callable, wrapped: Callable) -> Callable:
+    functools.update_wrapper(wrapper, wrapped)
+    wrapper._spanbert_lib_shim = True  # type: ignore[attr-defined]
+    return wrapper
+
+
+def _is_shim(function: Any) -> bool:
+    return getattr(function, "_spanbert_lib_shim", False)
+
+
+def _comma_list(value: Optional[str]) -> List[str]:
+    return [part for part in (value or "").split(",") if part]
+
+
+def _predictor_file_arguments(predictor_args: Any) -> List[tuple]:
+    """``(key, path)`` of the ``*_file`` / ``*_path`` string values of ``--predictor-args``."""
+    if isinstance(predictor_args, str):
+        try:
+            predictor_args = json.loads(predictor_args) if predictor_args.strip() else {}
+        except ValueError:
+            return []
+    if not isinstance(predictor_args, dict):
+        return []
+    return [
+        (key, value)
+        for key, value in predictor_args.items()
+        if isinstance(value, str) and str(key).endswith(("_file", "_path"))
+    ]
+
+
+def check_predict_paths(args) -> None:
+    """Refuses ``allennlp predict`` outputs that name its input file or archive."""
+    inputs = [args.input_file, args.archive_file]
+    refuse_output_over_input(args.output_file, inputs, "--output-file")
+    for key, path in _predictor_file_arguments(getattr(args, "predictor_args", None)):
+        refuse_output_over_input(path, inputs, f"--predictor-args {key}")
+
+
+def check_evaluate_paths(args) -> None:
+    """Refuses ``allennlp evaluate`` outputs that name an input file or the archive."""
+    inputs = [*_comma_list(args.input_file), args.archive_file]
+    outputs = [("--output-file", path) for path in _comma_list(args.output_file)]
+    outputs += [("--predictions-output-file", path) for path in _comma_list(args.predictions_output_file)]
+    for option, path in outputs:
+        refuse_output_over_input(path, inputs, option)
+    written = [os.path.abspath(path) for _, path in outputs]
+    for path in written:
+        if written.count(path) > 1:
+            raise OutputOverInputError("is named as two outputs (metrics and predictions)", path=path)
+
+
+def check_serialization_dir(serialization_dir: str, force: bool, inputs: Iterable[Optional[str]]) -> None:
+    """
+    Refuses a ``train -s`` that is an existing file, or, with ``--force``, a directory holding an input.
+
+    # Parameters
+
+    serialization_dir : `str`
+        The ``-s`` argument.
+    force : `bool`
+        ``--force`` (the directory is deleted before training).
+    inputs : `Iterable[Optional[str]]`
+        The config file and data paths of the run.
+    """
+    directory = os.fspath(serialization_dir)
+    if os.path.exists(directory) and not os.path.isdir(directory):
+        raise UserInputError(
+            "the serialization directory (-s) is an existing file, not a directory: nothing was written", path=directory
+        )
+    if not force or not os.path.isdir(directory):
+        return
+    root = os.path.realpath(directory)
+    for spec in inputs:
+        for path in expand_input_paths(spec):
+            real = os.path.realpath(path)
+            if real == root or real.startswith(root + os.sep):
+                raise OutputOverInputError(
+                    f"refusing --force: it deletes the serialization directory, which holds the input {path}; "
+                    "nothing was deleted; choose another -s",
+                    path=directory,
+                )
+
+
+def atomic_predict_manager(manager: type) -> None:
+    """``_PredictManager`` whose ``--output-file`` replaces the old file only after every prediction."""
+    if _is_shim(manager.__init__):
+        return
+    original_init, original_run = manager.__init__, manager.run
+    parameters = inspect.signature(original_init).parameters
+    output_index = list(parameters).index("output_file")
+
+    def __init__(self, *args, **kwargs):
+        args = list(args)
+        if len(args) >= output_index:
+            output_file, args[output_index - 1] = args[output_index - 1], None
+        else:
+            output_file, kwargs["output_file"] = kwargs.get("output_file"), None
+        original_init(self, *args, **kwargs)
+        self._output_file = AtomicTextFile(output_file) if output_file is not None else None
+
+    def run(self) -> None:
+        try:
+            original_run(self)
+        except BaseException:
+            if isinstance(self._output_file, AtomicTextFile):
+                self._output_file.discard()
+            raise
+
+    manager.__init__ = _shim(__init__, original_init)
+    manager.run = _shim(run, original_run)
+
+
+def _checking_first(function: Callable, check: Callable[[Any], None]) -> Callable:
+    if _is_shim(function):
+        return function
+
+    def checked(args, *rest, **kwargs):
+        check(args)
+        return function(args, *rest, **kwargs)
+
+    return _shim(checked, function)
+
+
+def wrap_predict_outputs(module: ModuleType) -> None:
+    """Shim for ``allennlp.commands.predict``."""
+    module._predict = _checking_first(module._predict, check_predict_paths)
+    atomic_predict_manager(module._PredictManager)
+
+
+def wrap_evaluate_outputs(module: ModuleType) -> None:
+    """Shim for ``allennlp.commands.evaluate``."""
+    module.evaluate_from_args = _checking_first(module.evaluate_from_args, check_evaluate_paths)
+
+
+def wrap_evaluator_outputs(module: ModuleType) -> None:
+    """Shim for ``allennlp.evaluation.evaluator``: the metrics and predictions files move into place at the end."""
+    evaluator = module.SimpleEvaluator
+    original = evaluator.__call__
+    if _is_shim(original):
+        return
+    signature = inspect.signature(original)
+
+    def __call__(self, *args, **kwargs):
+        bound = signature.bind(self, *args, **kwargs)
+        with contextlib.ExitStack() as outputs:
+            for name in ("metrics_output_file", "predictions_output_file"):
+                path = bound.arguments.get(name)
+                if path is not None:
+                    bound.arguments[name] = outputs.enter_context(atomic_output_path(path))
+            return original(*bound.args, **bound.kwargs)
+
+    evaluator.__call__ = _shim(__call__, original)
+
+
+def wrap_train_paths(module: ModuleType) -> None:
+    """Shim for ``allennlp.commands.train``: checks ``-s`` against the config file and the data."""
+    from_file, train_model = module.train_model_from_file, module.train_model
+    if not _is_shim(from_file):
+        from_file_signature = inspect.signature(from_file)
+
+        def train_model_from_file(*args, **kwargs):
+            bound = from_file_signature.bind(*args, **kwargs)
+            arguments = bound.arguments
+            check_serialization_dir(
+                arguments["serialization_dir"], arguments.get("force", False), [arguments["parameter_filename"]]
+            )
+            return from_file(*args, **kwargs)
+
+        module.train_model_from_file = _shim(train_model_from_file, from_file)
+    if not _is_shim(train_model):
+        signature = inspect.signature(train_model)
+
+        def checked_train_model(*args, **kwargs):
+            arguments = signature.bind(*args, **kwargs).arguments
+            params = arguments["params"]
+            data_paths = [params.get(key) for key in DATA_PATH_KEYS]
+            check_serialization_dir(
+                arguments["serialization_dir"],
+                arguments.get("force", False),
+                [path for path in data_paths if isinstance(path, str)],
+            )
+            return train_model(*args, **kwargs)
+
+        module.train_model = _shim(checked_train_model, train_model)
+
+
+def atomic_metrics_files(module: ModuleType) -> None:
+    """Shim for ``allennlp.common.util``: ``dump_metrics`` writes a temporary file and moves it into place."""
+    original = module.dump_metrics
+    if _is_shim(original):
+        return
+
+    def dump_metrics(file_path, metrics, log: bool = False) -> None:
+        if not file_path:
+            return original(file_path, metrics, log=log)
+        with atomic_output_path(file_path) as temporary:
+            original(temporary, metrics, log=log)
+
+    module.dump_metrics = _shim(dump_metrics, original)
+
+
+def atomic_model_archives(module: ModuleType) -> None:
+    """Shim for ``allennlp.models.archival``: ``archive_model`` writes a temporary file and moves it into place."""
+    original = module.archive_model
+    if _is_shim(original):
+        return
+    signature = inspect.signature(original)
+
+    def archive_model(*args, **kwargs) -> str:
+        bound = signature.bind(*args, **kwargs)
+        archive_path = bound.arguments.get("archive_path")
+        if archive_path is None:
+            archive_path = os.path.join(bound.arguments["serialization_dir"], "model.tar.gz")
+        elif os.path.isdir(archive_path):
+            archive_path = os.path.join(archive_path, "model.tar.gz")
+        with atomic_output_path(archive_path) as temporary:
+            bound.arguments["archive_path"] = temporary
+            original(*bound.args, **bound.kwargs)
+        return str(archive_path)
+
+    module.archive_model = _shim(archive_model, original)

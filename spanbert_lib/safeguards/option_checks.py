@@ -1,0 +1,53 @@
+"""
+Numeric options of allennlp's ``predict`` and ``evaluate`` that make no sense are refused with one line.
+
+allennlp takes ``--batch-size`` as any integer: ``predict --batch-size 0`` predicted nothing and exited
+0 (``lazy_groups_of`` made no group), ``--batch-size -1`` ended in ``islice``'s ``ValueError``
+traceback; ``--cuda-device -2`` reached torch. They are checked before the model is loaded.
+"""
+
+import functools
+from types import ModuleType
+from typing import Callable, Optional
+
+from spanbert_lib.common.errors import UserInputError
+
+
+def check_numeric_options(args) -> None:
+    """
+    Raises :class:`UserInputError` for a ``--batch-size`` below 1 or a ``--cuda-device`` below -1.
+
+    # Parameters
+
+    args : `argparse.Namespace`
+        The parsed arguments of ``allennlp predict`` or ``allennlp evaluate``.
+    """
+    batch_size: Optional[int] = getattr(args, "batch_size", None)
+    if batch_size is not None and batch_size < 1:
+        raise UserInputError(f"--batch-size must be a positive integer, got {batch_size}")
+    cuda_device = getattr(args, "cuda_device", None)
+    if isinstance(cuda_device, int) and cuda_device < -1:
+        raise UserInputError(f"--cuda-device must be -1 (the CPU) or a GPU index, got {cuda_device}")
+
+
+def _checked(function: Callable) -> Callable:
+    if getattr(function, "_spanbert_lib_option_checks", False):
+        return function
+
+    @functools.wraps(function)
+    def checked(args, *rest, **kwargs):
+        check_numeric_options(args)
+        return function(args, *rest, **kwargs)
+
+    checked._spanbert_lib_option_checks = True  # type: ignore[attr-defined]
+    return checked
+
+
+def check_predict_options(module: ModuleType) -> None:
+    """Shim for ``allennlp.commands.predict``."""
+    module._predict = _checked(module._predict)
+
+
+def check_evaluate_options(module: ModuleType) -> None:
+    """Shim for ``allennlp.commands.evaluate``."""
+    module.evaluate_from_args = _checked(module.evaluate_from_args)
