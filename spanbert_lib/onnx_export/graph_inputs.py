@@ -5,7 +5,7 @@ as the model's data loader would (:func:`batch_tensors`), then laid out as each 
 graphs (``export.json`` lists them).
 """
 
-from typing import Any, Dict, List, Sequence, Tuple
+from typing import Any, Dict, Sequence, Tuple
 
 import numpy as np
 import torch
@@ -128,8 +128,3 @@ def coref_document_inputs(text: Dict[str, Any], spans: torch.Tensor, index: int 
         span_ends=word_ends[candidates[:, 1]],
         widths=candidates[:, 1] - candidates[:, 0],
     )
-
-
-def chunks(count: int, size: int) -> List[slice]:
-    """``count`` items in slices of at most ``size`` (e.g. a long document's candidate spans)."""
-    return [slice(start, min(start + size, count)) for start in range(0, count, size)]

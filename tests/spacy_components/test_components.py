@@ -130,6 +130,22 @@ def test_to_disk_and_load_carry_the_model(archives, tmp_path):
     assert cluster_offsets(spacy.load(tmp_path / "again")(TEXTS[3])) == expected
 
 
+def test_long_inputs_are_handled_as_the_predictors_handle_them(blank_coref, archives):
+    text = " ".join([COREF_TEXT] * 25)  # 400 words: dozens of 16-wordpiece segments, one instance
+    doc = blank_coref(text)
+    assert cluster_offsets(doc) == expected_char_clusters(blank_coref.get_pipe("spanbert_coref").predictor, doc)
+    assert any(len(cluster) >= 2 for cluster in doc._.coref_clusters)
+    nlp = spacy.blank("en")
+    nlp.add_pipe("spanbert_span_ner", config={"archive": str(archives["ner"])})
+    sentence = " ".join(["John and his family slept"] * 15) + "."  # more wordpieces than max_seq_length 64
+    doc = nlp(sentence)
+    predictor = nlp.get_pipe("spanbert_span_ner").predictor
+    assert predictor.predict(sentence)["windows"][0] > 1  # predicted in overlapping windows
+    found, scores = entity_tuples(doc)
+    expected, expected_scores = expected_entities(predictor, doc)
+    assert found == expected and scores == pytest.approx(expected_scores, abs=1e-5) and found
+
+
 def test_doc_serialisation_keeps_the_clusters(blank_coref):
     doc = blank_coref(COREF_TEXT)
     restored = Doc(blank_coref.vocab).from_bytes(doc.to_bytes())
