@@ -34,6 +34,12 @@ def remove_partial_files(serialization_dir: str) -> List[str]:
     return removed
 
 
+def _short_reason(error: Exception) -> str:
+    """``Type: first sentence`` of a load error (torch's "PytorchStreamReader failed ..." runs on for lines)."""
+    text = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    return f"{type(error).__name__}: {text.split('. ')[0]}" if text else type(error).__name__
+
+
 def load_newest_complete_checkpoint(checkpointer) -> Optional["TrainerCheckpoint"]:  # noqa: F821
     """
     Replacement of ``Checkpointer.load_checkpoint``: the model and training state of the newest
@@ -44,7 +50,7 @@ def load_newest_complete_checkpoint(checkpointer) -> Optional["TrainerCheckpoint
     UnsafeCheckpointError
         When a checkpoint file holds pickled code: that is never silently skipped.
     UserInputError
-        When checkpoints exist but none of them loads.
+        When checkpoints exist but none of them loads; it names every file that does not load, and why.
     """
     from allennlp.training.trainer import TrainerCheckpoint
 
@@ -52,16 +58,17 @@ def load_newest_complete_checkpoint(checkpointer) -> Optional["TrainerCheckpoint
     remove_partial_files(serialization_dir)
     skipped = []
     for point in sorted(checkpointer._find_all_checkpoints(), reverse=True):
-        model_path = checkpointer._model_state_path(*point)
-        training_state_path = checkpointer._training_state_path(*point)
-        try:
-            # Loaded on the CPU; load_state_dict moves parameters to the model's device.
-            model_state = load_weights_only(model_path, map_location="cpu")
-            training_state = load_weights_only(training_state_path, map_location="cpu")
-        except UnsafeCheckpointError:
-            raise
-        except Exception as error:  # truncated, empty or missing: torch raises several types
-            reason = f"{type(error).__name__}: {str(error).strip().splitlines()[0] if str(error).strip() else ''}"
+        states, failures = [], []
+        for path in (checkpointer._model_state_path(*point), checkpointer._training_state_path(*point)):
+            try:
+                # Loaded on the CPU; load_state_dict moves parameters to the model's device.
+                states.append(load_weights_only(path, map_location="cpu"))
+            except UnsafeCheckpointError:
+                raise
+            except Exception as error:  # truncated, empty or missing: torch raises several types
+                failures.append(f"{os.path.basename(path)}: {_short_reason(error)}")
+        if failures:
+            reason = "; ".join(failures)
             logger.warning(
                 "skipping checkpoint e%d_b%d in %s, it does not load (%s)",
                 point[0],
@@ -73,7 +80,7 @@ def load_newest_complete_checkpoint(checkpointer) -> Optional["TrainerCheckpoint
             continue
         if skipped:
             logger.warning("recovering from the older checkpoint e%d_b%d", *point)
-        return TrainerCheckpoint(model_state, training_state)
+        return TrainerCheckpoint(*states)
     if skipped:
         raise UserInputError(f"no checkpoint could be loaded: {'; '.join(skipped)}", path=serialization_dir)
     return None

@@ -8,7 +8,9 @@ allennlp's own commands write where they read no more, and their output files ap
 * ``allennlp evaluate``: the same for ``--output-file`` and ``--predictions-output-file`` (comma lists
   included); the evaluator's metrics and predictions files are moved into place when it succeeded.
 * ``allennlp train``: ``-s`` naming an existing file, or, with ``--force`` (which deletes the directory
-  first), a directory that holds the config file or the data, is refused.
+  first), a directory that holds the config file or the data, is refused. A run that fails before it
+  saved anything (bad data, a missing model) leaves no serialization directory behind, so the same
+  command works once the cause is fixed.
 * Every metrics file (``metrics.json``, ``metrics_epoch_N.json``, ``evaluate``'s) and every
   ``model.tar.gz`` allennlp writes is written to a temporary file and moved into place.
 
@@ -206,14 +208,77 @@ def wrap_train_paths(module: ModuleType) -> None:
             arguments = signature.bind(*args, **kwargs).arguments
             params = arguments["params"]
             data_paths = [params.get(key) for key in DATA_PATH_KEYS]
+            serialization_dir = os.fspath(arguments["serialization_dir"])
             check_serialization_dir(
-                arguments["serialization_dir"],
+                serialization_dir,
                 arguments.get("force", False),
                 [path for path in data_paths if isinstance(path, str)],
             )
-            return train_model(*args, **kwargs)
+            existed = os.path.isdir(serialization_dir)
+            fresh = not existed or arguments.get("force", False) or not os.listdir(serialization_dir)
+            try:
+                return train_model(*args, **kwargs)
+            except BaseException:
+                if fresh and not arguments.get("recover", False):
+                    remove_run_that_saved_nothing(serialization_dir, keep_directory=existed)
+                raise
 
         module.train_model = _shim(checked_train_model, train_model)
+
+
+# what a run leaves that is worth keeping: with none of these, a failed run's directory holds only its set-up
+_SAVED_WORK = ("model_state_e*", "training_state_e*", "best.th", "model.tar.gz", "metrics_epoch_*.json")
+
+
+def remove_run_that_saved_nothing(serialization_dir: str, keep_directory: bool) -> bool:
+    """
+    Removes what a failed ``train`` wrote to a serialization directory it started empty, when it saved no
+    checkpoint, weights, archive or epoch metrics: without this, running the same command again after
+    fixing the data is refused ("already exists and is not empty").
+
+    # Parameters
+
+    serialization_dir : `str`
+        The run's directory.
+    keep_directory : `bool`
+        Empty the directory (it existed, empty, before the run) instead of removing it.
+
+    # Returns
+
+    `bool`
+        Whether anything was removed.
+    """
+    import glob
+    import shutil
+
+    if not os.path.isdir(serialization_dir):
+        return False
+    pattern_root = glob.escape(serialization_dir)
+    if any(glob.glob(os.path.join(pattern_root, pattern)) for pattern in _SAVED_WORK):
+        return False
+    _detach_log_files(serialization_dir)
+    for name in os.listdir(serialization_dir):
+        path = os.path.join(serialization_dir, name)
+        shutil.rmtree(path) if os.path.isdir(path) and not os.path.islink(path) else os.remove(path)
+    if not keep_directory:
+        os.rmdir(serialization_dir)
+    return True
+
+
+def _detach_log_files(directory: str) -> None:
+    """Closes and removes the logging handlers that write into ``directory`` (allennlp's ``out.log``)."""
+    import logging
+
+    root = os.path.realpath(directory) + os.sep
+    loggers = [logging.getLogger()] + [
+        logger for logger in logging.Logger.manager.loggerDict.values() if isinstance(logger, logging.Logger)
+    ]
+    for logger in loggers:
+        for handler in list(logger.handlers):
+            filename = getattr(handler, "baseFilename", None)
+            if filename and os.path.realpath(filename).startswith(root):
+                logger.removeHandler(handler)
+                handler.close()
 
 
 def atomic_metrics_files(module: ModuleType) -> None:

@@ -18,6 +18,7 @@ from spanbert_lib.safeguards.command_outputs import (
     wrap_predict_outputs,
     wrap_train_paths,
 )
+from spanbert_lib.safeguards.config_files import check_config_paths
 from spanbert_lib.safeguards.empty_input import wrap_data_loader_iteration, wrap_dataset_reader_read
 from spanbert_lib.safeguards.option_checks import check_evaluate_options, check_predict_options
 from spanbert_lib.safeguards.predict_input import wrap_predict_input
@@ -56,6 +57,7 @@ SAFEGUARDS = [
     ("allennlp.commands.predict", None, wrap_predict_outputs),
     ("allennlp.commands.evaluate", None, wrap_evaluate_outputs),
     ("allennlp.commands.predict", None, check_predict_options),
+    ("allennlp.common.params", None, check_config_paths),
     ("allennlp.commands.evaluate", None, check_evaluate_options),
     ("allennlp.evaluation.evaluator", None, wrap_evaluator_outputs),
     ("allennlp.commands.train", None, wrap_train_paths),

@@ -60,8 +60,9 @@ def extract_archive_safely(archive_path: Union[str, os.PathLike], target_dir: Un
         absolute paths), or a member is a link pointing outside it, a device or a FIFO. Members
         extracted before the offending one stay in ``target_dir`` (the caller removes it).
     """
+    archive = _open_archive(archive_path)
     try:
-        with tarfile.open(archive_path, "r:*") as archive:
+        with archive:
             archive.extractall(target_dir, filter="data")
     except tarfile.FilterError as error:
         member = error.tarinfo.name if error.tarinfo is not None else "?"
@@ -71,10 +72,49 @@ def extract_archive_safely(archive_path: Union[str, os.PathLike], target_dir: Un
             path=archive_path,
         ) from error
     except _UNREADABLE_ARCHIVE as error:
-        detail = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise _unreadable(archive_path, error) from error
+
+
+def _open_archive(archive_path: Union[str, os.PathLike]) -> tarfile.TarFile:
+    """The open tar file; :class:`CorruptArchiveError` naming it when it is no tar file at all."""
+    try:
+        return tarfile.open(archive_path, "r:*")
+    except _UNREADABLE_ARCHIVE as error:
         raise CorruptArchiveError(
-            f"not a complete model archive: it is truncated, corrupt or not a .tar.gz ({detail})", path=archive_path
+            "not a model archive (a model.tar.gz or a serialization directory with config.json)", path=archive_path
         ) from error
+
+
+def _unreadable(archive_path: Union[str, os.PathLike], error: BaseException) -> "CorruptArchiveError":
+    detail = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    return CorruptArchiveError(
+        f"not a complete model archive: it is truncated or corrupt ({detail})", path=archive_path
+    )
+
+
+def check_archive_readable(archive_path: Union[str, os.PathLike]) -> None:
+    """
+    Reads a model archive through (a directory or a missing path is left to the caller).
+
+    # Parameters
+
+    archive_path : `Union[str, os.PathLike]`
+        A ``model.tar.gz``.
+
+    # Raises
+
+    CorruptArchiveError
+        Naming the archive when it is no tar file, or a truncated or corrupt one.
+    """
+    if not os.path.isfile(archive_path):
+        return
+    archive = _open_archive(archive_path)
+    try:
+        with archive:
+            for _ in archive:
+                pass
+    except _UNREADABLE_ARCHIVE as error:
+        raise _unreadable(archive_path, error) from error
 
 
 @contextmanager
@@ -109,16 +149,21 @@ def _remember_extraction(tempdir: str, archive: Union[str, os.PathLike]) -> None
     while len(_EXTRACTIONS) >= _EXTRACTIONS_KEPT:
         _EXTRACTIONS.pop(next(iter(_EXTRACTIONS)))
     _EXTRACTIONS[os.path.realpath(tempdir)] = os.fspath(archive)
+    _EXTRACTIONS[os.path.abspath(tempdir)] = os.fspath(archive)
 
 
-def _member_of_extraction(filename: Optional[str]) -> Optional[Tuple[str, str]]:
-    """``(archive, member)`` when ``filename`` lies in a directory an archive was extracted to."""
-    if not filename:
-        return None
-    real = os.path.realpath(os.fspath(filename))
-    for tempdir, archive in _EXTRACTIONS.items():
-        if real.startswith(tempdir + os.sep):
-            return archive, os.path.relpath(real, tempdir)
+def _member_of_extraction(error: FileNotFoundError) -> Optional[Tuple[str, str]]:
+    """
+    ``(archive, member)`` when the missing file lies in a directory an archive was extracted to (named by
+    the error's ``filename``, or in its message: allennlp's ``cached_path`` says "file PATH not found").
+    """
+    candidates = [os.fspath(error.filename)] if error.filename else []
+    candidates += str(error).split()
+    for candidate in candidates:
+        for tempdir, archive in _EXTRACTIONS.items():
+            for form in (candidate, os.path.realpath(candidate)):
+                if form.startswith(tempdir + os.sep):
+                    return archive, os.path.relpath(form, tempdir)
     return None
 
 
@@ -136,7 +181,7 @@ def naming_the_archive(load_archive):
         try:
             return load_archive(*args, **kwargs)
         except FileNotFoundError as error:
-            found = _member_of_extraction(error.filename)
+            found = _member_of_extraction(error)
             if found is None:
                 raise
             archive, member = found

@@ -74,6 +74,8 @@ def find_user_error(error: BaseException) -> Optional[BaseException]:
         from_model_path = model_path_error(link)
         if from_model_path is not None:
             return from_model_path
+    if isinstance(error, ModuleNotFoundError):
+        return _included_package_error(error)
     if isinstance(error, FileNotFoundError):
         return error
     if isinstance(error, (IsADirectoryError, NotADirectoryError, PermissionError)):
@@ -101,6 +103,21 @@ def _file_kind_error(error: OSError) -> BaseException:
         return error
     problem = next(text for kind, text in _FILE_KIND_PROBLEMS.items() if isinstance(error, kind))
     return UserInputError(problem, path=error.filename)
+
+
+def _included_package_error(error: ModuleNotFoundError) -> Optional[BaseException]:
+    """``--include-package NAME: ...`` when allennlp failed to import a package named on the command line."""
+    from spanbert_lib.common.errors import UserInputError
+
+    traceback = error.__traceback__
+    while traceback is not None:
+        frame = traceback.tb_frame
+        if frame.f_code.co_name == "import_module_and_submodules" and "allennlp" in frame.f_code.co_filename:
+            package = frame.f_locals.get("package_name")
+            what = "no such module" if error.name == package else f"importing it failed: {error}"
+            return UserInputError(f"--include-package {package}: {what} (is it installed or on PYTHONPATH?)")
+        traceback = traceback.tb_next
+    return None
 
 
 _WORKER_ERROR_FIRST_LINE = re.compile(r"^worker raised (?P<name>[A-Za-z_]\w*)\((?P<args>.*)\)$")

@@ -17,6 +17,7 @@ from typing import Any, Dict, List, Optional, Union
 import numpy as np
 import torch
 
+from spanbert_lib.common.errors import UserInputError
 from spanbert_lib.pretraining.dataset_readers.block_packing import pack_blocks, word_boundaries, word_start_mask
 from spanbert_lib.pretraining.masking import GeometricSpanMasker, Masker, MaskingStatistics
 from spanbert_lib.pretraining.masking.output import REPLACEMENT_NAMES
@@ -95,18 +96,20 @@ def masker_from_config(config: Union[None, str, Dict[str, Any]]) -> Masker:
             try:
                 params = json.loads(config)
             except ValueError as error:
-                raise ValueError(
+                raise UserInputError(
                     f"--masker {config!r} is neither a file nor JSON masker parameters: {error}"
                 ) from error
     else:
         params = dict(config)
+    if not isinstance(params, dict):
+        raise UserInputError(f"--masker {config!r}: masker parameters must be a JSON object")
     if isinstance(params.get("model"), dict):
         params = params["model"].get("masker", {})
     elif isinstance(params.get("masker"), dict):
         params = params["masker"]
     masker = Masker.from_params(Params(dict(params)))
     if masker.requires_phrase_ids:
-        raise ValueError(
+        raise UserInputError(
             f"the masking preview cannot show {type(masker).__name__}: it needs phrase annotations "
             "(spaCy entities / noun chunks) that pasted text does not have"
         )

@@ -106,6 +106,8 @@ def test_predictor_file_arguments_may_not_name_the_input(qa_run, tmp_path, monke
         "--use-dataset-reader",
         "--predictor-args",
         json.dumps({"predictions_file": str(dataset)}),
+        "--output-file",
+        tmp_path / "full_output.jsonl",
         "--silent",
     )
     assert code == 1
