@@ -15,9 +15,13 @@ from dataclasses import dataclass
 
 import torch
 
-from spanbert_lib.coref.models.chunking import row_chunks
+from spanbert_lib.coref.models.aligned_matmul import aligned_linear, aligned_size
 
 NUM_DISTANCE_BUCKETS = 10
+
+# rows of one block of the selection: the columns stop at the block's last row, so smaller
+# blocks skip more of the [K, K] triangle that holds no antecedent
+SELECTION_ROWS = 256
 
 
 _BUCKET_BOUNDARIES = (1, 2, 3, 4, 5, 8, 16, 32, 64)
@@ -129,6 +133,20 @@ class CoarseAntecedentScorer(torch.nn.Module):
         scores = scores + self.distance_prior()[bucket_distance(offsets)]
         return scores.masked_fill(~mask, float("-inf"))
 
+    @torch.no_grad()
+    def _offset_prior(self, last_row: int, num_rows: int, columns: int) -> torch.Tensor:
+        """
+        `[R, columns]` (a strided view): the distance prior of ``offset = row - column`` for rows
+        ``last_row, last_row - 1, ...`` (``R = num_rows``, in that order) and columns
+        ``0 .. columns - 1``, ``-inf`` where the offset is below 1 (not an earlier span). Row
+        ``r`` and column ``c`` have offset ``last_row - (r + c)``, so the whole block is
+        ``vector[r + c]``: one vector of ``R + columns - 1`` values read with strides (1, 1).
+        """
+        offsets = last_row - torch.arange(num_rows + columns - 1, device=self.distance_scorer.weight.device)
+        vector = self.distance_prior(apply_dropout=False)[bucket_distance(offsets)]
+        vector = vector.masked_fill(offsets < 1, float("-inf"))
+        return vector.as_strided((num_rows, columns), (1, 1))
+
     def top_antecedents(
         self, span_embeddings: torch.Tensor, mention_scores: torch.Tensor, max_antecedents: int, budget: int = 2**22
     ) -> TopAntecedents:
@@ -162,18 +180,21 @@ class CoarseAntecedentScorer(torch.nn.Module):
         indices = torch.zeros((num_spans, slots), dtype=torch.long, device=device)
         scores = span_embeddings.new_zeros((num_spans, slots))
         with torch.no_grad():
-            prior = self.distance_prior(apply_dropout=False)
-            source = self.bilinear(span_embeddings)
-            for chunk in row_chunks(num_spans, num_spans, budget):
-                rows = torch.arange(chunk.start, chunk.stop, device=device)
+            source = aligned_linear(span_embeddings, self.bilinear)  # [K, D]
+            # the rows of a block are taken last row first, so that the prior of offset
+            # ``row - column`` is a Hankel view of one vector (see _offset_prior)
+            block_rows = max(1, min(SELECTION_ROWS, budget // max(num_spans, 1)))
+            for start in range(0, num_spans, block_rows):
+                stop = min(start + block_rows, num_spans)
                 # only spans before the block's last row can be antecedents
-                columns = max(chunk.stop, slots)
-                block = source[chunk].matmul(span_embeddings[:columns].t())  # [R, columns]
-                block += mention_scores[chunk].unsqueeze(1) + mention_scores[:columns]
-                offsets = rows.unsqueeze(1) - torch.arange(columns, device=device)
-                block += prior[bucket_distance(offsets)]
-                block.masked_fill_(offsets < 1, float("-inf"))
-                scores[chunk], indices[chunk] = block.topk(slots, dim=1)
+                columns = min(num_spans, max(aligned_size(stop), slots))
+                reversed_rows = torch.arange(stop - 1, start - 1, -1, device=device)
+                block = source.index_select(0, reversed_rows).matmul(span_embeddings[:columns].t())  # [R, columns]
+                block += mention_scores.index_select(0, reversed_rows).unsqueeze(1)
+                block += mention_scores[:columns]
+                block += self._offset_prior(stop - 1, stop - start, columns)
+                block_scores, block_indices = block.topk(slots, dim=1)
+                scores[start:stop], indices[start:stop] = block_scores.flip(0), block_indices.flip(0)
         rows = torch.arange(num_spans, device=device).unsqueeze(1)
         mask = indices < rows
         if torch.is_grad_enabled() and (span_embeddings.requires_grad or mention_scores.requires_grad):

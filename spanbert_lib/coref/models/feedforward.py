@@ -15,6 +15,8 @@ from typing import Sequence
 import torch
 import torch.nn.functional as F
 
+from spanbert_lib.coref.models.aligned_matmul import aligned_size, pad_rows
+
 
 class FeedForwardScorer(torch.nn.Module):
     """
@@ -129,3 +131,52 @@ class FeedForwardScorer(torch.nn.Module):
             `[...]` scores.
         """
         return self.from_first_layer(inputs.matmul(self.first_layer.weight.t()))
+
+    def aligned(self) -> "AlignedScorer":
+        """The same network for gradient-free passes, its hidden size padded to a multiple of 16."""
+        return AlignedScorer(self)
+
+
+class AlignedScorer:
+    """
+    A :class:`FeedForwardScorer` without dropout or gradients whose first layer has ``H'``
+    (:func:`~spanbert_lib.coref.models.aligned_matmul.aligned_size` of `H`) outputs: the extra
+    units have zero weights and bias, so they are 0 after the ReLU and add nothing to the score,
+    while every product with the first layer is faster (see ``aligned_matmul``). Built per pass
+    from the current weights (a copy of the first layer, no cache to go stale).
+
+    # Parameters
+
+    scorer : `FeedForwardScorer`
+        The network.
+    """
+
+    def __init__(self, scorer: FeedForwardScorer) -> None:
+        self.scorer = scorer
+        self.hidden_dim = aligned_size(scorer.hidden_dim)
+        self.first_weight = pad_rows(scorer.first_layer.weight.detach(), self.hidden_dim)  # [H', I]
+        self.first_bias = pad_rows(scorer.first_layer.bias.detach(), self.hidden_dim)  # [H']
+        self.output_weight = pad_rows(scorer.output_layer.weight.detach()[0], self.hidden_dim)  # [H']
+
+    def part_projection(self, values: torch.Tensor, part: int, offset: int = 0) -> torch.Tensor:
+        """As :meth:`FeedForwardScorer.part_projection`, `[..., N]` -> `[..., H']`."""
+        start = self.scorer._bounds[part] + offset
+        end = start + values.size(-1)
+        if end > self.scorer._bounds[part + 1]:
+            raise ValueError(f"{values.size(-1)} columns from offset {offset} overflow part {part}")
+        return values.matmul(self.first_weight[:, start:end].t())
+
+    def from_first_layer(self, pre_activation: torch.Tensor, with_bias: bool = False) -> torch.Tensor:
+        """
+        As :meth:`FeedForwardScorer.from_first_layer` without dropout, IN PLACE on
+        ``pre_activation`` `[..., H']` -> `[...]` scores; ``with_bias``: the first layer's bias
+        (:attr:`first_bias`) is already in it.
+        """
+        hidden = pre_activation if with_bias else pre_activation.add_(self.first_bias)
+        hidden = hidden.relu_()
+        if not self.scorer.hidden_layers:
+            return hidden.matmul(self.output_weight) + self.scorer.output_layer.bias[0]
+        hidden = hidden[..., : self.scorer.hidden_dim]
+        for layer in self.scorer.hidden_layers:
+            hidden = F.relu(layer(hidden))
+        return self.scorer.output_layer(hidden).squeeze(-1)

@@ -14,6 +14,8 @@ embedding size.
 import torch
 import torch.nn.functional as F
 
+from spanbert_lib.coref.models.aligned_matmul import aligned_linear
+
 
 def with_dummy(scores: torch.Tensor) -> torch.Tensor:
     """`[K, C]` antecedent scores -> `[K, C + 1]` with the dummy's score 0 in column 0."""
@@ -84,5 +86,6 @@ class GatedSpanRefiner(torch.nn.Module):
             `[K, D]` refined embeddings ``g'``.
         """
         attended = attend_antecedents(span_embeddings, antecedents, scores_with_dummy)
-        gate = torch.sigmoid(self.gate(torch.cat([span_embeddings, attended], dim=-1)))
+        inputs = torch.cat([span_embeddings, attended], dim=-1)
+        gate = torch.sigmoid(self.gate(inputs) if torch.is_grad_enabled() else aligned_linear(inputs, self.gate))
         return gate * attended + (1 - gate) * span_embeddings

@@ -110,9 +110,9 @@ class MentionScorer(torch.nn.Module):
         `torch.Tensor`
             `[N]` mention scores.
         """
-        scorer = self.span_scorer
+        scorer = self.span_scorer.aligned()
         prior = self.width_prior(apply_dropout=False)
-        width_table = scorer.part_projection(span_embedder.width_embedding.weight, WIDTH)
+        width_table = scorer.part_projection(span_embedder.width_embedding.weight, WIDTH)  # [widths, H']
         head_logits = span_embedder.head_scorer(states).squeeze(-1)
         scores = states.new_empty(piece_starts.shape)
         for chunk in row_chunks(piece_starts.numel(), 4 * scorer.hidden_dim, budget):
@@ -121,13 +121,13 @@ class MentionScorer(torch.nn.Module):
             window = states[low:high]
             starts, ends = starts - low, ends - low
             pieces, offsets, weights = span_embedder.head_attention(head_logits[low:high], starts, ends)
-            pre_activation = scorer.part_projection(window, START)[starts]
-            pre_activation += scorer.part_projection(window, END)[ends]
+            # start, end and width shares summed by one embedding_bag over their stacked tables
+            size = high - low
+            table = torch.cat([scorer.part_projection(window, START), scorer.part_projection(window, END), width_table])
+            bags = torch.stack([starts, ends + size, widths[chunk] + 2 * size], dim=1)  # [n, 3]
+            pre_activation = F.embedding_bag(bags, table, mode="sum")
             pre_activation += F.embedding_bag(
                 pieces, scorer.part_projection(window, HEAD), offsets, mode="sum", per_sample_weights=weights
             )
-            pre_activation += width_table[widths[chunk]]
-            scores[chunk] = (
-                scorer.from_first_layer(pre_activation, apply_dropout=False, in_place=True) + prior[widths[chunk]]
-            )
+            scores[chunk] = scorer.from_first_layer(pre_activation) + prior[widths[chunk]]
         return scores

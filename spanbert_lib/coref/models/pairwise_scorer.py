@@ -6,7 +6,10 @@ bucketed antecedent distance), each switchable.
 The FFNN's first layer is applied part by part: ``W_1 g_i`` and ``W_2 g_j`` once per span,
 only ``W_3 (g_i * g_j)`` per pair; the features take few values, so (without feature dropout)
 their share is a lookup in a table of every combination's projection. Pairs are scored in
-blocks of rows, so without gradients memory is ``O(R * C * H)``, not ``O(K * C * H)``.
+blocks of rows, so without gradients memory is ``O(R * C * H)``, not ``O(K * C * H)``. Without
+gradients (inference) the blocks are small enough to stay in the CPU's caches and the FFNN's
+hidden size is padded to a multiple of 16 (``aligned_matmul``): the ``K * C`` products through
+``W_3`` are then nearly all of the time.
 
 Shapes: `K` kept spans of one document, `C` antecedent slots per kept span, `R` rows (kept
 spans) of one block, `D` span embedding size, `H` the FFNN's hidden size, `F` the size of
@@ -23,6 +26,9 @@ from spanbert_lib.coref.models.coarse_antecedents import NUM_DISTANCE_BUCKETS, b
 from spanbert_lib.coref.models.feedforward import FeedForwardScorer
 
 TARGET, ANTECEDENT, PRODUCT, FEATURES = range(4)
+
+# elements of one block's products in gradient-free scoring: small enough to stay in the CPU's caches
+INFERENCE_BLOCK = 2**20
 
 
 @dataclass
@@ -179,12 +185,12 @@ class PairFeatures(torch.nn.Module):
             return None
         return self.dropout(torch.cat(parts, dim=-1))
 
-    def projected_lookup(
+    def projected_table(
         self, rows: torch.LongTensor, antecedents: torch.LongTensor, metadata: SpanMetadata, project
-    ) -> Optional[torch.Tensor]:
+    ) -> Optional[Tuple[torch.Tensor, torch.LongTensor]]:
         """
-        ``project`` applied to ``phi``, WITHOUT dropout, computed as one lookup in a table of
-        all value combinations (at most 2 * num_genres * segment distances * 10 rows).
+        ``project`` applied to ``phi``, WITHOUT dropout, as a table of every combination of the
+        feature values (at most 2 * num_genres * segment distances * 10 rows) and each pair's row.
 
         # Parameters
 
@@ -200,8 +206,9 @@ class PairFeatures(torch.nn.Module):
 
         # Returns
 
-        `Optional[torch.Tensor]`
-            `[R, C, H]`, or None when no feature is enabled.
+        `Optional[Tuple[torch.Tensor, torch.LongTensor]]`
+            ``(table [V, H], index [R, C])`` with ``project(phi)`` of pair ``(r, c)`` equal to
+            ``table[index[r, c]]``, or None when no feature is enabled.
         """
         table, index, offset = None, None, 0
         for embedding, values in self.indices(rows, antecedents, metadata):
@@ -214,7 +221,25 @@ class PairFeatures(torch.nn.Module):
                 index = index * embedding.num_embeddings + values
         if table is None:
             return None
-        return table[index.expand(*antecedents.shape)]
+        return table, index.expand(*antecedents.shape)
+
+    def projected_lookup(
+        self, rows: torch.LongTensor, antecedents: torch.LongTensor, metadata: SpanMetadata, project
+    ) -> Optional[torch.Tensor]:
+        """
+        ``project`` applied to ``phi`` of each pair, WITHOUT dropout (:meth:`projected_table`
+        looked up).
+
+        # Returns
+
+        `Optional[torch.Tensor]`
+            `[R, C, H]`, or None when no feature is enabled.
+        """
+        lookup = self.projected_table(rows, antecedents, metadata, project)
+        if lookup is None:
+            return None
+        table, index = lookup
+        return table[index]
 
 
 class PairwiseScorer(torch.nn.Module):
@@ -284,6 +309,8 @@ class PairwiseScorer(torch.nn.Module):
         scorer = self.scorer
         if num_spans == 0 or slots == 0:
             return span_embeddings.new_zeros((num_spans, slots))
+        if not torch.is_grad_enabled() and not self.training:
+            return self._inference(span_embeddings, antecedents, metadata, budget)
         in_place = not torch.is_grad_enabled()
         targets = scorer.part_projection(span_embeddings, TARGET)  # [K, H]
         antecedent_terms = scorer.part_projection(span_embeddings, ANTECEDENT)  # [K, H]
@@ -313,3 +340,44 @@ class PairwiseScorer(torch.nn.Module):
                     pre_activation = pre_activation + term
             blocks.append(scorer.from_first_layer(pre_activation, in_place=in_place))
         return torch.cat(blocks, dim=0)
+
+    def _inference(
+        self, span_embeddings: torch.Tensor, antecedents: torch.LongTensor, metadata: SpanMetadata, budget: int
+    ) -> torch.Tensor:
+        """
+        :meth:`forward` without gradients or dropout: the same scores, faster. The FFNN's hidden
+        size is padded to a multiple of 16 (:class:`~.feedforward.AlignedScorer`); the three
+        per-span and per-feature terms are summed into one `[R * C, H']` buffer (gathered with
+        ``index_select``, bias folded into the target term) that the product term's matrix
+        product then adds to in place (``addmm_``); blocks hold at most :data:`INFERENCE_BLOCK`
+        elements so that they stay in the CPU's caches.
+        """
+        num_spans, slots = antecedents.shape
+        dim = span_embeddings.size(1)
+        scorer = self.scorer.aligned()
+        hidden = scorer.hidden_dim
+        targets = scorer.part_projection(span_embeddings, TARGET).add_(scorer.first_bias)  # [K, H'], bias in
+        antecedent_terms = scorer.part_projection(span_embeddings, ANTECEDENT)  # [K, H']
+        start = self.scorer._bounds[PRODUCT]
+        product_weight = scorer.first_weight[:, start : start + dim].t()  # [D, H']
+        features = self.features.projected_table(
+            torch.arange(num_spans, device=antecedents.device),
+            antecedents,
+            metadata,
+            lambda values, offset: scorer.part_projection(values, FEATURES, offset),
+        )
+        scores = span_embeddings.new_empty((num_spans, slots))
+        for chunk in row_chunks(num_spans, slots * (dim + hidden), min(budget, INFERENCE_BLOCK)):
+            rows = chunk.stop - chunk.start
+            flat = antecedents[chunk].reshape(-1)  # [R * C]
+            products = span_embeddings.index_select(0, flat).view(rows, slots, dim)
+            products.mul_(span_embeddings[chunk].unsqueeze(1))
+            pre_activation = antecedent_terms.index_select(0, flat).view(rows, slots, hidden)
+            pre_activation += targets[chunk].unsqueeze(1)
+            if features is not None:
+                table, index = features
+                pre_activation += table.index_select(0, index[chunk].reshape(-1)).view(rows, slots, hidden)
+            pre_activation = pre_activation.view(-1, hidden).addmm_(products.view(-1, dim), product_weight)
+            del products
+            scores[chunk] = scorer.from_first_layer(pre_activation, with_bias=True).view(rows, slots)
+        return scores
