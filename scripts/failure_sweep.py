@@ -447,21 +447,33 @@ def command_cases(ws: Workspace, archives: Dict[str, Path]) -> List[Case]:  # no
     case = "predict_input_array_line"
     add(case, ["predict", qa, questions(case, "[1, 2]")], names=("in.jsonl:1",))
     case = "predict_input_missing_key"
-    add(case, ["predict", qa, questions(case, json.dumps({"question": "Who?"}))], names=("passage",))
+    add(
+        case,
+        ["predict", qa, questions(case, json.dumps({"question": "Who?"}))],
+        names=("in.jsonl:1",),
+        check=_names_every("passage"),
+    )
     case = "predict_input_wrong_type"
-    add(case, ["predict", qa, questions(case, json.dumps({"question": "Who?", "passage": 5}))], names=("passage",))
+    add(
+        case,
+        ["predict", qa, questions(case, json.dumps({"question": "Who?", "passage": 5}))],
+        names=("in.jsonl:1",),
+        check=_names_every("passage"),
+    )
     case = "predict_input_passage_over_limit"
     huge = json.dumps({"question": "Who?", "passage": "word " * 110_000})
     add(
         case,
         ["predict", qa, questions(case, huge), "--silent", "--output-file", ws.case_dir(case) / "o.jsonl"],
-        names=("max_passage_wordpieces",),
+        names=("in.jsonl:1",),
+        check=_names_every("max_passage_wordpieces"),
     )
     case = "predict_input_passage_characters_over_limit"
     add(
         case,
         ["predict", qa, questions(case, json.dumps({"question": "Who?", "passage": "x" * 10_000_001}))],
-        names=("max_passage_wordpieces",),
+        names=("in.jsonl:1",),
+        check=_names_every("max_passage_wordpieces"),
     )
     for how in ("same", "symlink", "hardlink"):
         case = f"predict_output_is_input_{how}"

@@ -7,8 +7,8 @@ UTF-8 surfaces as a bare ``UnicodeDecodeError``, a malformed line as a ``JSONDec
 input file "succeeds" with no output. The replacement of ``_PredictManager._get_json_data`` below
 decodes through :func:`spanbert_lib.common.text_files.decoded_lines` (file, line and byte offset),
 names the line of a malformed JSON object or of a line that is not an object (``null``, an
-array), and refuses an input file without any. Reading from stdin (``-``) is left as allennlp
-does it.
+array), and refuses an input file without any; a predictor's refusal of a record names the file
+and line too. Reading from stdin (``-``) is left as allennlp does it.
 """
 
 import functools
@@ -52,6 +52,10 @@ def read_json_lines_input(get_json_data):
                         line=line_number,
                     )
                 count += 1
+                self._spanbert_lib_record_lines = [
+                    *getattr(self, "_spanbert_lib_record_lines", [])[-1023:],
+                    line_number,
+                ]
                 yield data
         if count == 0:
             raise EmptyInputError("nothing to predict: the input file has no JSON line", path=self._input_file)
@@ -68,7 +72,38 @@ def _json_kind(value) -> str:
     return {list: "an array", str: "a string"}.get(type(value), "a number")
 
 
+def locating_prediction_errors(predict_json):
+    """
+    ``_PredictManager._predict_json`` whose user errors without a file (a predictor refusing a record:
+    "needs 'question' and 'passage'", a passage over its limit) name the input file and line.
+    """
+    if getattr(predict_json, "_spanbert_lib_shim", False):
+        return predict_json
+
+    @functools.wraps(predict_json)
+    def predict_json_naming_lines(self, batch_data):
+        from spanbert_lib.common.errors import UserInputError
+
+        try:
+            yield from predict_json(self, batch_data)
+        except UserInputError as error:
+            lines = getattr(self, "_spanbert_lib_record_lines", [])[-len(batch_data) :]
+            if error.path is not None or self._input_file == "-" or not lines:
+                raise
+            located = UserInputError(
+                error.message if len(lines) == 1 else f"{error.message} (in one of lines {lines[0]}-{lines[-1]})",
+                path=self._input_file,
+                line=lines[0] if len(lines) == 1 else None,
+                record=error.record,
+            )
+            raise located from error
+
+    predict_json_naming_lines._spanbert_lib_shim = True  # type: ignore[attr-defined]
+    return predict_json_naming_lines
+
+
 def wrap_predict_input(module: ModuleType) -> None:
     """Shim for ``allennlp.commands.predict``."""
     manager = module._PredictManager
     manager._get_json_data = read_json_lines_input(manager._get_json_data)
+    manager._predict_json = locating_prediction_errors(manager._predict_json)

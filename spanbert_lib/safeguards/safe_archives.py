@@ -185,6 +185,8 @@ def naming_the_archive(load_archive):
             if found is None:
                 raise
             archive, member = found
+            if member in ("weights.th", "best.th"):  # allennlp looks for weights.th, then best.th
+                member = "weights.th (its trained weights)"
             raise CorruptArchiveError(
                 f"the archive holds no {member} (a model archive of allennlp train holds config.json, weights.th "
                 "and vocabulary/)",

@@ -100,7 +100,7 @@ def test_answers_on_fixtures_are_unchanged(monkeypatch, reader_class, path):
 def test_a_passage_over_the_limit_is_refused_naming_the_question():
     reader = SquadReader(TINY, max_seq_length=48, doc_stride=16, max_query_length=16, max_passage_wordpieces=50)
     passage = "The river flows north past the old mill. " * 20
-    with pytest.raises(QADataError, match=r"question q7: the passage has \d+ wordpieces, more than max_passage"):
+    with pytest.raises(QADataError, match=r"^question q7: the passage has \d+ wordpieces, more than max_passage"):
         reader.text_to_instance("Where does the river flow?", passage, question_id="q7")
     with pytest.raises(QADataError, match="characters, more than 100 per wordpiece"):
         reader.text_to_instance("Where?", "x" * 5001, question_id="q8")

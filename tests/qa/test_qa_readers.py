@@ -297,7 +297,7 @@ def test_missing_file_and_empty_predictor_passage(tmp_path):
     reader = SquadReader(TINY, max_seq_length=64, doc_stride=24, max_query_length=24)
     with pytest.raises(QADataError, match="cannot read .*nothing.json"):
         list(reader.read(str(tmp_path / "nothing.json")))
-    with pytest.raises(QADataError, match="question q9 has an empty passage"):
+    with pytest.raises(QADataError, match="question q9: the passage is empty"):
         reader.text_to_instance("Who?", " \n ", "q9")
     with pytest.raises(QADataError, match="question q9 is empty"):
         reader.text_to_instance("  ", "Alice met Bob.", "q9")

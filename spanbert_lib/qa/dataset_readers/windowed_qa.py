@@ -36,6 +36,8 @@ from spanbert_lib.qa.dataset_readers.windows import char_span_to_token_span
 
 logger = logging.getLogger(__name__)
 
+# the location of a question given to text_to_instance (a predictor's input) rather than read from a file
+INPUT_LOCATION = "input"
 DEFAULT_MAX_PASSAGE_WORDPIECES = 100_000
 # a passage longer than this many characters per allowed wordpiece is refused before it is tokenised (BERT
 # tokenizers split words into pieces of a few characters and make a word of over 100 characters one [UNK])
@@ -178,24 +180,25 @@ class WindowedQAReader(DatasetReader):
         example = QAExample(
             question_id or "", question, passage, answer_texts, answer_candidates or [], is_impossible, "input"
         )
-        return self._make_instance(example, self._tokenize_passage(passage, "input", question_id))
+        return self._make_instance(example, self._tokenize_passage(passage, INPUT_LOCATION, question_id))
 
     def _tokenize_passage(self, context: str, location: str, qid: Optional[str]) -> TokenizedPassage:
+        where = _where(location, qid)
         if not context.strip():
-            raise QADataError(f"{location}: question {qid} has an empty passage")
+            raise QADataError(f"{where}the passage is empty")
         limit = self.max_passage_wordpieces
         if limit is not None and len(context) > MAX_CHARACTERS_PER_WORDPIECE * limit:
             raise QADataError(
-                f"{location}: question {qid}: the passage has {len(context)} characters, more than "
+                f"{where}the passage has {len(context)} characters, more than "
                 f"{MAX_CHARACTERS_PER_WORDPIECE} per wordpiece of max_passage_wordpieces={limit}; split it "
                 "(or raise the reader's limit)"
             )
         passage = self._window_tokenizer.tokenize_passage(context)
         if len(passage.ids) == 0:
-            raise QADataError(f"{location}: question {qid}: the passage has no wordpiece ({context[:50]!r})")
+            raise QADataError(f"{where}the passage has no wordpiece ({context[:50]!r})")
         if limit is not None and len(passage.ids) > limit:
             raise QADataError(
-                f"{location}: question {qid}: the passage has {len(passage.ids)} wordpieces, more than "
+                f"{where}the passage has {len(passage.ids)} wordpieces, more than "
                 f"max_passage_wordpieces={limit}; split it (or raise the reader's limit)"
             )
         return passage
@@ -275,3 +278,11 @@ class WindowedQAReader(DatasetReader):
                 self.stats.answers_at_given_offset += 1
             return token_span
         return None
+
+
+def _where(location: str, qid: Optional[str]) -> str:
+    """``"FILE: question ID: "``, leaving out the placeholder location of predictor input and a missing id."""
+    parts = [location] if location and location != INPUT_LOCATION else []
+    if qid:
+        parts.append(f"question {qid}")
+    return "".join(f"{part}: " for part in parts)
