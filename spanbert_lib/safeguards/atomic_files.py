@@ -5,7 +5,9 @@ that fails (bad input, a crash, Ctrl-C) leaves an existing file exactly as it wa
 
 Temporary names are ``.NAME.partial-XXXX`` plus the file's own extension (``plot.png`` ->
 ``.plot.png.partial-k2j9.png``: tools that choose a format by extension still see it). A new file gets
-the permissions ``open()`` would give it; a replaced file keeps its own.
+the permissions ``open()`` would give it; a replaced file keeps its own. An output that is a symbolic
+link replaces the file it points to (the link stays); one that is no regular file (``/dev/stdout``, a
+named pipe) is written directly, as there is nothing to keep.
 """
 
 import contextlib
@@ -56,6 +58,14 @@ def _temporary_sibling(path: str, directory: bool = False) -> str:
     return temporary
 
 
+def _file_to_replace(path: PathLike) -> Optional[str]:
+    """The regular file an output path stands for (a symbolic link's target), or None for a device / pipe."""
+    text = os.fspath(path)
+    if os.path.exists(text) and not os.path.isfile(text) and not os.path.isdir(text):
+        return None
+    return os.path.realpath(text) if os.path.islink(text) else text
+
+
 def _remove(path: str) -> None:
     if os.path.isdir(path) and not os.path.islink(path):
         shutil.rmtree(path, ignore_errors=True)
@@ -80,7 +90,10 @@ def atomic_output_path(path: PathLike) -> Iterator[str]:
     `Iterator[str]`
         The temporary file (exists, empty).
     """
-    target = os.fspath(path)
+    target = _file_to_replace(path)
+    if target is None:
+        yield os.fspath(path)
+        return
     temporary = _temporary_sibling(target)
     try:
         yield temporary
@@ -104,13 +117,14 @@ class AtomicTextFile:
     """
 
     def __init__(self, path: PathLike, encoding: str = "utf-8") -> None:
-        self.path = os.fspath(path)
-        self._temporary: Optional[str] = _temporary_sibling(self.path)
-        self._handle: IO[str] = open(self._temporary, "w", encoding=encoding)
+        target = _file_to_replace(path)
+        self.path = target if target is not None else os.fspath(path)
+        self._temporary: Optional[str] = _temporary_sibling(target) if target is not None else None
+        self._handle: IO[str] = open(self._temporary or self.path, "w", encoding=encoding)
 
     @property
     def closed(self) -> bool:
-        return self._temporary is None
+        return self._handle.closed
 
     def write(self, text: str) -> int:
         return self._handle.write(text)
@@ -121,6 +135,7 @@ class AtomicTextFile:
     def close(self) -> None:
         """Moves the written content over ``path`` (once)."""
         if self._temporary is None:
+            self._handle.close()
             return
         temporary, self._temporary = self._temporary, None
         try:
@@ -133,6 +148,8 @@ class AtomicTextFile:
     def discard(self) -> None:
         """Drops what was written; ``path`` stays as it was."""
         if self._temporary is None:
+            with contextlib.suppress(OSError):
+                self._handle.close()
             return
         temporary, self._temporary = self._temporary, None
         with contextlib.suppress(OSError):
