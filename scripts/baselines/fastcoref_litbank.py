@@ -71,6 +71,9 @@ def lingmess_loader():
         }
         tokenizer = AutoTokenizer.from_pretrained(args.model_name_or_path, use_fast=True, add_prefix_space=True)
         model = LingMessModel.from_pretrained(args.model_name_or_path, config=config)
+        # transformers 4.5x's from_pretrained skips the constructor's initialisation of LingMess's raw antecedent
+        # parameters (weights left 0, biases uninitialised memory up to ~1e6 measured, loss NaN): redo it
+        model.reset_parameters()
         return model, tokenizer
 
     return load

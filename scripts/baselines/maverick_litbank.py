@@ -83,6 +83,7 @@ def loss_recorder():
         def on_train_epoch_end(self, trainer, pl_module) -> None:
             self.epochs.append(round(sum(self._current) / max(len(self._current), 1), 4))
             self._current = []
+            print(f"epoch {len(self.epochs)}: mean training loss {self.epochs[-1]}", flush=True)
 
     return EpochLosses()
 
