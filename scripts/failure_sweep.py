@@ -56,6 +56,8 @@ TRACEBACK = "Traceback (most recent call last)"
 PARTIAL = ".partial-"
 QUESTION = {"question": "When did the bridge open?", "passage": "The bridge opened in March 1932 after years."}
 GRADES = ("good", "ok", "bad")
+# allennlp writes this set of namespaces in hash order (it differs between processes): compared as a set
+UNORDERED_FILES = ("non_padded_namespaces.txt",)
 
 
 @dataclass
@@ -120,7 +122,10 @@ def snapshot(paths: Sequence[Path]) -> Dict[str, str]:
         files = sorted(p for p in Path(path).rglob("*") if p.is_file()) if Path(path).is_dir() else [Path(path)]
         for file in files:
             with contextlib.suppress(OSError):
-                found[str(file)] = hashlib.sha256(file.read_bytes()).hexdigest()
+                data = file.read_bytes()
+                if file.name in UNORDERED_FILES:
+                    data = b"\n".join(sorted(data.splitlines()))
+                found[str(file)] = hashlib.sha256(data).hexdigest()
     return found
 
 
