@@ -3,19 +3,31 @@ Coreference inference: this project's ``spanbert_coref`` model vs allennlp-model
 model (Lee et al. 2018 with coarse-to-fine pruning and second-order inference), same encoder
 (MiniLM-L6-H384, ``pretrained/all-MiniLM-L6-v2``) and settings (max span width 30, 0.4 spans
 per word, 50 antecedents, 2 inference rounds, FFNN 300, features 20, segments / folding windows
-of 256 wordpieces), on documents of about 500, 2,000 and 8,000 words.
+of 256 wordpieces), on documents of about 500, 2,000 and 8,000 words; and rows for the anchors
+of issue #21 (fastcoref, Maverick), each in its own interpreter, when a trained model of theirs exists.
 
-Both models are randomly initialised on top of the pretrained encoder (timing and memory do
-not depend on training). Every measurement runs in its own subprocess:
+Both library-side models are randomly initialised on top of the pretrained encoder (timing and
+memory do not depend on training). Every measurement runs in its own subprocess, started with
+the system's interpreter on THIS file (``--measure``): the measuring code below the driver imports
+nothing but the standard library at module level, so another virtual environment runs it as it
+is. The driver writes the document (``{"sentences": [[word, ...], ...]}``) to a JSON file; the
+subprocess loads its system, then
 
-* ``seconds``: ``model(**tensors)`` + ``make_output_human_readable`` in eval mode without
-  gradients (best of ``--repeats``), after a warm-up forward on a short document;
-* ``forward_peak_mb``: the process's peak resident memory DURING that forward (Linux: the
-  peak is reset through ``/proc/self/clear_refs`` just before it; elsewhere the whole
-  process's peak), and ``process_peak_mb`` (``resource`` max RSS, including loading);
-* ``tensorize_seconds``: instance -> tensors (reported, not part of ``seconds``).
+* ``prepare_seconds``: document -> the system's inputs (for ours: instance -> tensors; reported,
+  not part of ``seconds``), after a warm-up of the whole path on a two-sentence document;
+* ``seconds``: prediction on the prepared inputs, clusters included (for ours ``model(**tensors)``
+  + ``make_output_human_readable``, eval mode, no gradients; best of ``--repeats``);
+* ``forward_peak_mb``: the process's peak resident memory DURING the prediction (Linux: the peak
+  is reset through ``/proc/self/clear_refs`` just before it; elsewhere the whole process's peak),
+  and ``process_peak_mb`` (``resource`` max RSS, including loading);
 
-Threads: ``--threads`` (default 1) intra-op threads per measurement, the same for both models.
+and prints one ``RESULT {json}`` line. A system of another environment is a Python file whose
+``load(model_dir, threads)`` returns an object with ``prepare(sentences)`` and
+``predict(prepared) -> clusters`` (lists of inclusive ``[start, end]`` word spans); see
+``EXTERNAL_SYSTEMS``. Where its interpreter, its trained model or that file is missing, its row says
+``not available: <reason>``.
+
+Threads: ``--threads`` (default 1) intra-op threads per measurement, the same for every system.
 On a machine shared with other jobs (more runnable processes than cores) two threads are
 SLOWER than one for both models, as every parallel operation waits for a descheduled
 worker; use ``--threads 2`` (or more) on an idle machine.
@@ -26,36 +38,113 @@ it is then reported as ``OOM (> cap)``.
 
     python benchmarks/coref_inference.py                 # 500, 2000, 8000 words, LitBank text
     python benchmarks/coref_inference.py --words 500 2000 --repeats 2 --json results.json
+    python benchmarks/coref_inference.py --systems spanbert_coref fastcoref
 
 Text: LitBank documents (``../shared/data/coref/litbank``, or ``$SPANBERT_LIB_EXTERNAL_DATA``)
 concatenated in name order and cut at a sentence end; synthetic sentences when absent.
 """
 
 import argparse
+import importlib.util
 import json
+import os
 import random
 import resource
 import subprocess
 import sys
+import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
-from spanbert_lib.evidence.external_data import external_path
-from spanbert_lib.evidence.repository import REPO_ROOT
-from spanbert_lib.evidence.runs import offline_env
-
+REPO_ROOT = Path(__file__).resolve().parents[1]
 ENCODER = str(REPO_ROOT / "pretrained" / "all-MiniLM-L6-v2")
 SETTINGS = dict(
     max_span_width=30, top_span_ratio=0.4, max_antecedents=50, depth=2, ffnn=300, feature_size=20, segment_len=256
 )
-SYSTEMS = ("spanbert_coref", "allennlp_coref")
+OURS = "spanbert_coref"
+LIBRARY_SYSTEMS = (OURS, "allennlp_coref")
+WARM_UP = [["Anna", "told", "Ben", "that", "she", "was", "leaving", "."], ["He", "smiled", "."]]
 
 
-# ---------------------------------------------------------------- text
+@dataclass
+class ExternalSystem:
+    """
+    A system measured in another interpreter (issue #21's anchors).
+
+    # Parameters
+
+    python : `str`
+        Its interpreter, relative to the repository.
+    runner : `str`
+        Python file (relative to the repository) defining ``load(model_dir, threads)`` -> an object
+        with ``prepare(sentences)`` and ``predict(prepared) -> clusters``.
+    adapter : `str`
+        The training adapter whose runs hold its models.
+    run_system : `str`
+        How the ``system`` entry of a run's ``run.json`` starts (the adapter writes it).
+    """
+
+    python: str
+    runner: str
+    adapter: str
+    run_system: str
+
+    def trained_models(self) -> List[Path]:
+        """``runs/baselines/*/model`` folders of runs of this system (newest first)."""
+        models = []
+        for run_file in sorted((REPO_ROOT / "runs" / "baselines").glob("*/run.json")):
+            try:
+                system = json.loads(run_file.read_text(encoding="utf-8")).get("system", "")
+            except (OSError, ValueError):
+                continue
+            model = run_file.parent / "model"
+            if str(system).startswith(self.run_system) and model.is_dir() and any(model.iterdir()):
+                models.append(model)
+        return sorted(models, key=lambda path: path.stat().st_mtime, reverse=True)
+
+    def unavailable(self) -> Optional[str]:
+        """Why it cannot be measured here, or None."""
+        if not (REPO_ROOT / self.python).exists():
+            return f"no anchors environment ({self.python}; scripts/baselines/make_env.py)"
+        if not self.trained_models():
+            return (
+                f"no trained model (a runs/baselines/*/model folder beside a run.json of {self.run_system!r}; "
+                f"{self.adapter} saves predictions and timings, not its weights)"
+            )
+        if not (REPO_ROOT / self.runner).is_file():
+            return f"no runner {self.runner} (load(model_dir, threads) -> prepare(sentences), predict(prepared))"
+        return None
+
+
+ANCHORS = ".venv-baselines/anchors/bin/python"
+EXTERNAL_SYSTEMS = {
+    "fastcoref": ExternalSystem(
+        ANCHORS,
+        "scripts/baselines/fastcoref_inference.py",
+        "scripts/baselines/fastcoref_litbank.py",
+        "fastcoref 2.1.6, fcoref",
+    ),
+    "fastcoref_lingmess": ExternalSystem(
+        ANCHORS,
+        "scripts/baselines/fastcoref_inference.py",
+        "scripts/baselines/fastcoref_litbank.py",
+        "fastcoref 2.1.6, lingmess",
+    ),
+    "maverick": ExternalSystem(
+        ANCHORS, "scripts/baselines/maverick_inference.py", "scripts/baselines/maverick_litbank.py", "maverick-coref"
+    ),
+}
+SYSTEMS = LIBRARY_SYSTEMS + tuple(EXTERNAL_SYSTEMS)
+
+
+# ---------------------------------------------------------------- text (driver)
 
 
 def litbank_dir() -> Optional[Path]:
+    from spanbert_lib.evidence.external_data import external_path
+
     path = external_path("coref/litbank")
     return path if path.is_dir() else None
 
@@ -87,7 +176,33 @@ def document_sentences(num_words: int) -> List[List[str]]:
     return sentences
 
 
-# ---------------------------------------------------------------- models
+# ---------------------------------------------------------------- the library-side systems (main interpreter)
+
+
+class LibrarySystem:
+    """An allennlp model and its instance maker as ``prepare`` / ``predict``."""
+
+    def __init__(self, model, make_instance: Callable) -> None:
+        self.model = model.eval()
+        self.make_instance = make_instance
+
+    def prepare(self, sentences: List[List[str]]) -> Dict[str, Any]:
+        from allennlp.data import Batch
+
+        batch = Batch([self.make_instance(sentences)])
+        batch.index_instances(self.model.vocab)
+        return batch.as_tensor_dict()
+
+    def predict(self, tensors: Dict[str, Any]) -> List[List[List[int]]]:
+        import torch
+
+        with torch.no_grad():
+            output = self.model.make_output_human_readable(self.model(**tensors))
+        return output["clusters"][0]
+
+    @staticmethod
+    def details(tensors: Dict[str, Any]) -> Dict[str, Any]:
+        return {"candidate_spans": int((tensors["spans"][0, :, 0] >= 0).sum())}
 
 
 def build_spanbert_coref():
@@ -166,7 +281,23 @@ def build_allennlp_coref():
     return model, instance
 
 
-# ---------------------------------------------------------------- one measurement
+def load_library_system(name: str, threads: int) -> LibrarySystem:
+    import torch
+
+    torch.set_num_threads(threads)
+    torch.manual_seed(0)
+    return LibrarySystem(*(build_spanbert_coref if name == OURS else build_allennlp_coref)())
+
+
+def load_runner_system(runner: str, model_dir: str, threads: int):
+    """``load(model_dir, threads)`` of a runner file (a system of another environment)."""
+    spec = importlib.util.spec_from_file_location("coref_benchmark_runner", runner)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.load(model_dir, threads)
+
+
+# ---------------------------------------------------------------- one measurement (any interpreter, stdlib only)
 
 
 def _reset_peak_rss() -> bool:
@@ -194,67 +325,56 @@ def _max_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / scale
 
 
-def measure(system: str, num_words: int, repeats: int, threads: int) -> Dict[str, object]:
-    import torch
-    from allennlp.data import Batch
+def _threads(requested: int) -> int:
+    torch = sys.modules.get("torch")
+    return torch.get_num_threads() if torch is not None else requested
 
-    torch.set_num_threads(threads)
-    torch.manual_seed(0)
-    model, make_instance = (build_spanbert_coref if system == "spanbert_coref" else build_allennlp_coref)()
-    model.eval()
 
-    def tensors_of(sentences):
-        batch = Batch([make_instance(sentences)])
-        batch.index_instances(model.vocab)
-        return batch.as_tensor_dict()
-
-    def run(tensors):
-        with torch.no_grad():
-            output = model(**tensors)
-            return model.make_output_human_readable(output)
-
-    run(
-        tensors_of([["Anna", "told", "Ben", "that", "she", "was", "leaving", "."], ["He", "smiled", "."]])
-    )  # warm-up: lazy initialisation, thread pools
-    sentences = document_sentences(num_words)
+def measure(system, sentences: List[List[str]], repeats: int, threads: int) -> Dict[str, Any]:
+    """Times ``system.predict`` on one document (module docstring) -> the fields of a RESULT line."""
+    system.predict(system.prepare(WARM_UP))  # lazy initialisation, thread pools
     start = time.perf_counter()
-    tensors = tensors_of(sentences)
-    tensorize_seconds = time.perf_counter() - start
-    num_spans = int((tensors["spans"][0, :, 0] >= 0).sum())
+    prepared = system.prepare(sentences)
+    prepare_seconds = time.perf_counter() - start
     before_mb = _status_mb("VmRSS")
     reset = _reset_peak_rss()
-    best = float("inf")
-    output = None
+    best, clusters = float("inf"), []
     for _ in range(repeats):
         start = time.perf_counter()
-        output = run(tensors)
+        clusters = system.predict(prepared)
         best = min(best, time.perf_counter() - start)
     forward_peak = _status_mb("VmHWM") if reset else None
+    details = system.details(prepared) if hasattr(system, "details") else {}
     return {
-        "system": system,
-        "words": sum(len(s) for s in sentences),
-        "candidate_spans": num_spans,
-        "clusters": len(output["clusters"][0]),
+        "words": sum(len(sentence) for sentence in sentences),
+        **details,
+        "clusters": len(clusters),
         "seconds": best,
-        "tensorize_seconds": tensorize_seconds,
+        "prepare_seconds": prepare_seconds,
         "rss_before_forward_mb": before_mb,
         "forward_peak_mb": forward_peak if forward_peak is not None else _max_rss_mb(),
         "forward_peak_increase_mb": (forward_peak - before_mb) if forward_peak and before_mb else None,
         "process_peak_mb": _max_rss_mb(),
-        "threads": torch.get_num_threads(),
+        "threads": _threads(threads),
     }
 
 
-def worker_main(args) -> None:
+def measure_main(args) -> None:
+    """The subprocess: caps its address space, loads the system, measures, prints ``RESULT {json}``."""
     limit = int(args.memory_limit_gb * 2**30)
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    sentences = json.loads(Path(args.document).read_text(encoding="utf-8"))["sentences"]
     try:
-        result = measure(args.worker, args.words[0], args.repeats, args.threads)
+        if args.runner:
+            system = load_runner_system(args.runner, args.model, args.threads)
+        else:
+            system = load_library_system(args.measure, args.threads)
+        result = measure(system, sentences, args.repeats, args.threads)
     except (MemoryError, RuntimeError) as error:
         if "memory" not in str(error).lower() and not isinstance(error, MemoryError):
             raise
-        result = {"system": args.worker, "words": args.words[0], "oom": True, "error": str(error).splitlines()[0][:200]}
-    print("RESULT " + json.dumps(result))
+        result = {"oom": True, "error": str(error).splitlines()[0][:200]}
+    print("RESULT " + json.dumps({"system": args.measure, **result}), flush=True)
 
 
 # ---------------------------------------------------------------- driver
@@ -271,25 +391,34 @@ def available_gb() -> Optional[float]:
     return None
 
 
-def run_worker(
-    system: str, num_words: int, repeats: int, threads: int, cap_gb: float, timeout: float
-) -> Dict[str, object]:
+def run_measurement(
+    system: str, document: Path, repeats: int, threads: int, cap_gb: float, timeout: float
+) -> Dict[str, Any]:
+    """One subprocess in the system's interpreter (this one for the library's systems)."""
+    from spanbert_lib.evidence.runs import offline_env
+
     available = available_gb()
     if available is not None:
         cap_gb = min(cap_gb, max(2.0, available - 2.0))
+    python, extra = sys.executable, []
+    external = EXTERNAL_SYSTEMS.get(system)
+    if external is not None:
+        python = str(REPO_ROOT / external.python)
+        extra = ["--runner", str(REPO_ROOT / external.runner), "--model", str(external.trained_models()[0])]
     command = [
-        sys.executable,
+        python,
         str(Path(__file__).resolve()),
-        "--worker",
+        "--measure",
         system,
-        "--words",
-        str(num_words),
+        "--document",
+        str(document),
         "--repeats",
         str(repeats),
         "--threads",
         str(threads),
         "--memory-limit-gb",
         f"{cap_gb:.2f}",
+        *extra,
     ]
     env = dict(offline_env(threads), PYTHONWARNINGS="ignore")
     try:
@@ -297,7 +426,7 @@ def run_worker(
             command, capture_output=True, text=True, timeout=timeout, cwd=str(REPO_ROOT), env=env
         )
     except subprocess.TimeoutExpired:
-        return {"system": system, "words": num_words, "error": f"timed out after {timeout:.0f} s"}
+        return {"system": system, "error": f"timed out after {timeout:.0f} s"}
     for line in completed.stdout.splitlines():
         if line.startswith("RESULT "):
             result = json.loads(line[len("RESULT ") :])
@@ -307,14 +436,13 @@ def run_worker(
     oom = completed.returncode in (-9, 137) or any("memory" in line.lower() for line in tail)
     return {
         "system": system,
-        "words": num_words,
         "oom": oom,
         "memory_cap_gb": round(cap_gb, 2),
         "error": f"exit {completed.returncode}: {' | '.join(tail)[:300]}",
     }
 
 
-def _cell(result: Dict[str, object], key: str, fmt: str) -> str:
+def _cell(result: Dict[str, Any], key: str, fmt: str) -> str:
     if result.get("oom"):
         return f"OOM(>{result.get('memory_cap_gb')}G)"
     if "error" in result:
@@ -323,37 +451,47 @@ def _cell(result: Dict[str, object], key: str, fmt: str) -> str:
     return format(value, fmt) if isinstance(value, (int, float)) else "-"
 
 
-def report(results: List[Dict[str, object]]) -> str:
+def report(results: List[Dict[str, Any]]) -> str:
+    """One row per document size and system; ratios are against ``spanbert_coref`` at the same size."""
     by_key = {(r["system"], r["words_requested"]): r for r in results}
     sizes = sorted({r["words_requested"] for r in results})
-    lines = [
-        f"{'words':>6} {'cands':>7} | {'ours s':>7} {'base s':>9} {'speedup':>7} | "
-        f"{'ours MB':>8} {'base MB':>9} {'mem ratio':>9} | {'ours +MB':>8} {'base +MB':>9}"
-    ]
+    systems = list(dict.fromkeys(r["system"] for r in results))
+    header = (
+        f"{'words':>6} {'system':<19} {'cands':>7} | {'seconds':>8} {'ours is':>8} | "
+        f"{'peak MB':>8} {'+MB':>7} {'mem ratio':>9} | {'clusters':>8}"
+    )
+    lines = [header, "-" * len(header)]
     for size in sizes:
-        ours, base = by_key.get(("spanbert_coref", size), {}), by_key.get(("allennlp_coref", size), {})
-        speedup = mem_ratio = "-"
-        if isinstance(ours.get("seconds"), float) and isinstance(base.get("seconds"), float):
-            speedup = f"{base['seconds'] / ours['seconds']:.2f}x"
-        elif isinstance(ours.get("seconds"), float) and base.get("oom"):
-            speedup = "n/a"
-        if isinstance(ours.get("forward_peak_mb"), float) and isinstance(base.get("forward_peak_mb"), float):
-            mem_ratio = f"{ours['forward_peak_mb'] / base['forward_peak_mb']:.2f}"
-        elif isinstance(ours.get("forward_peak_mb"), float) and base.get("oom"):
-            mem_ratio = f"<{ours['forward_peak_mb'] / (1024 * base['memory_cap_gb']):.2f}"
-        words = ours.get("words", base.get("words", size))
-        lines.append(
-            f"{words:>6} {_cell(ours, 'candidate_spans', 'd'):>7} | "
-            f"{_cell(ours, 'seconds', '.2f'):>7} {_cell(base, 'seconds', '.2f'):>9} {speedup:>7} | "
-            f"{_cell(ours, 'forward_peak_mb', '.0f'):>8} {_cell(base, 'forward_peak_mb', '.0f'):>9} "
-            f"{mem_ratio:>9} | {_cell(ours, 'forward_peak_increase_mb', '.0f'):>8} "
-            f"{_cell(base, 'forward_peak_increase_mb', '.0f'):>9}"
-        )
+        ours = by_key.get((OURS, size), {})
+        words = ours.get("words", size)
+        for system in systems:
+            result = by_key.get((system, size))
+            if result is None:
+                continue
+            if "unavailable" in result:
+                lines.append(f"{words:>6} {system:<19} not available: {result['unavailable']}")
+                continue
+            faster = mem_ratio = "-"
+            if system != OURS and isinstance(ours.get("seconds"), float):
+                if isinstance(result.get("seconds"), float):
+                    faster = f"{result['seconds'] / ours['seconds']:.2f}x"
+                elif result.get("oom"):
+                    faster = "n/a"
+            if system != OURS and isinstance(ours.get("forward_peak_mb"), float):
+                if isinstance(result.get("forward_peak_mb"), float):
+                    mem_ratio = f"{ours['forward_peak_mb'] / result['forward_peak_mb']:.2f}"
+                elif result.get("oom"):
+                    mem_ratio = f"<{ours['forward_peak_mb'] / (1024 * result['memory_cap_gb']):.2f}"
+            lines.append(
+                f"{words:>6} {system:<19} {_cell(result, 'candidate_spans', 'd'):>7} | "
+                f"{_cell(result, 'seconds', '.2f'):>8} {faster:>8} | "
+                f"{_cell(result, 'forward_peak_mb', '.0f'):>8} {_cell(result, 'forward_peak_increase_mb', '.0f'):>7} "
+                f"{mem_ratio:>9} | {_cell(result, 'clusters', 'd'):>8}"
+            )
     lines.append(
-        "speedup = baseline seconds / ours; mem ratio = ours / baseline peak RSS during "
-        "the forward (whole process, model included); +MB = rise of RSS during it; "
-        "OOM: the baseline could not allocate within the cap (n/a speedup, mem ratio "
-        "bounded by the cap)"
+        "ours is = system seconds / spanbert_coref seconds (how many times faster ours is); mem ratio = "
+        "spanbert_coref / system peak RSS during the prediction (whole process, model included); +MB = rise of "
+        "RSS during it; OOM: the system could not allocate within the cap (n/a, mem ratio bounded by the cap)"
     )
     return "\n".join(lines)
 
@@ -363,14 +501,17 @@ def main(argv=None) -> int:
     parser.add_argument("--words", type=int, nargs="+", default=[500, 2000, 8000])
     parser.add_argument("--systems", nargs="+", choices=SYSTEMS, default=list(SYSTEMS))
     parser.add_argument("--repeats", type=int, default=1)
-    parser.add_argument("--threads", type=int, default=1, help="intra-op threads per model")
+    parser.add_argument("--threads", type=int, default=1, help="intra-op threads per system")
     parser.add_argument("--memory-limit-gb", type=float, default=16.0)
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per measurement")
     parser.add_argument("--json", help="also write the raw results here")
-    parser.add_argument("--worker", choices=SYSTEMS, help=argparse.SUPPRESS)
+    parser.add_argument("--measure", choices=SYSTEMS, help=argparse.SUPPRESS)  # the subprocess's side
+    parser.add_argument("--document", help=argparse.SUPPRESS)
+    parser.add_argument("--runner", help=argparse.SUPPRESS)
+    parser.add_argument("--model", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.worker:
-        worker_main(args)
+    if args.measure:
+        measure_main(args)
         return 0
     if not Path(ENCODER).exists():
         print(f"encoder not found at {ENCODER} (run scripts/bootstrap.sh)", file=sys.stderr)
@@ -379,15 +520,28 @@ def main(argv=None) -> int:
         f"text: {'LitBank' if litbank_dir() else 'synthetic'}; threads: {args.threads}; settings: {SETTINGS}",
         flush=True,
     )
+    unavailable = {
+        name: reason
+        for name in args.systems
+        if name in EXTERNAL_SYSTEMS and (reason := EXTERNAL_SYSTEMS[name].unavailable()) is not None
+    }
     results = []
     started = time.perf_counter()
-    for size in args.words:
-        for system in args.systems:
-            result = run_worker(system, size, args.repeats, args.threads, args.memory_limit_gb, args.timeout)
-            result["words_requested"] = size
-            results.append(result)
-            shown = {k: (round(v, 3) if isinstance(v, float) else v) for k, v in result.items()}
-            print(json.dumps(shown), flush=True)
+    with tempfile.TemporaryDirectory() as directory:
+        for size in args.words:
+            document = Path(directory) / f"document_{size}.json"
+            document.write_text(json.dumps({"sentences": document_sentences(size)}), encoding="utf-8")
+            for system in args.systems:
+                if system in unavailable:
+                    result = {"system": system, "unavailable": unavailable[system]}
+                else:
+                    result = run_measurement(
+                        system, document, args.repeats, args.threads, args.memory_limit_gb, args.timeout
+                    )
+                result["words_requested"] = size
+                results.append(result)
+                shown = {k: (round(v, 3) if isinstance(v, float) else v) for k, v in result.items()}
+                print(json.dumps(shown), flush=True)
     print(report(results))
     print(f"total wall time {time.perf_counter() - started:.0f} s")
     if args.json:
@@ -396,4 +550,5 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
     sys.exit(main())
