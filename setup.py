@@ -55,10 +55,15 @@ setup(
     extras_require={"onnx": ["onnx>=1.15", "onnxruntime>=1.17"]},
     # spaCy finds the pipeline components by name: nlp.add_pipe("spanbert_coref") / ("spanbert_span_ner")
     entry_points={
+        # `allennlp coref-score` / `allennlp squad-eval` without allennlp's start-up (commands/console_scripts.py)
+        "console_scripts": [
+            "spanbert-coref-score = spanbert_lib.commands.console_scripts:coref_score",
+            "spanbert-squad-eval = spanbert_lib.commands.console_scripts:squad_eval",
+        ],
         "spacy_factories": [
             "spanbert_coref = spanbert_lib.spacy_components.coref_component:make_coref_component",
             "spanbert_span_ner = spanbert_lib.spacy_components.span_ner_component:make_span_ner_component",
-        ]
+        ],
     },
     cmdclass={"build_py": BuildPyWithCompatHook},
     license="Apache-2.0",
