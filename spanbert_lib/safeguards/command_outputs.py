@@ -34,12 +34,12 @@ DATA_PATH_KEYS = ("train_data_path", "validation_data_path", "test_data_path")
 
 def _shim(wrapper: Callable, wrapped: Callable) -> Callable:
     functools.update_wrapper(wrapper, wrapped)
-    wrapper._spanbert_lib_shim = True  # type: ignore[attr-defined]
+    wrapper._spanbert_lib_command_outputs = True  # type: ignore[attr-defined]
     return wrapper
 
 
 def _is_shim(function: Any) -> bool:
-    return getattr(function, "_spanbert_lib_shim", False)
+    return getattr(function, "_spanbert_lib_command_outputs", False)
 
 
 def _comma_list(value: Optional[str]) -> List[str]:
