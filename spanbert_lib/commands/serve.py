@@ -18,7 +18,7 @@ from typing import Iterable, List
 
 from allennlp.commands.subcommand import Subcommand
 
-from spanbert_lib.commands.common_arguments import port_number, positive_int
+from spanbert_lib.commands.common_arguments import finite_float, port_number, positive_int
 from spanbert_lib.serving.request_guards import normalize_host
 
 logger = logging.getLogger(__name__)
@@ -66,6 +66,19 @@ class Serve(Subcommand):
             help="predictions running at once over all models (default 2)",
         )
         subparser.add_argument(
+            "--batch-wait-ms",
+            type=_milliseconds,
+            default=5.0,
+            help="concurrent requests to one model are gathered this long and predicted as one batch (default 5; "
+            "0: every request on its own)",
+        )
+        subparser.add_argument(
+            "--max-batch-size",
+            type=positive_int,
+            default=16,
+            help="most requests predicted in one batch (default 16)",
+        )
+        subparser.add_argument(
             "--masker",
             default=None,
             help="masker of the masking view: JSON parameters, or a json/jsonnet file (a training "
@@ -79,6 +92,14 @@ class Serve(Subcommand):
         subparser.add_argument("--cuda-device", type=int, default=-1)
         subparser.set_defaults(func=_serve_from_args)
         return subparser
+
+
+def _milliseconds(text: str) -> float:
+    """argparse ``type`` of ``--batch-wait-ms``: a finite number of at least 0."""
+    value = finite_float(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative number of milliseconds, got {text!r}")
+    return value
 
 
 def _serve_from_args(args: argparse.Namespace) -> None:
@@ -120,7 +141,7 @@ def build_app(args: argparse.Namespace):
     import os
 
     from spanbert_lib.common.errors import UserInputError
-    from spanbert_lib.serving.app import create_app
+    from spanbert_lib.serving.app import DEFAULT_BATCH_WAIT_MS, DEFAULT_MAX_BATCH_SIZE, create_app
     from spanbert_lib.serving.masking_preview import MaskingPreview, masker_from_config
     from spanbert_lib.serving.model_spec import parse_model_specs
     from spanbert_lib.serving.served_model import ServedModel, resolve_archive_path
@@ -150,6 +171,8 @@ def build_app(args: argparse.Namespace):
         masking,
         max_request_chars=args.max_request_chars,
         max_concurrent_predictions=args.max_concurrent_predictions,
+        batch_wait_ms=getattr(args, "batch_wait_ms", DEFAULT_BATCH_WAIT_MS),
+        max_batch_size=getattr(args, "max_batch_size", DEFAULT_MAX_BATCH_SIZE),
         allowed_hosts=served_host_names(args.host, getattr(args, "allowed_host", [])),
     )
 

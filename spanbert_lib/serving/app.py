@@ -11,9 +11,11 @@ message; the traceback goes to the server log only).
 
 Predictions run in worker threads, never on the event loop, so the page, ``/health`` and the other
 models stay responsive while one long document is processed. At most ``max_concurrent_predictions``
-run at once over all models, and each model (and the masking preview) runs one request at a time:
-predictors share Hugging Face fast tokenizers, whose settings are not safe to change from two
-threads at once.
+run at once over all models, and each model (and the masking preview) runs one request, or one batch of
+requests, at a time: predictors share Hugging Face fast tokenizers, whose settings are not safe to change
+from two threads at once. Concurrent requests to one model are gathered for ``batch_wait_ms`` and
+predicted as one batch of at most ``max_batch_size`` (:mod:`~spanbert_lib.serving.batching`; each request
+gets what it would get alone); ``batch_wait_ms=0`` predicts every request on its own.
 
 FastAPI is imported when an application is built, not with this module: ``--include-package
 spanbert_lib`` imports every module of the library on every ``allennlp`` command.
@@ -21,8 +23,9 @@ spanbert_lib`` imports every module of the library on every ``allennlp`` command
 
 import logging
 import os
-from typing import Dict, Iterable, Optional, Union
+from typing import Callable, Dict, Iterable, Optional, Union
 
+from spanbert_lib.serving.batching import RequestBatcher
 from spanbert_lib.serving.examples import MASKING_EXAMPLE
 from spanbert_lib.serving.masking_preview import MaskingPreview
 from spanbert_lib.serving.request_body import ApiError, read_json_body, require_object
@@ -36,6 +39,8 @@ logger = logging.getLogger(__name__)
 STATIC_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
 DEFAULT_MAX_REQUEST_CHARS = 100_000
 DEFAULT_MAX_CONCURRENT_PREDICTIONS = 2
+DEFAULT_BATCH_WAIT_MS = 5.0
+DEFAULT_MAX_BATCH_SIZE = 16
 
 Entry = Union[ServedModel, TrainingWatch]
 
@@ -53,6 +58,7 @@ class ModelRegistry:
     def __init__(self, entries: Iterable[Entry] = ()) -> None:
         self._entries: Dict[str, Entry] = {}
         self._locks: Dict[str, "anyio.Lock"] = {}  # noqa: F821
+        self.batchers: Dict[str, RequestBatcher] = {}
         for entry in entries:
             self._entries[entry.name] = entry
 
@@ -109,6 +115,30 @@ class ModelRegistry:
             self._locks[name] = anyio.Lock()
         return self._locks[name]
 
+    def batcher(self, name: str, model: ServedModel, make: Callable[[ServedModel], RequestBatcher]) -> RequestBatcher:
+        """
+        The request batcher of a loaded model (made on first use, and again when a finished training
+        replaced the model).
+
+        # Parameters
+
+        name : `str`
+            The model's name.
+        model : `ServedModel`
+            The model (:meth:`get`).
+        make : `Callable[[ServedModel], RequestBatcher]`
+            Makes a model's batcher.
+
+        # Returns
+
+        `RequestBatcher`
+            Its batcher.
+        """
+        batcher = self.batchers.get(name)
+        if batcher is None or batcher.model is not model:
+            batcher = self.batchers[name] = make(model)
+        return batcher
+
 
 def create_app(
     models: Iterable[Entry] = (),
@@ -117,6 +147,8 @@ def create_app(
     max_request_chars: int = DEFAULT_MAX_REQUEST_CHARS,
     max_concurrent_predictions: int = DEFAULT_MAX_CONCURRENT_PREDICTIONS,
     allowed_hosts: Iterable[str] = LOOPBACK_HOSTS,
+    batch_wait_ms: float = DEFAULT_BATCH_WAIT_MS,
+    max_batch_size: int = DEFAULT_MAX_BATCH_SIZE,
 ):
     """
     The FastAPI application serving the models (routes: see the module docstring).
@@ -134,6 +166,11 @@ def create_app(
     allowed_hosts : `Iterable[str]`, optional (default = `LOOPBACK_HOSTS`)
         Host names requests may name in their ``Host`` header besides the loopback names (see
         :mod:`~spanbert_lib.serving.request_guards`).
+    batch_wait_ms : `float`, optional (default = `5.0`)
+        How long an idle model waits for concurrent requests to join a batch (milliseconds); 0: no
+        batching, each request is predicted on its own.
+    max_batch_size : `int`, optional (default = `16`)
+        Most requests predicted in one batch.
 
     # Returns
 
@@ -146,18 +183,28 @@ def create_app(
     from fastapi.staticfiles import StaticFiles
     from starlette.exceptions import HTTPException as StarletteHTTPException
 
-    if max_request_chars < 1 or max_concurrent_predictions < 1:
-        raise ValueError("max_request_chars and max_concurrent_predictions must be positive")
+    if max_request_chars < 1 or max_concurrent_predictions < 1 or max_batch_size < 1:
+        raise ValueError("max_request_chars, max_concurrent_predictions and max_batch_size must be positive")
+    if not batch_wait_ms >= 0:
+        raise ValueError(f"batch_wait_ms must be a non-negative number, got {batch_wait_ms!r}")
     registry = ModelRegistry(models)
     masking = masking or MaskingPreview()
     limiter = anyio.CapacityLimiter(max_concurrent_predictions)
     masking_lock = anyio.Lock()
+
+    async def run_in_thread(function, *args):
+        return await anyio.to_thread.run_sync(function, *args, limiter=limiter)
+
+    def make_batcher(model: ServedModel) -> RequestBatcher:
+        return RequestBatcher(model, batch_wait_ms / 1000, max_batch_size, run_in_thread)
 
     # No Swagger / ReDoc pages: FastAPI's fetch their scripts from a CDN, and nothing here may need the network.
     app = FastAPI(title="spanbert_lib demo", docs_url=None, redoc_url=None, openapi_url="/api/openapi.json")
     app.state.registry = registry
     app.state.masking = masking
     app.state.max_request_chars = max_request_chars
+    app.state.batch_wait_ms = batch_wait_ms
+    app.state.max_batch_size = max_batch_size
 
     @app.exception_handler(ApiError)
     async def api_error(_: Request, error: ApiError) -> JSONResponse:
@@ -212,8 +259,11 @@ def create_app(
             raise ApiError(503, f"model {name!r} is not ready yet: {entry.status_line()}")
         require_object(body)
         try:
-            async with registry.lock(name):
-                output = await anyio.to_thread.run_sync(entry.predict, body, limiter=limiter)
+            if batch_wait_ms > 0:
+                output = await registry.batcher(name, entry, make_batcher).predict(body)
+            else:
+                async with registry.lock(name):
+                    output = await anyio.to_thread.run_sync(entry.predict, body, limiter=limiter)
         except InvalidModelInput as error:
             raise ApiError(400, str(error)) from error
         except ModelFailure as error:

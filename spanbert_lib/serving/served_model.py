@@ -13,8 +13,9 @@ import json
 import logging
 import os
 from dataclasses import dataclass, field
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional, Union
 
+from spanbert_lib.serving.batching import predict_each
 from spanbert_lib.serving.examples import MODEL_TASKS, default_predictor, example_input
 from spanbert_lib.serving.model_spec import ModelSpec
 
@@ -166,6 +167,38 @@ class ServedModel:
             raise InvalidModelInput(f"{type(error).__name__}: {error}") from error
         except Exception as error:
             raise InvalidModelInput(str(error) or type(error).__name__) from error
+
+    def predict_batch(self, inputs: List[Any]) -> List[Union[Dict[str, Any], Exception]]:
+        """
+        The predictor's outputs for several JSON inputs, predicted together (``predict_batch_json``).
+
+        When that raises (one input the predictor refuses, a failure of the model), each input is
+        predicted again on its own with :meth:`predict`, so that each gets what it would get alone: its
+        output, or its own :class:`InvalidModelInput` / :class:`ModelFailure`.
+
+        # Parameters
+
+        inputs : `List[Any]`
+            The parsed request bodies.
+
+        # Returns
+
+        `List[Union[Dict[str, Any], Exception]]`
+            One sanitised prediction or exception per input, in order.
+        """
+        from allennlp.common.util import sanitize
+
+        if len(inputs) > 1 and all(isinstance(item, dict) for item in inputs):
+            try:
+                outputs = self.predictor.predict_batch_json(inputs)
+            except Exception as error:  # noqa: BLE001 - each input again on its own, with its own error
+                logger.debug(
+                    "model %r: a batch of %d failed (%s); predicting one by one", self.name, len(inputs), error
+                )
+            else:
+                if len(outputs) == len(inputs):
+                    return [sanitize(output) for output in outputs]
+        return predict_each(self.predict, inputs)
 
     def warm_up(self) -> "ServedModel":
         """
