@@ -9,6 +9,10 @@ semantics on the same dev documents - the baseline next to which the README repo
                                                       # (model.tar.gz, else best.th of a stopped run)
     .venv/bin/python scripts/coref_litbank_baseline.py --ours runs/litbank_minilm/model.tar.gz  # ours, same way
 
+``--train-files`` / ``--dev-files`` take other slices (a smoke run: ``--train-files :3 --dev-files 70:71``);
+``--predictions`` / ``--ours-predictions`` also write the predicted clusters as JSONL (``{"doc_key", "clusters"}``,
+inclusive word offsets), which ``scripts/baselines/score_predictions.py`` scores as CoNLL, as it scores the anchors.
+
 "The same way": the first 70 LitBank documents train, the next 10 dev; the same MiniLM encoder,
 pieces of 256 wordpieces (allennlp's ``max_length`` folding instead of our sentence-aligned
 segments), the same training windows (our reader's random runs of 2 segments, same seed, handed to
@@ -38,6 +42,7 @@ from spanbert_lib.evidence.summary import seed_overrides
 ENCODER = str(REPO_ROOT / "pretrained" / "all-MiniLM-L6-v2")
 LITBANK = str(external_path("coref/litbank"))
 SEGMENT_LEN, WINDOW_SEGMENTS, MAX_SPAN_WIDTH = 256, 2, 30
+TRAIN_FILES, DEV_FILES = ":70", "70:80"
 READER_NAME = "allennlp_models_coref_on_spanbert_coref_windows"
 
 
@@ -85,7 +90,9 @@ def register_adapter_reader() -> None:
             )
 
 
-def training_params(epochs: int, seed: Optional[int] = None) -> Dict[str, Any]:
+def training_params(
+    epochs: int, seed: Optional[int] = None, train_files: str = TRAIN_FILES, dev_files: str = DEV_FILES
+) -> Dict[str, Any]:
     """The training configuration; ``seed`` also seeds the reader's training windows (as
     ``dataset_reader.window_seed`` does for ``spanbert_coref``)."""
     hidden = 384
@@ -101,8 +108,8 @@ def training_params(epochs: int, seed: Optional[int] = None) -> Dict[str, Any]:
     return ({} if seed is None else seed_overrides(seed)) | {
         "dataset_reader": dict(reader, **windows),
         "validation_dataset_reader": reader,
-        "train_data_path": f"{LITBANK}#files=:70",
-        "validation_data_path": f"{LITBANK}#files=70:80",
+        "train_data_path": f"{LITBANK}#files={train_files}",
+        "validation_data_path": f"{LITBANK}#files={dev_files}",
         "model": {
             "type": "coref",
             "text_field_embedder": {
@@ -189,32 +196,56 @@ def load_trained(serialization_dir: Path):
     return model, reader
 
 
-def dev_scores(serialization_dir: Path) -> Dict[str, Any]:
-    """allennlp-models' trained model on the dev documents."""
+def dev_scores(
+    serialization_dir: Path, dev_files: str = DEV_FILES, predictions_file: Optional[Path] = None
+) -> Dict[str, Any]:
+    """allennlp-models' trained model on the dev documents (their clusters also to ``predictions_file``)."""
     from spanbert_lib.coref.conll_format import read_conll_documents
     from spanbert_lib.coref.dataset_readers.spanbert_coref import conll_paths
 
     model, reader = load_trained(serialization_dir)
-    documents = [doc for path in conll_paths(f"{LITBANK}#files=70:80") for doc in read_conll_documents(path)]
-    start = time.perf_counter()
+    documents = [doc for path in conll_paths(f"{LITBANK}#files={dev_files}") for doc in read_conll_documents(path)]
+    start, cpu = time.perf_counter(), time.process_time()
     response = predicted_clusters(model, reader, documents)
-    return score_response(documents, response, time.perf_counter() - start)
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+    write_predictions(predictions_file, documents, response)
+    return score_response(documents, response, seconds) | {"predict_cpu_seconds": round(cpu, 1)}
 
 
-def our_dev_scores(archive_file: Path) -> Dict[str, Any]:
+def our_dev_scores(
+    archive_file: Path, dev_files: str = DEV_FILES, predictions_file: Optional[Path] = None
+) -> Dict[str, Any]:
     """This library's trained ``spanbert_coref`` archive on the same dev documents, scored the same way."""
     from allennlp.models.archival import load_archive
 
     from spanbert_lib.coref.predictors.conll_predictions import predict_documents
 
     archive = load_archive(str(archive_file))
-    start = time.perf_counter()
-    predictions = predict_documents(archive.model, archive.validation_dataset_reader, f"{LITBANK}#files=70:80")
-    return score_response(
-        [document for document, _ in predictions],
-        [clusters for _, clusters in predictions],
-        time.perf_counter() - start,
-    )
+    start, cpu = time.perf_counter(), time.process_time()
+    predictions = predict_documents(archive.model, archive.validation_dataset_reader, f"{LITBANK}#files={dev_files}")
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+    documents = [document for document, _ in predictions]
+    response = [clusters for _, clusters in predictions]
+    write_predictions(predictions_file, documents, response)
+    return score_response(documents, response, seconds) | {"predict_cpu_seconds": round(cpu, 1)}
+
+
+def write_predictions(path: Optional[Path], documents, response) -> None:
+    """``{"doc_key", "clusters": [[[start, end], ...], ...]}`` per document (nothing when ``path`` is None)."""
+    if path is None:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8") as stream:
+        for document, clusters in zip(documents, response):
+            record = {"doc_key": document.doc_key, "clusters": [[list(span) for span in c] for c in clusters]}
+            stream.write(json.dumps(record) + "\n")
+
+
+def peak_rss_mb() -> float:
+    """This process's peak resident memory (Linux ``ru_maxrss`` is in KiB)."""
+    import resource
+
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
 
 def score_response(documents, response, seconds: float) -> Dict[str, Any]:
@@ -251,6 +282,10 @@ def main(argv=None) -> int:
     parser.add_argument("--score-only", action="store_true")
     parser.add_argument("--ours", type=Path, help="also score this spanbert_coref model.tar.gz the same way")
     parser.add_argument("--ours-json", type=Path, help="write --ours's scores to this file")
+    parser.add_argument("--train-files", default=TRAIN_FILES, help=f"training slice of LitBank (default {TRAIN_FILES})")
+    parser.add_argument("--dev-files", default=DEV_FILES, help=f"dev slice of LitBank (default {DEV_FILES})")
+    parser.add_argument("--predictions", type=Path, help="write -s's dev clusters (JSONL) to this file")
+    parser.add_argument("--ours-predictions", type=Path, help="write --ours's dev clusters (JSONL) to this file")
     args = parser.parse_args(argv)
 
     import torch
@@ -262,18 +297,26 @@ def main(argv=None) -> int:
     if args.serialization_dir is None and args.ours is None:
         parser.error("give -s (allennlp-models' run) and/or --ours (a spanbert_coref archive)")
     if args.serialization_dir is not None:
+        training: Dict[str, float] = {}
         if not args.score_only:
             from allennlp.commands.train import train_model
             from allennlp.common import Params
 
-            start = time.perf_counter()
-            train_model(Params(training_params(args.epochs, args.seed)), str(args.serialization_dir), force=True)
-            print(f"training wall time: {time.perf_counter() - start:.0f} s")
-        scores = dev_scores(args.serialization_dir)
+            start, cpu = time.perf_counter(), time.process_time()
+            params = training_params(args.epochs, args.seed, args.train_files, args.dev_files)
+            train_model(Params(params), str(args.serialization_dir), force=True)
+            training = {
+                "training_wall_seconds": round(time.perf_counter() - start, 1),
+                "training_cpu_seconds": round(time.process_time() - cpu, 1),
+            }
+            print(f"training wall time: {training['training_wall_seconds']:.0f} s")
+        scores = dev_scores(args.serialization_dir, args.dev_files, args.predictions) | training
+        scores["peak_rss_mb"] = peak_rss_mb()
         print("allennlp-models coref", json.dumps(scores, indent=2))
         (args.serialization_dir / "dev_scores_spanbert_lib_scorer.json").write_text(json.dumps(scores, indent=2))
     if args.ours:
-        ours = our_dev_scores(args.ours)
+        ours = our_dev_scores(args.ours, args.dev_files, args.ours_predictions)
+        ours["peak_rss_mb"] = peak_rss_mb()
         print("spanbert_coref", args.ours, json.dumps(ours, indent=2))
         if args.ours_json:
             args.ours_json.write_text(json.dumps(ours, indent=2))

@@ -15,12 +15,14 @@ import sys
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Dict, Iterable, Iterator, List, Tuple
+from typing import Callable, Dict, Iterable, Iterator, List, Tuple
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 ENVIRONMENT = ".venv-baselines/anchors"
 MAKE_ENVIRONMENT = ".venv/bin/python scripts/baselines/make_env.py"
 DEFAULT_ENCODER = str(REPO_ROOT / "pretrained" / "all-MiniLM-L6-v2")
+DEFAULT_MEMORY_LIMIT_GB = 12.0
+_memory_limit_gb = None  # the cap limit_memory set, named when a run goes over it
 
 
 def require_modules(system: str, modules: Iterable[str]) -> None:
@@ -52,6 +54,32 @@ def offline_environment(cache_dir: Path) -> None:
     cache_dir.mkdir(parents=True)
 
 
+def limit_memory(gigabytes: float) -> None:
+    """
+    Caps this process's address space at ``gigabytes`` (0: no cap), so that a run needing more fails alone with an
+    allocation error (:func:`run_adapter` says so in one line) instead of driving a shared machine into the kernel's
+    OOM killer. An undertrained Maverick, for one, proposes nearly every span of a sentence as a mention and its
+    pairwise scoring then asks for tens of GB.
+    """
+    global _memory_limit_gb
+    if gigabytes and gigabytes > 0:
+        limit = int(gigabytes * 2**30)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        _memory_limit_gb = gigabytes
+
+
+def run_adapter(main: Callable[[], int]) -> int:
+    """``main()``; running out of memory ends it with one line naming the cap instead of a traceback."""
+    try:
+        return main()
+    except (MemoryError, RuntimeError) as error:
+        message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        if not isinstance(error, MemoryError) and "alloc" not in message.lower() and "memory" not in message.lower():
+            raise
+        cap = f"over the --memory-limit-gb cap of {_memory_limit_gb:g} GB" if _memory_limit_gb else "no cap set"
+        sys.exit(f"error: out of memory ({cap}): {message[:300]}")
+
+
 def seed_everything(seed: int) -> None:
     import numpy as np
     import torch
@@ -70,6 +98,12 @@ def base_parser(description: str) -> argparse.ArgumentParser:
     parser.add_argument("--epochs", type=float, default=6, help="passes over the training data")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", required=True, help="run folder: dev_predictions.jsonl, prediction_seconds.json")
+    parser.add_argument(
+        "--memory-limit-gb",
+        type=float,
+        default=DEFAULT_MEMORY_LIMIT_GB,
+        help=f"cap on the process's address space (default {DEFAULT_MEMORY_LIMIT_GB:g}; 0: none)",
+    )
     return parser
 
 
@@ -128,6 +162,21 @@ def finish(out: Path, stopwatch: Stopwatch, documents: int, extra: Dict) -> None
         out / "run.json",
         dict(extra, timings=stopwatch.records, peak_rss_mib=round(peak_rss_mib(), 1), torch_threads=_threads()),
     )
+
+
+def check_same_tensors(trained: Dict, loaded: Dict, where: Path) -> int:
+    """Raises unless two state dicts hold the same names and equal tensors (a saved model loaded back as it was
+    trained); returns the number of tensors."""
+    import torch
+
+    differing = sorted(set(trained) ^ set(loaded)) + sorted(
+        name for name in set(trained) & set(loaded) if not torch.equal(trained[name].cpu(), loaded[name].cpu())
+    )
+    if differing:
+        raise RuntimeError(
+            f"{where} does not load back as trained: {len(differing)} tensors differ, e.g. {differing[0]}"
+        )
+    return len(trained)
 
 
 def _threads() -> int:

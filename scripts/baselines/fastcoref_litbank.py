@@ -7,8 +7,10 @@ the dev documents. Runs in the anchors' environment (``.venv-baselines/anchors``
         --epochs 6 --seed 1 --out RUN
 
 Writes ``RUN/dev_predictions.jsonl`` (``{"doc_key", "clusters": [[[start, end], ...], ...]}``, inclusive word
-offsets; fastcoref predicts no singletons), ``RUN/prediction_seconds.json`` and ``RUN/run.json`` (timings, peak RSS,
-settings, the training losses).
+offsets; fastcoref predicts no singletons), ``RUN/prediction_seconds.json``, ``RUN/run.json`` (timings, peak RSS,
+settings, the training losses) and the trained model in ``RUN/model`` (``save_pretrained`` of the model and tokenizer,
+what ``FCoref(model_name_or_path=RUN/model)`` / ``LingMessCoref(...)`` load; checked by loading it back that way and
+comparing every tensor; ``fastcoref_inference.py`` runs it).
 
 Training is fastcoref's own ``CorefTrainer`` loop (AdamW, encoder lr 1e-5 / head lr 3e-4, weight decay 0.01,
 betas (0.9, 0.98), 10 % linear warm-up then decay, batches of up to 5,000 wordpieces = one LitBank document) on the
@@ -24,19 +26,23 @@ for a Longformer instead, which a 512-position encoder cannot take).
 import logging
 import sys
 from pathlib import Path
+from typing import Dict
 
 from anchor_common import (
     Stopwatch,
     base_parser,
     check_inputs,
-    clusters_in_words,
+    check_same_tensors,
     finish,
+    limit_memory,
     offline_environment,
     read_jsonl,
     require_modules,
+    run_adapter,
     seed_everything,
     write_jsonl,
 )
+from fastcoref_inference import batch_clusters, load_coref
 
 ONE_DOCUMENT_PER_BATCH = 1  # DynamicBatchSampler's max_tokens: every document alone, so nothing is padded
 
@@ -107,11 +113,8 @@ def train(args, out: Path):
 
 def predict(trainer, dev_file: str):
     """Clusters per dev document, as fastcoref's ``evaluate`` computes them, mapped from wordpieces to words."""
-    import numpy as np
-    import torch
     from fastcoref.utilities import coref_dataset
     from fastcoref.utilities.collate import DynamicBatchSampler
-    from fastcoref.utilities.util import create_clusters, create_mention_to_antecedent
 
     dataset = coref_dataset.create(file=dev_file, tokenizer=trainer.tokenizer, nlp=trainer.nlp)
     sampler = DynamicBatchSampler(
@@ -122,22 +125,21 @@ def predict(trainer, dev_file: str):
     )
     model = trainer.model.eval()
     predictions = {}
-    with torch.no_grad():
-        for batch in sampler:
-            outputs = model(batch, gold_clusters=None, return_all_outputs=True)
-            span_starts, span_ends, _, coref_logits = (tensor.cpu().numpy() for tensor in outputs[:4])
-            doc_indices, mention_to_antecedent = create_mention_to_antecedent(span_starts, span_ends, coref_logits)
-            for index, doc_key in enumerate(batch["doc_key"]):
-                clusters = create_clusters(mention_to_antecedent[np.nonzero(doc_indices == index)])
-                word_ids, new_token_map = batch["subtoken_map"][index], batch["new_token_map"][index]
-
-                def word_of_piece(piece, word_ids=word_ids, new_token_map=new_token_map):
-                    if piece >= len(word_ids) or word_ids[piece] is None:
-                        return None
-                    return new_token_map[word_ids[piece]]
-
-                predictions[doc_key] = clusters_in_words(clusters, word_of_piece)
+    for batch in sampler:
+        for doc_key, clusters in zip(batch["doc_key"], batch_clusters(model, batch)):
+            predictions[doc_key] = clusters
     return predictions
+
+
+def save_model(trainer, model_dir: Path) -> Dict:
+    """The trained model and tokenizer saved as fastcoref saves its best model (``save_pretrained``), then loaded
+    back with fastcoref's ``FCoref`` / ``LingMessCoref`` and compared tensor by tensor."""
+    from fastcoref.utilities.util import save_all
+
+    save_all(model=trainer.model, tokenizer=trainer.tokenizer, output_dir=str(model_dir))
+    coref = load_coref(model_dir)
+    check_same_tensors(trainer.model.state_dict(), coref.model.state_dict(), model_dir)
+    return {"path": str(model_dir), "loaded_with": f"fastcoref.{type(coref).__name__}"}
 
 
 def main() -> int:
@@ -149,6 +151,7 @@ def main() -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     offline_environment(out / "hf_datasets_cache")
+    limit_memory(args.memory_limit_gb)
     require_modules("fastcoref", ["fastcoref", "spacy", "wandb"])
     seed_everything(args.seed)
     stopwatch = Stopwatch()
@@ -157,6 +160,7 @@ def main() -> int:
     dev = read_jsonl(args.dev)
     with stopwatch.measure("prediction"):
         predicted = predict(trainer, args.dev)
+    saved = save_model(trainer, out / "model")
     write_jsonl(
         out / "dev_predictions.jsonl", ({"doc_key": d["doc_key"], "clusters": predicted[d["doc_key"]]} for d in dev)
     )
@@ -171,6 +175,7 @@ def main() -> int:
             "seed": args.seed,
             "training_documents": len(read_jsonl(args.train)),
             "losses": losses,
+            "model": saved,
         },
     )
     print(f"{out / 'dev_predictions.jsonl'}: {len(dev)} documents")
@@ -178,4 +183,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_adapter(main))

@@ -17,6 +17,8 @@ Writes into ``--out``:
   sentence, nested entities kept (``spanbert_lib.ner.dataset_readers.litbank_format``, as the
   ``spanbert_span_ner_litbank`` reader reads them).
 
+* ``export.json``: the slices and the number of records per file (what a script reusing the folder checks).
+
 ``--train`` / ``--dev`` are ``START:END`` slices of the files sorted by name, as ``#files=START:END`` in the
 training configs (default: the first 70 train, the next 10 dev); e.g. ``--train :10 --dev 70:73`` for a small run.
 The data folder is ``$SPANBERT_LIB_EXTERNAL_DATA`` (default ``../shared/data``); it is read in place.
@@ -39,6 +41,8 @@ from spanbert_lib.coref.dataset_readers.spanbert_coref import conll_paths
 from spanbert_lib.evidence.external_data import require
 from spanbert_lib.ner.dataset_readers.litbank_format import read_litbank_document
 from spanbert_lib.ner.dataset_readers.span_ner_litbank import SpanNerLitBankReader
+
+MANIFEST = "export.json"
 
 
 def coref_documents(litbank_dir: Path, files: str) -> List[ConllDocument]:
@@ -103,6 +107,7 @@ def export(out: Path, train: str, dev: str, coref_dir: Path, ner_dir: Path) -> D
     counts["coref_dev_key.conll"] = counts["coref_dev_key_no_singletons.conll"] = len(dev_documents)
     counts["ner_train.jsonl"] = write_jsonl(out / "ner_train.jsonl", ner_records(ner_dir, train))
     counts["ner_dev.jsonl"] = write_jsonl(out / "ner_dev.jsonl", ner_records(ner_dir, dev))
+    (out / MANIFEST).write_text(json.dumps({"train": train, "dev": dev, "counts": counts}, indent=2) + "\n")
     return counts
 
 
@@ -118,7 +123,7 @@ def main() -> int:
         counts = export(Path(args.out), args.train, args.dev, coref_dir, ner_dir)
     except (OSError, ValueError) as error:
         sys.exit(f"error: {error}")
-    for name, count in counts.items():
+    for name, count in counts.items():  # export.json is not listed
         unit = "documents" if name.startswith("coref") else "sentences"
         print(f"{Path(args.out) / name}: {count} {unit}")
     return 0

@@ -8,7 +8,10 @@ singletons predicted (its LitBank mode). Runs in the anchors' environment (``.ve
         --epochs 6 --seed 1 --out RUN
 
 Writes ``RUN/dev_predictions.jsonl`` (``{"doc_key", "clusters": [[[start, end], ...], ...]}``, inclusive word
-offsets, predicted singletons included), ``RUN/prediction_seconds.json`` and ``RUN/run.json``.
+offsets, predicted singletons included), ``RUN/prediction_seconds.json``, ``RUN/run.json`` and the trained model as
+``RUN/model/weights.ckpt`` (the Lightning checkpoint, weights and hyper-parameters, that
+``Maverick(hf_name_or_path=RUN/model)`` loads; checked by loading it back that way and comparing every tensor;
+``maverick_inference.py`` runs it).
 
 Training is Maverick's own: its data module and dataset (``OntonotesDataset`` over the JSONL), its Lightning module
 (``BasePLModule``: Adafactor, encoder lr 2e-5 / head lr 3e-4, 10 % linear warm-up then decay) and the trainer settings
@@ -23,18 +26,23 @@ import os
 import shutil
 import sys
 from pathlib import Path
+from typing import Dict
 
 from anchor_common import (
     Stopwatch,
     base_parser,
     check_inputs,
+    check_same_tensors,
     finish,
+    limit_memory,
     offline_environment,
     read_jsonl,
     require_modules,
+    run_adapter,
     seed_everything,
     write_jsonl,
 )
+from maverick_inference import CHECKPOINT, load_maverick
 
 HERE = Path(__file__).resolve().parent  # maverick_litbank.yaml; also on sys.path, for maverick_segments
 ACCUMULATE = 4  # default_train.yaml's accumulate_grad_batches
@@ -103,7 +111,18 @@ def train(conf):
     # mode (the Lightning Maverick was written for did): without this the encoder would train without dropout
     module.train()
     trainer.fit(module, datamodule=data_module)
-    return module, losses.epochs
+    return trainer, module, losses.epochs
+
+
+def save_model(trainer, module, model_dir: Path) -> Dict:
+    """The trained module saved as the Lightning checkpoint Maverick's own loader reads (weights and
+    hyper-parameters, no optimizer state), then loaded back with ``Maverick(hf_name_or_path=model_dir)`` and compared
+    tensor by tensor."""
+    model_dir.mkdir(parents=True, exist_ok=True)
+    trainer.save_checkpoint(str(model_dir / CHECKPOINT), weights_only=True)
+    loaded = load_maverick(model_dir)
+    check_same_tensors(module.model.state_dict(), loaded.model.state_dict(), model_dir)
+    return {"path": str(model_dir), "loaded_with": "maverick.Maverick"}
 
 
 def predictor(module, encoder: str):
@@ -128,13 +147,14 @@ def main() -> int:
     out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     offline_environment(out / "hf_datasets_cache")
+    limit_memory(args.memory_limit_gb)
     require_modules("maverick-coref", ["maverick", "hydra", "pytorch_lightning"])
     seed_everything(args.seed)
     train_documents = len(read_jsonl(args.train))
     conf = configuration(args, out, train_documents)
     stopwatch = Stopwatch()
     with stopwatch.measure("training"):
-        module, losses = train(conf)
+        trainer, module, losses = train(conf)
     dev = read_jsonl(args.dev)
     inference = predictor(module, conf.encoder)
     with stopwatch.measure("prediction"):
@@ -142,6 +162,7 @@ def main() -> int:
             inference.predict(document["sentences"], singletons=not args.no_singletons)["clusters_token_offsets"]
             for document in dev
         ]
+    saved = save_model(trainer, module, out / "model")
     write_jsonl(
         out / "dev_predictions.jsonl",
         (
@@ -162,6 +183,7 @@ def main() -> int:
             "training_documents": train_documents,
             "optimizer_steps": conf.model.module.lr_scheduler.num_training_steps,
             "epoch_losses": losses,
+            "model": saved,
         },
     )
     print(f"{out / 'dev_predictions.jsonl'}: {len(dev)} documents")
@@ -169,4 +191,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_adapter(main))

@@ -32,9 +32,11 @@ from anchor_common import (
     base_parser,
     check_inputs,
     finish,
+    limit_memory,
     offline_environment,
     read_jsonl,
     require_modules,
+    run_adapter,
     seed_everything,
     write_jsonl,
 )
@@ -130,6 +132,7 @@ def main() -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     offline_environment(out / "hf_datasets_cache")
+    limit_memory(args.memory_limit_gb)
     require_modules("span-marker", ["span_marker", "datasets"])
     seed_everything(args.seed)
     records, dev = read_jsonl(args.train), read_jsonl(args.dev)
@@ -161,4 +164,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_adapter(main))

@@ -218,3 +218,32 @@ def test_an_adapter_outside_its_environment_names_the_command_that_makes_it(adap
     lines = completed.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ")
     assert "scripts/baselines/make_env.py" in lines[0] and ".venv-baselines/anchors" in lines[0]
+
+
+def test_the_export_says_which_files_it_holds(exported):
+    out, counts, _, _ = exported
+    manifest = json.loads((out / "export.json").read_text())
+    assert (manifest["train"], manifest["dev"]) == (":2", DEV) and manifest["counts"] == counts
+
+
+def test_a_saved_model_is_checked_tensor_by_tensor(tmp_path):
+    import torch
+
+    check = load("anchor_common").check_same_tensors
+    trained = {"encoder.weight": torch.ones(2, 3), "head.bias": torch.zeros(3)}
+    assert check(trained, {name: tensor.clone() for name, tensor in trained.items()}, tmp_path) == 2
+    changed = dict(trained, **{"head.bias": torch.tensor([0.0, 0.0, 1e-6])})
+    with pytest.raises(RuntimeError, match="1 tensors differ, e.g. head.bias"):
+        check(trained, changed, tmp_path)
+    with pytest.raises(RuntimeError, match="e.g. encoder.weight"):
+        check(trained, {"head.bias": trained["head.bias"]}, tmp_path)
+
+
+def test_a_saved_fastcoref_model_names_its_architecture(tmp_path, monkeypatch):
+    monkeypatch.setattr(sys, "path", list(sys.path))  # the runner puts its folder on sys.path
+    architecture_of = load("fastcoref_inference").architecture_of
+    (tmp_path / "config.json").write_text(json.dumps({"architectures": ["LingMessModel"], "coref_head": {}}))
+    assert architecture_of(tmp_path) == "LingMessModel"
+    (tmp_path / "config.json").write_text(json.dumps({"architectures": ["BertModel"]}))
+    with pytest.raises(ValueError, match="names no fastcoref architecture"):
+        architecture_of(tmp_path)

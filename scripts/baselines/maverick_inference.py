@@ -1,0 +1,110 @@
+"""
+A Maverick model saved by ``maverick_litbank.py`` (``RUN/model/weights.ckpt``, the Lightning checkpoint of its
+``BasePLModule``, weights and hyper-parameters) loaded back by Maverick's own API,
+``Maverick(hf_name_or_path=RUN/model, device="cpu")``, and run on word-tokenised documents with singletons predicted
+(its LitBank mode). Runs in the anchors' environment (``.venv-baselines/anchors``, README.md); the checkpoint's model
+is ``maverick_segments.SegmentedMaverickMes`` over the encoder folder it was trained from (its absolute path is in
+the checkpoint), so this folder must be importable: it puts itself on ``sys.path``.
+
+It is the runner of ``benchmarks/coref_inference.py``: :func:`load` ``(model_dir, threads)`` returns an object with
+``prepare(sentences)`` (Maverick's ``preprocess`` + ``tokenize`` into tensors) and ``predict(prepared)`` (its model's
+forward pass, as ``Maverick.predict`` calls it, and the word offsets of the clusters) -> clusters of inclusive
+``[start, end]`` word spans. By hand:
+
+    .venv-baselines/anchors/bin/python scripts/baselines/maverick_inference.py RUN/model DATA/coref_dev.jsonl \
+        [--limit N]      # prints {"doc_key", "clusters"} per document
+"""
+
+import argparse
+import contextlib
+import json
+import sys
+from pathlib import Path
+from typing import Any, Dict, List
+
+# the checkpoint's model class (maverick_segments) and anchor_common live beside this file
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+CHECKPOINT = "weights.ckpt"  # the file name Maverick looks for in a model folder or hub repository
+
+
+def load_maverick(model_dir: Path, device: str = "cpu"):
+    """``maverick.Maverick`` on the saved folder (the package resolves ``model_dir/weights.ckpt``)."""
+    from maverick import Maverick
+
+    with contextlib.redirect_stdout(sys.stderr):  # it prints where it looked for the checkpoint
+        return Maverick(hf_name_or_path=str(model_dir), device=device)
+
+
+class MaverickRunner:
+    """``prepare(sentences)`` / ``predict(prepared)`` around a loaded ``Maverick``, singletons predicted."""
+
+    def __init__(self, maverick, singletons: bool = True) -> None:
+        self.maverick = maverick
+        self.singletons = singletons
+
+    def prepare(self, sentences: List[List[str]]) -> Dict[str, Any]:
+        import torch
+
+        tokens, eos_indices, speakers, _ = self.maverick.preprocess(sentences)
+        tokenized = self.maverick.tokenize(tokens, eos_indices, speakers)
+        device = self.maverick.device
+        return {
+            "tokenized": tokenized,
+            "input_ids": torch.tensor(tokenized["input_ids"]).unsqueeze(0).to(device),
+            "attention_mask": torch.tensor(tokenized["attention_mask"]).unsqueeze(0).to(device),
+            "eos_mask": torch.tensor(tokenized["eos_mask"]).unsqueeze(0).to(device),
+        }
+
+    def predict(self, prepared: Dict[str, Any]) -> List[List[List[int]]]:
+        import torch
+        from maverick.common.util import original_token_offsets
+
+        tokenized = prepared["tokenized"]
+        with torch.no_grad():  # the arguments Maverick.predict passes, without gold mentions or clusters
+            output = self.maverick.model(
+                stage="test",
+                input_ids=prepared["input_ids"],
+                attention_mask=prepared["attention_mask"],
+                eos_mask=prepared["eos_mask"],
+                tokens=[tokenized["tokens"]],
+                subtoken_map=[tokenized["subtoken_map"]],
+                new_token_map=[tokenized["new_token_map"]],
+                singletons=self.singletons,
+                add=None,
+                gold_mentions=None,
+            )
+        clusters = original_token_offsets(
+            clusters=output["pred_dict"]["clusters"],
+            subtoken_map=tokenized["subtoken_map"],
+            new_token_map=tokenized["new_token_map"],
+        )
+        return [[list(span) for span in cluster] for cluster in clusters]
+
+
+def load(model_dir: str, threads: int) -> MaverickRunner:
+    """The benchmark's entry point: the saved model on the CPU with ``threads`` torch threads."""
+    import torch
+
+    torch.set_num_threads(threads)
+    return MaverickRunner(load_maverick(Path(model_dir)))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.strip().split("\n\n")[0])
+    parser.add_argument("model", help="a saved model folder (maverick_litbank.py's RUN/model)")
+    parser.add_argument("documents", help="JSONL of {doc_key, sentences} (litbank_export.py's coref_dev.jsonl)")
+    parser.add_argument("--limit", type=int, default=None, help="only the first N documents")
+    parser.add_argument("--threads", type=int, default=1)
+    args = parser.parse_args()
+    runner = load(args.model, args.threads)
+    with open(args.documents, encoding="utf-8") as stream:
+        documents = [json.loads(line) for line in stream if line.strip()][: args.limit]
+    for document in documents:
+        clusters = runner.predict(runner.prepare(document["sentences"]))
+        print(json.dumps({"doc_key": document["doc_key"], "clusters": clusters}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

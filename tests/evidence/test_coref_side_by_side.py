@@ -1,0 +1,143 @@
+"""
+scripts/coref_litbank_side_by_side.py with the anchors (issue #21): the runs it plans for five systems, the one line
+it says when the anchors' environment cannot be made, and finished anchor runs scored as CoNLL against both keys.
+Nothing here needs the anchors' environment.
+"""
+
+import importlib.util
+import json
+from argparse import Namespace
+from pathlib import Path
+
+import pytest
+
+from spanbert_lib.common.testing import require_external_data
+from spanbert_lib.evidence.environments import EnvironmentSetupError
+from spanbert_lib.evidence.repository import REPO_ROOT
+
+
+def load_script(path: Path):
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def script():
+    return load_script(REPO_ROOT / "scripts" / "coref_litbank_side_by_side.py")
+
+
+def plan(script, tmp_path, seeds, budget=None, keys=None):
+    args = Namespace(out=tmp_path / "out", seeds=seeds, data=tmp_path / "data")
+    systems = [script.BY_KEY[key] for key in (keys or script.BY_KEY)]
+    return script.planned_runs(args, budget or script.FULL, systems, "/anchors/bin/python")
+
+
+def test_runs_go_seed_major_in_the_systems_order(script, tmp_path):
+    runs = plan(script, tmp_path, [1, 2])
+    assert [run.name for run in runs] == [
+        f"{key}_seed{seed}" for seed in (1, 2) for key in ("ours", "allennlp_models", "fcoref", "lingmess", "maverick")
+    ]
+    assert [run.seed for run in runs] == [1] * 5 + [2] * 5
+
+
+@pytest.mark.parametrize(
+    "key, adapter, extra",
+    [
+        ("fcoref", "fastcoref_litbank.py", ["--trainer", "fcoref"]),
+        ("lingmess", "fastcoref_litbank.py", ["--trainer", "lingmess"]),
+        ("maverick", "maverick_litbank.py", []),
+    ],
+)
+def test_an_anchor_trains_on_the_exported_data_with_the_seed_and_epochs(script, tmp_path, key, adapter, extra):
+    [run] = plan(script, tmp_path, [3], keys=[key])
+    data, run_dir = tmp_path / "data", tmp_path / "out" / f"{key}_seed3"
+    assert run.command == [
+        "/anchors/bin/python",
+        str(REPO_ROOT / "scripts" / "baselines" / adapter),
+        *extra,
+        *["--train", str(data / "coref_train.jsonl"), "--dev", str(data / "coref_dev.jsonl")],
+        *["--epochs", "6", "--seed", "3", "--out", str(run_dir)],
+    ]
+    assert run.result_file == run_dir / "run.json" and run.record_path == run_dir / "training_cost.json"
+    assert not run.then  # scored once finished, by conll_scores
+
+
+def test_the_small_budget_reaches_every_system(script, tmp_path):
+    ours, theirs, fcoref, _, _ = plan(script, tmp_path, [1], budget=script.SMALL)
+    overrides = json.loads(ours.command[ours.command.index("-o") + 1])
+    assert overrides["train_data_path"].endswith("coref/litbank#files=:3")
+    assert overrides["validation_data_path"].endswith("coref/litbank#files=70:71")
+    assert overrides["trainer.num_epochs"] == 1 and overrides["dataset_reader.window_seed"] == 1
+    assert ours.then[0][-2:] == ["--dev-files", "70:71"] and "--ours-predictions" in ours.then[0]
+    assert theirs.command[-6:] == ["--epochs", "1", "--train-files", ":3", "--dev-files", "70:71"]
+    assert "--predictions" in theirs.command
+    assert fcoref.command[fcoref.command.index("--epochs") + 1] == "1"
+
+
+def test_an_environment_that_cannot_be_made_is_said_in_one_line(script, monkeypatch, capsys):
+    def fail(*_):
+        raise EnvironmentSetupError("environment for anchors.lock: pip install failed (exit 1):\n    no network\n")
+
+    monkeypatch.setattr(script, "ensure_environment", fail)
+    assert script.anchors_python() is None
+    out = capsys.readouterr().out.strip().splitlines()
+    assert len(out) == 1 and out[0].startswith("anchors not run: ") and "pip install failed" in out[0]
+
+
+@pytest.fixture(scope="module")
+def small_data(tmp_path_factory):
+    """litbank_export.py's files for 1 training and 1 dev document (the smoke budget's dev file)."""
+    coref_dir = require_external_data("coref", "litbank")
+    ner_dir = require_external_data("ner", "litbank")
+    data = tmp_path_factory.mktemp("side_by_side_data")
+    load_script(REPO_ROOT / "scripts" / "baselines" / "litbank_export.py").export(
+        data, ":1", "70:71", coref_dir, ner_dir
+    )
+    return data
+
+
+def finished_anchor_run(script, out: Path, data: Path, key: str, clusters_of) -> None:
+    """What an adapter and the harness leave: predictions, run.json (timings), the harness's record."""
+    run_dir = out / f"{key}_seed1"
+    run_dir.mkdir(parents=True)
+    gold = [json.loads(line) for line in (data / "coref_dev.jsonl").read_text().splitlines()]
+    (run_dir / "dev_predictions.jsonl").write_text(
+        "".join(json.dumps({"doc_key": d["doc_key"], "clusters": clusters_of(d["clusters"])}) + "\n" for d in gold)
+    )
+    timings = {
+        "training": {"wall_seconds": 120.0, "cpu_seconds": 90.0},
+        "prediction": {"wall_seconds": 4.0, "cpu_seconds": 3.0},
+    }
+    (run_dir / "run.json").write_text(json.dumps({"system": key, "timings": timings, "peak_rss_mib": 3000.0}))
+    (run_dir / "training_cost.json").write_text(
+        json.dumps({"wall_seconds": 130, "cpu_seconds": 95, "max_rss_mb": 3100})
+    )
+
+
+def test_finished_anchor_runs_are_scored_as_conll_against_both_keys(script, small_data, tmp_path):
+    out = tmp_path / "out"
+    # F-coref-like: the gold clusters without singletons; Maverick-like: all of them; LingMess: not finished
+    finished_anchor_run(script, out, small_data, "fcoref", lambda cs: [c for c in cs if len(c) > 1])
+    finished_anchor_run(script, out, small_data, "maverick", lambda cs: cs)
+    args = Namespace(out=out, seeds=[1], data=small_data)
+    systems = [script.BY_KEY[key] for key in ("fcoref", "lingmess", "maverick")]
+    runs = script.planned_runs(args, script.SMALL, systems, "/anchors/bin/python")
+    results, left_out = script.collect(runs, small_data)
+    assert left_out == ["lingmess_seed1: not finished"]
+    fcoref, maverick = results[script.FCOREF][1], results[script.MAVERICK][1]
+    assert maverick["gold_with_singletons"]["conll_f1"] == pytest.approx(100.0)
+    assert fcoref["gold_without_singletons"]["conll_f1"] == pytest.approx(100.0)
+    assert fcoref["gold_with_singletons"]["conll_f1"] < 95.0  # every singleton of the key missed
+    # the adapter's own training and prediction timings; the harness's peak RSS of the whole process
+    assert (fcoref["cpu_seconds"], fcoref["wall_seconds"], fcoref["predict_seconds"]) == (90.0, 120.0, 4.0)
+    assert fcoref["peak_rss_mb"] == 3100 and fcoref["process_cpu_seconds"] == 95
+    assert (out / "fcoref_seed1" / "dev_response_no_singletons.conll").exists()
+    text = script.table({script.FCOREF: results[script.FCOREF]})
+    assert "mean ± std" in text and "1.5" in text  # 90 CPU-s of training = 1.5 min
+
+
+def test_a_data_folder_exported_for_other_files_is_refused(script, small_data):
+    with pytest.raises(SystemExit, match="holds LitBank files :1 / 70:71"):
+        script.ensure_data(small_data, script.FULL)
