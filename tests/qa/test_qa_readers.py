@@ -228,6 +228,30 @@ def test_prediction_instances_have_no_labels():
     assert "answer_span" not in instance.fields and instance["metadata"]["answers"] is None
 
 
+def test_questions_about_the_same_passage_tokenise_it_once(monkeypatch):
+    reader = SquadReader(TINY, max_seq_length=64, doc_stride=24, max_query_length=24)
+    calls = []
+    tokenize = reader.window_tokenizer.tokenize_passage
+    monkeypatch.setattr(reader.window_tokenizer, "tokenize_passage", lambda text: calls.append(text) or tokenize(text))
+    passage = " ".join(f"Room {i} shows maps from {1600 + i}." for i in range(12))  # several windows
+    first = reader.text_to_instance("Which room?", passage, "a")
+    second = reader.text_to_instance("Which maps are from 1605?", "".join(passage), "b")  # equal, not the same object
+    assert calls == [passage]
+    fresh = SquadReader(TINY, max_seq_length=64, doc_stride=24, max_query_length=24)
+    for instance, question in ((first, "Which room?"), (second, "Which maps are from 1605?")):
+        expected = instance_arrays(fresh.text_to_instance(question, passage))
+        arrays = instance_arrays(instance)
+        assert arrays.keys() == expected.keys() and arrays["input_ids"].shape[0] > 1
+        for key in expected:
+            np.testing.assert_array_equal(arrays[key], expected[key])
+    # a refused passage is not remembered; another passage is tokenised, then the first one again
+    with pytest.raises(QADataError, match="the passage is empty"):
+        reader.text_to_instance("Who?", "  ", "c")
+    reader.text_to_instance("Who?", "Alice met Bob.", "d")
+    reader.text_to_instance("Who?", passage, "e")
+    assert calls == [passage, "Alice met Bob.", passage]
+
+
 def test_article_selector(tmp_path):
     data = json.load(open(SQUAD11))
     data["data"].append(copy.deepcopy(data["data"][0]))

@@ -76,8 +76,9 @@ class TestSpanBertQA(ModelTestCase):
         output["loss"].backward()  # still a graph the trainer can step through
 
     def test_packed_inference_matches_the_padded_forward_pass(self):
-        """Padding-free encoding gives the padded forward pass's logits at every real position, and the same
-        answers (multi-window questions of different lengths in one batch)."""
+        """Padding-free encoding gives the padded forward pass's logits at [CLS] and every passage position (the
+        last layer skips the question and separators), and the same answers (multi-window questions of
+        different lengths in one batch)."""
         from spanbert_lib.qa.models.packed_encoder import packed_bert_hidden
 
         self.model.eval()
@@ -89,9 +90,11 @@ class TestSpanBertQA(ModelTestCase):
         padded = self.model(**tensors)
         self.model.packed_inference = True
         real = tensors["attention_mask"]
+        decoded = (tensors["context_token_index"] >= 0) & real
+        decoded[..., 0] = real[..., 0]
         for key in ("span_start_logits", "span_end_logits"):
-            torch.testing.assert_close(packed[key][real], padded[key][real], rtol=1e-5, atol=1e-5)
-            assert (packed[key][~real] == 0).all()
+            torch.testing.assert_close(packed[key][decoded], padded[key][decoded], rtol=1e-5, atol=1e-5)
+            assert (packed[key][~decoded] == 0).all()
         assert packed["best_span_str"] == padded["best_span_str"]
         # a chunk budget smaller than one window still encodes every window (one per chunk)
         windows = real[..., 0]  # [batch, W]: the real windows
@@ -102,5 +105,12 @@ class TestSpanBertQA(ModelTestCase):
             reference = self.model.encoder(
                 input_ids=ids[:1].long(), token_type_ids=types[:1].long(), attention_mask=mask[:1].long()
             ).last_hidden_state[0][mask[0]]
+            wanted = mask & (tensors["context_token_index"][windows] >= 0)
+            wanted[:, 0] = True
+            some_rows = packed_bert_hidden(self.model.encoder, ids, types, mask, max_tokens=150, wanted=wanted)
         torch.testing.assert_close(whole, one_by_one, rtol=1e-5, atol=1e-5)
         torch.testing.assert_close(whole[: int(mask[0].sum())], reference, rtol=1e-5, atol=1e-5)
+        # the last layer on some rows only: those rows of the full pass, across chunk boundaries
+        full = torch.zeros(*mask.shape, whole.size(-1))
+        full[mask] = whole
+        torch.testing.assert_close(some_rows, full[wanted], rtol=1e-5, atol=1e-5)

@@ -107,6 +107,9 @@ class WindowedQAReader(DatasetReader):
             raise ConfigurationError(f"max_passage_wordpieces must be positive or null, got {max_passage_wordpieces}")
         self.max_passage_wordpieces = max_passage_wordpieces
         self.stats = ReadingStats()
+        # the last passage given to text_to_instance and its wordpieces: SQuAD asks several questions in a row
+        # about one passage, and a predictor's batch keeps that order
+        self._last_input_passage: Optional[Tuple[str, TokenizedPassage]] = None
 
     @property
     def window_tokenizer(self) -> QuestionWindowTokenizer:
@@ -150,7 +153,8 @@ class WindowedQAReader(DatasetReader):
         is_impossible: bool = False,
     ) -> Instance:
         """
-        One question as an instance (fields: see the module docstring).
+        One question as an instance (fields: see the module docstring). A passage equal to the previous
+        call's is not tokenised again.
 
         # Parameters
 
@@ -180,7 +184,13 @@ class WindowedQAReader(DatasetReader):
         example = QAExample(
             question_id or "", question, passage, answer_texts, answer_candidates or [], is_impossible, "input"
         )
-        return self._make_instance(example, self._tokenize_passage(passage, INPUT_LOCATION, question_id))
+        cached = self._last_input_passage
+        if cached is not None and cached[0] == passage:
+            tokenized = cached[1]
+        else:
+            tokenized = self._tokenize_passage(passage, INPUT_LOCATION, question_id)
+            self._last_input_passage = (passage, tokenized)
+        return self._make_instance(example, tokenized)
 
     def _tokenize_passage(self, context: str, location: str, qid: Optional[str]) -> TokenizedPassage:
         where = _where(location, qid)

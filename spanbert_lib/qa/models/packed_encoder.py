@@ -3,15 +3,18 @@ Padding-free ("packed") inference through a BERT encoder: the real wordpieces of
 concatenated into one sequence for the embeddings, the linear layers, GELU and layer norms (one
 large matrix product per layer, no padding rows), and attention runs window by window (each
 window attends to itself only, without a mask). The arithmetic is BERT's own (same modules, same
-weights, same float32 operations); only the padding work is gone. Used by ``spanbert_qa`` outside
-training (no dropout), for ``transformers.BertModel`` encoders with absolute positions (BERT,
+weights, same float32 operations); only the padding work is gone. When only some positions' last
+hidden states are wanted (QA decodes the passage and [CLS] positions, never the question's), the last
+layer computes its queries, attention output and feed-forward block for those rows only; its keys and
+values still come from every wordpiece, so the wanted rows are unchanged. Used by ``spanbert_qa``
+outside training (no dropout), for ``transformers.BertModel`` encoders with absolute positions (BERT,
 SpanBERT, MiniLM); other encoders take the usual padded forward pass.
 
 Shapes: `S` sequences (windows), `T` positions of the longest, `R` real wordpieces over all
-sequences, `H` hidden size.
+sequences, `K` wanted wordpieces, `H` hidden size.
 """
 
-from typing import List
+from typing import List, Optional
 
 import torch
 import torch.nn.functional as F
@@ -48,9 +51,10 @@ def packed_bert_hidden(
     token_type_ids: torch.Tensor,
     attention_mask: torch.Tensor,
     max_tokens: int = 4096,
+    wanted: Optional[torch.Tensor] = None,
 ) -> torch.Tensor:
     """
-    The last hidden state of every real wordpiece, without padding work.
+    The last hidden state of every real (or every wanted) wordpiece, without padding work.
 
     # Parameters
 
@@ -65,11 +69,15 @@ def packed_bert_hidden(
     max_tokens : `int`, optional (default = `4096`)
         Rows are encoded in consecutive chunks of at most this many real wordpieces (at least
         one row), which keeps the activations of a chunk in cache.
+    wanted : `torch.Tensor`, optional (default = `None`)
+        `[S, T]` bool, within ``attention_mask``: the positions whose last hidden state is returned;
+        the last layer works on these rows only. None: every real wordpiece.
 
     # Returns
 
     `torch.Tensor`
-        `[R, H]`, in the order of ``attention_mask.nonzero()`` (row by row).
+        `[R, H]` (`[K, H]` with ``wanted``), in the order of ``attention_mask.nonzero()``
+        (``wanted.nonzero()``), row by row.
     """
     lengths: List[int] = attention_mask.sum(1).tolist()
     positions = attention_mask.long().cumsum(1) - 1
@@ -88,6 +96,7 @@ def packed_bert_hidden(
                 token_type_ids[begin:end][mask],
                 positions[begin:end][mask],
                 lengths[begin:end],
+                None if wanted is None else wanted[begin:end][mask],
             )
         )
         begin = end
@@ -100,20 +109,29 @@ def _encode_packed(
     token_type_ids: torch.Tensor,
     position_ids: torch.Tensor,
     lengths: List[int],
+    wanted: Optional[torch.Tensor] = None,
 ) -> torch.Tensor:
-    """`[sum(lengths), H]` for the concatenated wordpieces of ``len(lengths)`` sequences."""
+    """
+    `[sum(lengths), H]` for the concatenated wordpieces of ``len(lengths)`` sequences; `[wanted.sum(), H]`
+    when ``wanted`` (`[sum(lengths)]` bool) says which rows the last layer computes.
+    """
     hidden = encoder.embeddings(
         input_ids=input_ids[None].long(), token_type_ids=token_type_ids[None].long(), position_ids=position_ids[None]
     )[0]
-    for layer in encoder.encoder.layer:
+    layers = encoder.encoder.layer
+    for index, layer in enumerate(layers):
+        rows, row_lengths = hidden, lengths
+        if wanted is not None and index == len(layers) - 1:
+            rows = hidden[wanted]
+            row_lengths = [int(part.sum()) for part in wanted.split(lengths)]
         attention = layer.attention.self
         heads, size = attention.num_attention_heads, attention.attention_head_size
-        query, key, value = attention.query(hidden), attention.key(hidden), attention.value(hidden)
+        query, key, value = attention.query(rows), attention.key(hidden), attention.value(hidden)
         context = []
-        for q, k, v in zip(query.split(lengths), key.split(lengths), value.split(lengths)):
-            length = q.size(0)
-            q, k, v = (t.view(1, length, heads, size).transpose(1, 2) for t in (q, k, v))
-            context.append(F.scaled_dot_product_attention(q, k, v).transpose(1, 2).reshape(length, heads * size))
-        attended = layer.attention.output(torch.cat(context), hidden)
+        for q, k, v in zip(query.split(row_lengths), key.split(lengths), value.split(lengths)):
+            q = q.view(1, q.size(0), heads, size).transpose(1, 2)
+            k, v = (t.view(1, t.size(0), heads, size).transpose(1, 2) for t in (k, v))
+            context.append(F.scaled_dot_product_attention(q, k, v).transpose(1, 2).reshape(-1, heads * size))
+        attended = layer.attention.output(torch.cat(context), rows)
         hidden = layer.output(layer.intermediate(attended), attended)
     return hidden

@@ -68,7 +68,8 @@ class SpanBertQuestionAnswering(Model):
     packed_inference : `bool`, optional (default = `True`)
         Outside training, encode the real wordpieces of all windows without padding
         (``packed_encoder.py``; BERT-architecture encoders only, others ignore it). Same
-        arithmetic; logits at padding positions are then 0.
+        arithmetic; the last layer computes only the positions decoding reads ([CLS] and the
+        passage), so logits at padding, question and separator positions are then 0.
     initializer : `InitializerApplicator`, optional (default = `None`)
         Applied after loading.
     """
@@ -148,9 +149,9 @@ class SpanBertQuestionAnswering(Model):
         encode = window_mask
         if self.training and answer_span is not None:
             encode = window_mask & (answer_span[..., 0] >= 0)  # windows without a label are not needed
-        start_logits, end_logits = self._window_logits(input_ids, token_type_ids, attention_mask, encode)
-        output: Dict[str, Any] = {"span_start_logits": start_logits, "span_end_logits": end_logits}
         passage_mask = context_token_index >= 0
+        start_logits, end_logits = self._window_logits(input_ids, token_type_ids, attention_mask, encode, passage_mask)
+        output: Dict[str, Any] = {"span_start_logits": start_logits, "span_end_logits": end_logits}
         if answer_span is not None:
             output["loss"] = self._loss(start_logits, end_logits, passage_mask, encode, answer_span)
         if not self.training:
@@ -172,24 +173,38 @@ class SpanBertQuestionAnswering(Model):
         return output
 
     def _window_logits(
-        self, input_ids: torch.Tensor, token_type_ids: torch.Tensor, attention_mask: torch.Tensor, encode: torch.Tensor
+        self,
+        input_ids: torch.Tensor,
+        token_type_ids: torch.Tensor,
+        attention_mask: torch.Tensor,
+        encode: torch.Tensor,
+        passage_mask: Optional[torch.Tensor] = None,
     ):
-        """Start and end logits ``[batch, W, T]``; windows not in ``encode`` (``[batch, W]``) get 0."""
+        """
+        Start and end logits ``[batch, W, T]``; windows not in ``encode`` (``[batch, W]``) get 0. With
+        packed inference and ``passage_mask`` (``[batch, W, T]``), only [CLS] and passage positions are
+        computed (the others get 0).
+        """
         batch, windows, length = input_ids.shape
         selected = encode.reshape(-1).nonzero().squeeze(1)
         start_logits = input_ids.new_zeros((batch * windows, length), dtype=torch.float)
         end_logits = torch.zeros_like(start_logits)
         if selected.numel() > 0 and self.packed_inference and not self.training:
             mask = attention_mask.reshape(batch * windows, length)[selected]
+            wanted = mask
+            if passage_mask is not None:
+                wanted = passage_mask.reshape(batch * windows, length)[selected] & mask
+                wanted[:, 0] = True  # [CLS]: the no-answer score
             hidden = packed_bert_hidden(
                 self.encoder,
                 input_ids.reshape(batch * windows, length)[selected],
                 token_type_ids.reshape(batch * windows, length)[selected],
                 mask,
+                wanted=wanted,
             )
-            logits = self._span_logits(hidden).float()  # [real wordpieces, 2]
+            logits = self._span_logits(hidden).float()  # [wanted wordpieces, 2]
             rows = torch.zeros((selected.numel(), length, 2), dtype=logits.dtype, device=logits.device)
-            rows[mask] = logits
+            rows[wanted] = logits
             start_logits = start_logits.index_copy(0, selected, rows[..., 0])
             end_logits = end_logits.index_copy(0, selected, rows[..., 1])
         elif selected.numel() > 0:
