@@ -421,6 +421,10 @@ def run_measurement(
         *extra,
     ]
     env = dict(offline_env(threads), PYTHONWARNINGS="ignore")
+    if external is not None:  # the runner's helpers (and the classes its checkpoint names) live beside it
+        env["PYTHONPATH"] = os.pathsep.join(
+            filter(None, [str((REPO_ROOT / external.runner).parent), env.get("PYTHONPATH")])
+        )
     try:
         completed = subprocess.run(
             command, capture_output=True, text=True, timeout=timeout, cwd=str(REPO_ROOT), env=env

@@ -1,22 +1,26 @@
 """
-Load on ``allennlp serve``: concurrent clients on loopback against the QA and coreference models,
-compared with calling the same predictors directly in one process.
+Load on ``allennlp serve``: concurrent clients on loopback against the QA and coreference models, with
+dynamic batching (the default ``--batch-wait-ms``) and without (``--batch-wait-ms 0``, the server before
+batching), compared with calling the same predictors directly in one process.
 
-    .venv/bin/python benchmarks/serve_load.py [--qa ARCHIVE] [--coref ARCHIVE] [--clients 16] [--requests 50]
+    .venv/bin/python benchmarks/serve_load.py [--qa ARCHIVE] [--coref ARCHIVE] [--clients 16] [--requests 10]
 
 For each model:
 
-* direct: ``ServedModel.predict`` (the predictor's ``predict_json``, what the server calls) in this
-  process, one request after another: latency p50;
-* one client: the same requests over HTTP, each right after its direct call (so that both see the same
-  load on a shared machine): latency p50, its ratio to the direct p50 and the median of the per-request
-  ratios, i.e. what the server adds to a request (goal: at most 1.15);
-* ``--clients`` clients at once, ``--requests`` each: requests/s, latency p50 / p95, errors (any
-  non-200 answer or connection failure; must be 0), and requests/s against the direct rate.
+* direct: ``ServedModel.predict`` (the predictor's ``predict_json``, what the unbatched server calls) in
+  this process, one request after another: latency p50 and requests/s (1 / mean latency);
+* one client: the same requests over HTTP to the unbatched and to the batched server, each right after its
+  direct call (so that all three see the same load on a shared machine): requests/s, latency p50, and the
+  batched server's p50 against the unbatched one's (goal: at most 1.10, i.e. within +10 %);
+* ``--clients`` clients at once, ``--requests`` each, against each server: requests/s, latency p50 / p95,
+  errors (any non-200 answer or connection failure; must be 0), and requests/s against the direct rate
+  (goal for the batched server: QA >= 2x, coreference >= 1.5x).
 
-The server is the real ``allennlp serve`` in a subprocess (so clients and server do not share a
-GIL), both sides with ``--threads`` torch threads; the direct / one-client pairs run ``--rounds``
-times over ``--sequential`` inputs.
+The servers are the real ``allennlp serve`` in subprocesses (so clients and servers do not share a GIL),
+all with ``--threads`` torch threads. Both phases run ``--rounds`` times, each round measuring every side
+one after the other (the one-client phase over ``--sequential`` inputs; the concurrent phase after
+``--sequential`` more direct calls), so that all see the same load on a shared machine; the direct rate
+is over every direct call.
 
 Archives: by default two small ones are trained here in a few seconds on the project's fixtures with
 the real MiniLM encoder (``pretrained/all-MiniLM-L6-v2``; their accuracy is irrelevant, their size is
@@ -115,18 +119,25 @@ def coref_inputs(limit: int, words: int) -> List[Dict[str, str]]:
     return [{"document": p} for p in paragraphs[:limit]]
 
 
-def start_server(archives: Dict[str, Path], port: int, threads: int, log_path: Path) -> subprocess.Popen:
+def start_server(
+    archives: Dict[str, Path], port: int, threads: int, log_path: Path, options: Tuple[str, ...] = ()
+) -> subprocess.Popen:
     command = [
         tool("allennlp"),
         "serve",
         "--port",
         str(port),
+        *options,
         *(f"--model={name}={path}" for name, path in archives.items()),
     ]
     env = offline_env(threads)
     process = subprocess.Popen(
         command, cwd=str(REPO_ROOT), env=env, stdout=open(log_path, "w"), stderr=subprocess.STDOUT
     )
+    return process
+
+
+def wait_for_server(process: subprocess.Popen, port: int, log_path: Path) -> None:
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline:
         if process.poll() is not None:
@@ -135,7 +146,7 @@ def start_server(archives: Dict[str, Path], port: int, threads: int, log_path: P
             connection = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
             connection.request("GET", "/health")
             if connection.getresponse().status == 200:
-                return process
+                return
         except OSError:
             time.sleep(0.5)
     process.kill()
@@ -169,7 +180,8 @@ def client(
     connection.close()
 
 
-def concurrent_load(port: int, name: str, inputs, clients: int, requests: int) -> Dict[str, Any]:
+def concurrent_load(port: int, name: str, inputs, clients: int, requests: int) -> Tuple[float, List[float], List[str]]:
+    """``(wall seconds, latencies, errors)`` of ``clients`` clients sending ``requests`` requests each at once."""
     latencies: List[float] = []
     errors: List[str] = []
     threads = [
@@ -181,16 +193,63 @@ def concurrent_load(port: int, name: str, inputs, clients: int, requests: int) -
         thread.start()
     for thread in threads:
         thread.join()
-    wall = time.perf_counter() - began
+    return time.perf_counter() - began, latencies, errors
+
+
+def load_rounds(
+    ports: Dict[str, int], name: str, direct, inputs, clients: int, requests: int, rounds: int, sequential: int
+) -> Tuple[Dict[str, Dict[str, Any]], List[float]]:
+    """
+    ``rounds`` times: ``sequential`` direct calls, then the concurrent load on each server in turn (so that
+    all see the same machine load); the servers' figures over all rounds and the direct latencies.
+    """
+    walls = {server: 0.0 for server in ports}
+    latencies: Dict[str, List[float]] = {server: [] for server in ports}
+    errors: Dict[str, List[str]] = {server: [] for server in ports}
+    direct_times: List[float] = []
+    for _ in range(rounds):
+        for item in inputs[:sequential]:
+            began = time.perf_counter()
+            direct.predict(item)
+            direct_times.append(time.perf_counter() - began)
+        for server, port in ports.items():
+            wall, server_latencies, server_errors = concurrent_load(port, name, inputs, clients, requests)
+            walls[server] += wall
+            latencies[server] += server_latencies
+            errors[server] += server_errors
     return {
-        "requests": clients * requests,
-        "wall_s": wall,
-        "rps": len(latencies) / wall,
-        "p50_ms": 1e3 * percentile(latencies, 0.5),
-        "p95_ms": 1e3 * percentile(latencies, 0.95),
-        "errors": len(errors),
-        "first_errors": errors[:3],
-    }
+        server: {
+            "requests": rounds * clients * requests,
+            "wall_s": walls[server],
+            "rps": len(latencies[server]) / walls[server],
+            "p50_ms": 1e3 * percentile(latencies[server], 0.5),
+            "p95_ms": 1e3 * percentile(latencies[server], 0.95),
+            "errors": len(errors[server]),
+            "first_errors": errors[server][:3],
+        }
+        for server in ports
+    }, direct_times
+
+
+GOALS = {"qa": 2.0, "coref": 1.5}  # batched requests/s at --clients over the direct rate (issue #23)
+P50_GOAL = 1.10  # batched p50 at one client over the unbatched p50
+SERVERS = {"unbatched": ("--batch-wait-ms", "0"), "batched": ()}
+
+
+def one_client_rounds(ports: Dict[str, int], name: str, direct, inputs, rounds: int) -> Dict[str, List[float]]:
+    """Latencies of each input directly, then over HTTP to each server, one after the other."""
+    times: Dict[str, List[float]] = {"direct": [], **{server: [] for server in ports}}
+    for _ in range(rounds):
+        for index, item in enumerate(inputs):
+            began = time.perf_counter()
+            direct.predict(item)
+            times["direct"].append(time.perf_counter() - began)
+            for server, port in ports.items():
+                errors: List[str] = []
+                client(port, name, inputs, 1, index, times[server], errors)
+                if errors:
+                    sys.exit(f"{name}: errors in the one-client round ({server}): {errors[:3]}")
+    return times
 
 
 def main() -> None:
@@ -198,12 +257,12 @@ def main() -> None:
     parser.add_argument("--qa", type=Path, default=None, help="QA archive (default: trained here)")
     parser.add_argument("--coref", type=Path, default=None, help="coreference archive (default: trained here)")
     parser.add_argument("--clients", type=int, default=16)
-    parser.add_argument("--requests", type=int, default=50, help="requests per client")
-    parser.add_argument("--sequential", type=int, default=30, help="requests of the direct / one-client rounds")
-    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--requests", type=int, default=5, help="requests per client and round")
+    parser.add_argument("--sequential", type=int, default=16, help="requests of the direct / one-client rounds")
+    parser.add_argument("--rounds", type=int, default=2, help="rounds of the one-client and of the concurrent phase")
     parser.add_argument("--coref-words", type=int, default=120)
-    parser.add_argument("--threads", type=int, default=1, help="torch threads, here and in the server")
-    parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--threads", type=int, default=1, help="torch threads, here and in the servers")
+    parser.add_argument("--port", type=int, default=8765, help="the unbatched server's; the batched one's is +1")
     parser.add_argument("--json", action="store_true", help="print the results as one JSON object")
     args = parser.parse_args()
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -219,6 +278,7 @@ def main() -> None:
     from spanbert_lib.serving.model_spec import ModelSpec
     from spanbert_lib.serving.served_model import ServedModel
 
+    ports = {server: args.port + offset for offset, server in enumerate(SERVERS)}
     with tempfile.TemporaryDirectory() as scratch:
         scratch = Path(scratch)
         archives = {"qa": args.qa, "coref": args.coref}
@@ -227,8 +287,11 @@ def main() -> None:
             archives = {name: path or trained[name] for name, path in archives.items()}
         questions, qa_source = qa_inputs(max(args.sequential, 64))
         inputs = {"qa": questions, "coref": coref_inputs(max(args.sequential, 16), args.coref_words)}
+        servers = {
+            server: start_server(archives, ports[server], args.threads, scratch / f"{server}.log", options)
+            for server, options in SERVERS.items()
+        }
         direct = {name: ServedModel(ModelSpec(name, str(path))) for name, path in archives.items()}
-        server = start_server(archives, args.port, args.threads, scratch / "serve.log")
         results: Dict[str, Any] = {
             "qa_inputs": qa_source,
             "clients": args.clients,
@@ -236,57 +299,73 @@ def main() -> None:
             "threads": args.threads,
         }
         try:
+            for server, process in servers.items():
+                wait_for_server(process, ports[server], scratch / f"{server}.log")
             for name in ("qa", "coref"):
                 model_inputs = inputs[name][: args.sequential]
-                for item in model_inputs[:3]:  # warm-up both sides
+                for item in model_inputs[:3]:  # warm-up every side
                     direct[name].predict(item)
-                client(args.port, name, model_inputs[:3], 3, 0, [], [])
-                # Each input directly, then over HTTP, one after the other: both see the same machine load.
-                direct_times: List[float] = []
-                http_times: List[float] = []
-                for _ in range(args.rounds):
-                    for index, item in enumerate(model_inputs):
-                        began = time.perf_counter()
-                        direct[name].predict(item)
-                        direct_times.append(time.perf_counter() - began)
-                        errors: List[str] = []
-                        client(args.port, name, model_inputs, 1, index, http_times, errors)
-                        if errors:
-                            sys.exit(f"{name}: errors in the one-client round: {errors[:3]}")
-                pair_ratios = [h / d for h, d in zip(http_times, direct_times)]
-                direct_p50, http_p50 = percentile(direct_times, 0.5), percentile(http_times, 0.5)
-                direct_mean = statistics.mean(direct_times)
-                load = concurrent_load(args.port, name, inputs[name], args.clients, args.requests)
-                results[name] = {
-                    "direct_p50_ms": 1e3 * direct_p50,
-                    "one_client_p50_ms": 1e3 * http_p50,
-                    "overhead_ratio_p50": http_p50 / direct_p50,
-                    "paired_ratio_median": percentile(pair_ratios, 0.5),
-                    **load,
-                    "rps_vs_direct": load["rps"] * direct_mean,
+                for port in ports.values():
+                    client(port, name, model_inputs[:3], 3, 0, [], [])
+                times = one_client_rounds(ports, name, direct[name], model_inputs, args.rounds)
+                loads, direct_times = load_rounds(
+                    ports, name, direct[name], inputs[name], args.clients, args.requests, args.rounds, args.sequential
+                )
+                direct_rps = 1 / statistics.mean(times["direct"] + direct_times)
+                p50 = {side: percentile(values, 0.5) for side, values in times.items()}
+                pairs = [b / u for b, u in zip(times["batched"], times["unbatched"])]
+                row: Dict[str, Any] = {
+                    "direct_p50_ms": 1e3 * p50["direct"],
+                    "direct_rps": direct_rps,
+                    "p50_ratio_batched_vs_unbatched": p50["batched"] / p50["unbatched"],
+                    "paired_ratio_median": percentile(pairs, 0.5),
+                    "p50_goal": P50_GOAL,
+                    "rps_goal": GOALS[name],
                 }
+                for server in SERVERS:
+                    row[f"{server}_1_client"] = {
+                        "rps": 1 / statistics.mean(times[server]),
+                        "p50_ms": 1e3 * p50[server],
+                        "p50_vs_direct": p50[server] / p50["direct"],
+                    }
+                for server in SERVERS:
+                    load = loads[server]
+                    row[f"{server}_{args.clients}_clients"] = {**load, "rps_vs_direct": load["rps"] / direct_rps}
+                row["batched_vs_unbatched_rps"] = (
+                    row[f"batched_{args.clients}_clients"]["rps"] / row[f"unbatched_{args.clients}_clients"]["rps"]
+                )
+                results[name] = row
         finally:
-            server.terminate()
-            server.wait(timeout=30)
+            for process in servers.values():
+                process.terminate()
+            for process in servers.values():
+                process.wait(timeout=30)
     if args.json:
         print(json.dumps(results, indent=2))
         return
+    clients = args.clients
     print(
-        f"allennlp serve on loopback, {args.clients} clients x {args.requests} requests, {args.threads} torch "
-        f"thread(s); QA inputs: {qa_source}"
+        f"allennlp serve on loopback, unbatched (--batch-wait-ms 0) vs batched (default); {clients} clients x "
+        f"{args.requests} requests; {args.threads} torch thread(s); QA inputs: {qa_source}"
     )
     print(
-        f"{'model':<6} {'direct p50':>11} {'1 client p50':>13} {'ratio':>6} {'paired':>6} | {'rps':>7} {'p50':>9} "
-        f"{'p95':>9} {'errors':>6} {'rps/direct':>10}"
+        f"{'model':<6} {'direct':>14} | {'1 client: unbatched':>21} {'batched':>15} {'p50 b/u':>8} {'goal':>6} | "
+        f"{f'{clients} clients: unbatched':>24} {'batched':>8} {'b/direct':>9} {'goal':>6} {'u/direct':>9} "
+        f"{'b/u':>5} {'errors':>6}"
     )
     for name in ("qa", "coref"):
         r = results[name]
+        u1, b1 = r["unbatched_1_client"], r["batched_1_client"]
+        un, bn = r[f"unbatched_{clients}_clients"], r[f"batched_{clients}_clients"]
         print(
-            f"{name:<6} {r['direct_p50_ms']:>9.1f}ms {r['one_client_p50_ms']:>11.1f}ms {r['overhead_ratio_p50']:>6.3f} "
-            f"{r['paired_ratio_median']:>6.3f} | {r['rps']:>7.2f} {r['p50_ms']:>7.0f}ms {r['p95_ms']:>7.0f}ms "
-            f"{r['errors']:>6} {r['rps_vs_direct']:>10.2f}"
+            f"{name:<6} {r['direct_rps']:>5.2f}/s {r['direct_p50_ms']:>4.0f}ms | "
+            f"{u1['rps']:>9.2f}/s {u1['p50_ms']:>7.0f}ms "
+            f"{b1['rps']:>6.2f}/s {b1['p50_ms']:>5.0f}ms {r['p50_ratio_batched_vs_unbatched']:>8.3f} "
+            f"{'<=' + format(P50_GOAL, '.2f'):>6} | {un['rps']:>22.2f}/s {bn['rps']:>6.2f}/s "
+            f"{bn['rps_vs_direct']:>8.2f}x {'>=' + format(r['rps_goal'], '.1f'):>6} {un['rps_vs_direct']:>8.2f}x "
+            f"{r['batched_vs_unbatched_rps']:>5.2f} {un['errors'] + bn['errors']:>6}"
         )
-        for error in r["first_errors"]:
+        for error in un["first_errors"] + bn["first_errors"]:
             print(f"  error: {error}")
 
 

@@ -23,10 +23,9 @@ import sys
 from pathlib import Path
 from typing import Any, Dict, List
 
-# loaded by file path from another script (the benchmark): anchor_common lives beside this file
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from anchor_common import clusters_in_words  # noqa: E402
+# anchor_common lives beside this file: on sys.path when this file runs as a script; the benchmark, which loads it
+# by file path, puts this folder on PYTHONPATH
+from anchor_common import clusters_in_words
 
 ARCHITECTURES = ("FCorefModel", "LingMessModel")
 ONE_BATCH = 10**9  # DynamicBatchSampler's max_tokens: a whole document in one batch

@@ -4,7 +4,8 @@ A Maverick model saved by ``maverick_litbank.py`` (``RUN/model/weights.ckpt``, t
 ``Maverick(hf_name_or_path=RUN/model, device="cpu")``, and run on word-tokenised documents with singletons predicted
 (its LitBank mode). Runs in the anchors' environment (``.venv-baselines/anchors``, README.md); the checkpoint's model
 is ``maverick_segments.SegmentedMaverickMes`` over the encoder folder it was trained from (its absolute path is in
-the checkpoint), so this folder must be importable: it puts itself on ``sys.path``.
+the checkpoint), so this folder must be importable: it is when this file runs as a script, and the benchmark,
+which loads it by file path, puts it on ``PYTHONPATH``.
 
 It is the runner of ``benchmarks/coref_inference.py``: :func:`load` ``(model_dir, threads)`` returns an object with
 ``prepare(sentences)`` (Maverick's ``preprocess`` + ``tokenize`` into tensors) and ``predict(prepared)`` (its model's
@@ -21,9 +22,6 @@ import json
 import sys
 from pathlib import Path
 from typing import Any, Dict, List
-
-# the checkpoint's model class (maverick_segments) and anchor_common live beside this file
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 CHECKPOINT = "weights.ckpt"  # the file name Maverick looks for in a model folder or hub repository
 

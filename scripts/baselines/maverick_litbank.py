@@ -118,8 +118,19 @@ def save_model(trainer, module, model_dir: Path) -> Dict:
     """The trained module saved as the Lightning checkpoint Maverick's own loader reads (weights and
     hyper-parameters, no optimizer state), then loaded back with ``Maverick(hf_name_or_path=model_dir)`` and compared
     tensor by tensor."""
+    import torch
+    from omegaconf import OmegaConf
+
     model_dir.mkdir(parents=True, exist_ok=True)
-    trainer.save_checkpoint(str(model_dir / CHECKPOINT), weights_only=True)
+    path = str(model_dir / CHECKPOINT)
+    trainer.save_checkpoint(path, weights_only=True)
+    # Lightning keeps the Hydra config objects among the hyper-parameters, which torch >= 2.6's default safe
+    # loading (what Maverick's loader gets) refuses: store them as plain dicts and lists
+    checkpoint = torch.load(path, map_location="cpu", weights_only=False)  # the file just written
+    checkpoint["hyper_parameters"] = OmegaConf.to_container(
+        OmegaConf.create(dict(checkpoint["hyper_parameters"])), resolve=True
+    )
+    torch.save(checkpoint, path)
     loaded = load_maverick(model_dir)
     check_same_tensors(module.model.state_dict(), loaded.model.state_dict(), model_dir)
     return {"path": str(model_dir), "loaded_with": "maverick.Maverick"}
