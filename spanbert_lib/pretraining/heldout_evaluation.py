@@ -40,6 +40,10 @@ class MaskedBlock:
         `[N]` the SBO head's predicted ids.
     seen_ids : `torch.Tensor`
         `[N]` the ids the model saw there (``[MASK]``, a random wordpiece or the original, kept).
+    mlm_target_log_probs : `torch.Tensor`, optional
+        `[N]` float, the MLM head's log-probability of the original id (needed for perplexities).
+    sbo_target_log_probs : `torch.Tensor`, optional
+        `[N]` float, the SBO head's log-probability of the original id.
     """
 
     input_ids: torch.Tensor
@@ -48,6 +52,8 @@ class MaskedBlock:
     mlm_predictions: torch.Tensor
     sbo_predictions: torch.Tensor
     seen_ids: torch.Tensor
+    mlm_target_log_probs: Optional[torch.Tensor] = None
+    sbo_target_log_probs: Optional[torch.Tensor] = None
 
 
 @dataclass
@@ -107,6 +113,25 @@ class HeldoutEvaluation:
         correct = self._all(f"{head}_predictions") == self._all("targets")
         return float(correct[selected].float().mean()) if selected.any() else 0.0
 
+    def perplexity(self, head: str, replaced_by_mask: Optional[bool] = None) -> float:
+        """
+        ``exp`` of a head's mean cross-entropy (nats) on the original wordpieces: unlike accuracy it sees
+        the probability given to the right wordpiece when it is not the top one, so it shows learning
+        before the top prediction changes. Positions selected as for :meth:`accuracy` (inf when none).
+        """
+        selected = self._selected(replaced_by_mask)
+        log_probs = self._all(f"{head}_target_log_probs")
+        return float(torch.exp(-log_probs[selected].mean())) if selected.any() else float("inf")
+
+    def unigram_perplexity(self, log_probs: torch.Tensor, replaced_by_mask: Optional[bool] = None) -> float:
+        """
+        Perplexity of predicting the same distribution everywhere (``log_probs`` `[V]`, e.g. from
+        :func:`wordpiece_log_probabilities`), positions selected as for :meth:`accuracy`.
+        """
+        selected = self._selected(replaced_by_mask)
+        targets = self._all("targets")[selected]
+        return float(torch.exp(-log_probs[targets].mean())) if selected.any() else float("inf")
+
     def constant_accuracy(self, token_id: int, replaced_by_mask: Optional[bool] = None) -> float:
         """
         Accuracy of predicting one id everywhere (the unigram baseline for the most frequent id).
@@ -151,6 +176,21 @@ def most_frequent_wordpiece(instances: Iterable[Instance], special_ids: Sequence
     if not counts:
         raise ValueError("no wordpiece to count: the instances hold only special tokens")
     return counts.most_common(1)[0][0]
+
+
+def wordpiece_log_probabilities(
+    instances: Iterable[Instance], special_ids: Sequence[int], vocab_size: int
+) -> torch.Tensor:
+    """
+    `[V]` log-probabilities of the unigram model of the blocks' wordpieces (special ids left out), with
+    add-one smoothing so that a wordpiece the training text never has keeps a finite cost.
+    """
+    counts = torch.ones(vocab_size, dtype=torch.float64)
+    special = set(special_ids)
+    for instance in instances:
+        ids = [i for i in instance["input_ids"].tensor.tolist() if i not in special]
+        counts += torch.bincount(torch.tensor(ids, dtype=torch.long), minlength=vocab_size).to(counts)
+    return (counts / counts.sum()).log().float()
 
 
 def evaluate_heldout(
@@ -230,6 +270,11 @@ def _masked_blocks(
         )
     mlm_predictions = captured["mlm"].argmax(-1)  # [N]
     sbo_predictions = captured["sbo"].argmax(-1)  # [N]
+    all_targets = masked.labels[targets_at]  # [N], in the heads' order (row-major)
+    log_probs = {
+        head: captured[head].float().log_softmax(-1).gather(1, all_targets[:, None]).squeeze(1)  # [N]
+        for head in ("mlm", "sbo")
+    }
     rows_of_targets = targets_at.sum(dim=1).tolist()
     lengths = (tensors["input_ids"] != model.pad_token_id).sum(dim=1).tolist()
     blocks, first = [], 0
@@ -243,15 +288,22 @@ def _masked_blocks(
                 mlm_predictions=mlm_predictions[first : first + count],
                 sbo_predictions=sbo_predictions[first : first + count],
                 seen_ids=masked.input_ids[row, positions],
+                mlm_target_log_probs=log_probs["mlm"][first : first + count],
+                sbo_target_log_probs=log_probs["sbo"][first : first + count],
             )
         )
         first += count
     return blocks
 
 
-def format_fill_ins(block: MaskedBlock, tokenizer, max_words: int = 60) -> str:
+def format_fill_ins(block: MaskedBlock, tokenizer, max_words: int = 60, head: str = "mlm") -> str:
     """
-    The block as text, each masked span written ``[original -> MLM prediction]``.
+    The block as text in whole words, each masked span written ``[original words -> the model's words]``.
+
+    Words are the original wordpieces glued at their ``##`` continuations; a span covers every word
+    with a masked wordpiece. The model's words are its predicted wordpieces there (the original
+    ones at unmasked pieces of a partly masked word), glued the same way: a ``##`` piece it predicts
+    continues its previous piece, any other piece starts a new word.
 
     # Parameters
 
@@ -261,6 +313,8 @@ def format_fill_ins(block: MaskedBlock, tokenizer, max_words: int = 60) -> str:
         Turns ids into wordpieces (``convert_ids_to_tokens``).
     max_words : `int`, optional (default = `60`)
         Longer blocks are cut to about this many words around the first span.
+    head : `str`, optional (default = `"mlm"`)
+        Whose predictions: ``"mlm"`` or ``"sbo"``.
 
     # Returns
 
@@ -268,32 +322,49 @@ def format_fill_ins(block: MaskedBlock, tokenizer, max_words: int = 60) -> str:
         The text.
     """
     tokens = tokenizer.convert_ids_to_tokens(block.input_ids.tolist())
-    predicted = dict(zip(block.positions.tolist(), tokenizer.convert_ids_to_tokens(block.mlm_predictions.tolist())))
+    predictions = getattr(block, f"{head}_predictions").tolist()
+    predicted = dict(zip(block.positions.tolist(), tokenizer.convert_ids_to_tokens(predictions)))
+    words = _words(tokens[1:-1], first_position=1)  # without [CLS] and [SEP]
     pieces: List[str] = []
-    position = 1  # after [CLS]
-    while position < len(tokens) - 1:  # up to [SEP]
-        if position in predicted:
-            end = position
-            while end + 1 in predicted:
-                end += 1
-            gold = _join_pieces(tokens[position : end + 1])
-            guess = _join_pieces([predicted[p] for p in range(position, end + 1)])
-            pieces.append(f"[{gold} -> {guess}]")
-            position = end + 1
+    index = 0
+    while index < len(words):
+        if not any(position in predicted for position in words[index]):
+            pieces.append(_join_pieces([tokens[position] for position in words[index]]))
+            index += 1
+            continue
+        end = index
+        while end + 1 < len(words) and any(position in predicted for position in words[end + 1]):
+            end += 1
+        positions = [position for word in words[index : end + 1] for position in word]
+        gold = _join_pieces([tokens[position] for position in positions])
+        guess = _join_pieces([predicted.get(position, tokens[position]) for position in positions])
+        pieces.append(f"[{gold} -> {guess}]")
+        index = end + 1
+    text = " ".join(pieces).split(" ")
+    if len(text) > max_words:
+        first_span = next((i for i, word in enumerate(text) if word.startswith("[")), 0)
+        start = max(0, min(first_span - max_words // 4, len(text) - max_words))
+        text = (["..."] if start else []) + text[start : start + max_words] + ["..."]
+    return " ".join(text)
+
+
+def _words(tokens: Sequence[str], first_position: int) -> List[List[int]]:
+    """The positions of each word: a wordpiece and the ``##`` continuations after it."""
+    words: List[List[int]] = []
+    for offset, token in enumerate(tokens):
+        if token.startswith("##") and words:
+            words[-1].append(first_position + offset)
         else:
-            pieces.append(tokens[position])
-            position += 1
-    words = _join_pieces(pieces).split(" ")
-    if len(words) > max_words:
-        first_span = next((i for i, word in enumerate(words) if word.startswith("[")), 0)
-        start = max(0, min(first_span - max_words // 4, len(words) - max_words))
-        words = (["..."] if start else []) + words[start : start + max_words] + ["..."]
-    return " ".join(words)
+            words.append([first_position + offset])
+    return words
 
 
 def _join_pieces(pieces: Sequence[str]) -> str:
-    """Wordpieces to text: ``##`` continuations are glued to the previous piece."""
+    """Wordpieces to text: ``##`` continuations are glued to the previous piece (a leading one loses its ``##``)."""
     text = ""
     for piece in pieces:
-        text += piece[2:] if piece.startswith("##") and text else (" " + piece if text else piece)
+        if piece.startswith("##"):
+            text += piece[2:]
+        else:
+            text += " " + piece if text else piece
     return text

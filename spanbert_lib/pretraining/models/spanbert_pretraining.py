@@ -64,6 +64,10 @@ class SpanBertPretrainingModel(Model):
         directory (or hub name) with the tokenizer files, and the pretrained weights unless
         ``config`` is given; ``config`` builds a freshly initialised encoder with this configuration
         (e.g. ``{"hidden_size": 768, "num_hidden_layers": 12, ...}``; ``model_type`` defaults to bert).
+    freeze_encoder : `bool`, optional (default = `False`)
+        Train the heads only: the encoder (and with it the word embeddings the heads decode through)
+        gets ``requires_grad=False`` and stays in evaluation mode (no dropout), so its weights are
+        exactly those loaded. The baseline that shows what adapting the encoder buys.
     masker : `Masker`, optional (default = `geometric_span`)
         Draws the masked spans of every batch.
     mlm_weight : `float`, optional (default = `1.0`)
@@ -99,6 +103,7 @@ class SpanBertPretrainingModel(Model):
         self,
         vocab: Vocabulary,
         encoder: TransformerSpec,
+        freeze_encoder: bool = False,
         masker: Optional[Masker] = None,
         mlm_weight: float = 1.0,
         sbo_weight: float = 1.0,
@@ -119,6 +124,10 @@ class SpanBertPretrainingModel(Model):
             spec.model_name, spec.config, **spec.from_pretrained_kwargs
         )
         self._tokenizer = tokenizer
+        self.freeze_encoder = freeze_encoder
+        if freeze_encoder:
+            self.encoder.requires_grad_(False)
+            self.encoder.eval()
         self.masker = masker or Masker.by_name(Masker.default_implementation)()
         self.mask_token_id = tokenizer.mask_token_id
         self.pad_token_id = tokenizer.pad_token_id
@@ -167,6 +176,12 @@ class SpanBertPretrainingModel(Model):
     @property
     def tokenizer(self):
         return self._tokenizer
+
+    def train(self, mode: bool = True) -> "SpanBertPretrainingModel":
+        super().train(mode)
+        if self.freeze_encoder:
+            self.encoder.eval()  # a frozen encoder gives the heads the states it gives at prediction time
+        return self
 
     def _generator(self, device: torch.device) -> torch.Generator:
         key = f"{device}:{'train' if self.training else 'eval'}"
