@@ -23,7 +23,7 @@ from typing import Any, Dict
 from spanbert_lib.evidence.external_data import config_data_overrides, require
 from spanbert_lib.evidence.repository import REPO_ROOT, tool
 from spanbert_lib.evidence.runs import Run, RunResult, run_all
-from spanbert_lib.evidence.summary import mean_std, seed_overrides, seed_table
+from spanbert_lib.evidence.summary import seed_overrides, seed_summary, seed_table
 
 CONFIG = "training_configs/ner/litbank_minilm.jsonnet"
 ORIGINAL = "original MiniLM (pretrained/all-MiniLM-L6-v2)"
@@ -83,9 +83,7 @@ def main() -> int:
         system: {
             "encoder": encoders[system],
             "config": args.config,
-            "per_seed": per_seed,
-            "mean": {name: mean_std([s[name] for s in per_seed.values()])["mean"] for name in SCORES},
-            "f1_std": mean_std([s["f1"] for s in per_seed.values()])["std"],
+            **seed_summary(per_seed, SCORES),
         }
         for system, per_seed in results.items()
     }

@@ -216,3 +216,22 @@ def segment_bounds(length: int, max_length: int) -> List[Tuple[int, int]]:
         bounds.append((start, end))
         start = end
     return bounds
+
+
+def runner_main(load: Callable, description: str, saved_by: str) -> int:
+    """
+    The command line of a runner file (``fastcoref_inference.py``, ``maverick_inference.py``): ``MODEL DOCUMENTS
+    [--limit N] [--threads T]``, ``load(model_dir, threads)`` then one ``{"doc_key", "clusters"}`` line per document
+    of the JSONL ``{doc_key, sentences}`` (``litbank_export.py``'s ``coref_dev.jsonl``).
+    """
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("model", help=f"a saved model folder ({saved_by}'s RUN/model)")
+    parser.add_argument("documents", help="JSONL of {doc_key, sentences} (litbank_export.py's coref_dev.jsonl)")
+    parser.add_argument("--limit", type=int, default=None, help="only the first N documents")
+    parser.add_argument("--threads", type=int, default=1)
+    args = parser.parse_args()
+    runner = load(args.model, args.threads)
+    for document in read_jsonl(args.documents)[: args.limit]:
+        clusters = runner.predict(runner.prepare(document["sentences"]))
+        print(json.dumps({"doc_key": document["doc_key"], "clusters": clusters}))
+    return 0

@@ -17,7 +17,6 @@ for both architectures, as in training: ``LingMessCoref`` otherwise pads whole d
 512-position encoder cannot take.
 """
 
-import argparse
 import json
 import sys
 from pathlib import Path
@@ -25,7 +24,7 @@ from typing import Any, Dict, List
 
 # anchor_common lives beside this file: on sys.path when this file runs as a script; the benchmark, which loads it
 # by file path, puts this folder on PYTHONPATH
-from anchor_common import clusters_in_words
+from anchor_common import clusters_in_words, runner_main
 
 ARCHITECTURES = ("FCorefModel", "LingMessModel")
 ONE_BATCH = 10**9  # DynamicBatchSampler's max_tokens: a whole document in one batch
@@ -106,21 +105,5 @@ def load(model_dir: str, threads: int) -> FastcorefRunner:
     return FastcorefRunner(load_coref(Path(model_dir)))
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.strip().split("\n\n")[0])
-    parser.add_argument("model", help="a saved model folder (fastcoref_litbank.py's RUN/model)")
-    parser.add_argument("documents", help="JSONL of {doc_key, sentences} (litbank_export.py's coref_dev.jsonl)")
-    parser.add_argument("--limit", type=int, default=None, help="only the first N documents")
-    parser.add_argument("--threads", type=int, default=1)
-    args = parser.parse_args()
-    runner = load(args.model, args.threads)
-    with open(args.documents, encoding="utf-8") as stream:
-        documents = [json.loads(line) for line in stream if line.strip()][: args.limit]
-    for document in documents:
-        clusters = runner.predict(runner.prepare(document["sentences"]))
-        print(json.dumps({"doc_key": document["doc_key"], "clusters": clusters}))
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(runner_main(load, __doc__.strip().split("\n\n")[0], "fastcoref_litbank.py"))

@@ -16,12 +16,13 @@ forward pass, as ``Maverick.predict`` calls it, and the word offsets of the clus
         [--limit N]      # prints {"doc_key", "clusters"} per document
 """
 
-import argparse
 import contextlib
-import json
 import sys
 from pathlib import Path
 from typing import Any, Dict, List
+
+# anchor_common lives beside this file (see above)
+from anchor_common import runner_main
 
 CHECKPOINT = "weights.ckpt"  # the file name Maverick looks for in a model folder or hub repository
 
@@ -88,21 +89,5 @@ def load(model_dir: str, threads: int) -> MaverickRunner:
     return MaverickRunner(load_maverick(Path(model_dir)))
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.strip().split("\n\n")[0])
-    parser.add_argument("model", help="a saved model folder (maverick_litbank.py's RUN/model)")
-    parser.add_argument("documents", help="JSONL of {doc_key, sentences} (litbank_export.py's coref_dev.jsonl)")
-    parser.add_argument("--limit", type=int, default=None, help="only the first N documents")
-    parser.add_argument("--threads", type=int, default=1)
-    args = parser.parse_args()
-    runner = load(args.model, args.threads)
-    with open(args.documents, encoding="utf-8") as stream:
-        documents = [json.loads(line) for line in stream if line.strip()][: args.limit]
-    for document in documents:
-        clusters = runner.predict(runner.prepare(document["sentences"]))
-        print(json.dumps({"doc_key": document["doc_key"], "clusters": clusters}))
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(runner_main(load, __doc__.strip().split("\n\n")[0], "maverick_litbank.py"))

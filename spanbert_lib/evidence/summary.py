@@ -29,6 +29,18 @@ def mean_std(values: Sequence[Optional[float]], digits: Optional[int] = None) ->
     return {"mean": mean, "std": std}
 
 
+def seed_summary(per_seed: Mapping[int, Mapping[str, float]], scores: Sequence[str]) -> Dict:
+    """
+    One system's seeds: ``{"per_seed": ..., "mean": {score: mean}, "f1_std": ...}`` (the sample standard
+    deviation of ``f1``), the shape the side-by-side scripts write to ``side_by_side.json``.
+    """
+    return {
+        "per_seed": dict(per_seed),
+        "mean": {name: mean_std([s[name] for s in per_seed.values()])["mean"] for name in scores},
+        "f1_std": mean_std([s["f1"] for s in per_seed.values()])["std"],
+    }
+
+
 def format_mean_std(values: Mapping[str, Optional[float]], digits: int = 1) -> str:
     """``"43.0 ± 1.4"`` for a :func:`mean_std` result (``"-"`` when it has no mean)."""
     if values["mean"] is None:

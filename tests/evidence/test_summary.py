@@ -2,7 +2,14 @@
 
 import pytest
 
-from spanbert_lib.evidence.summary import format_mean_std, format_table, mean_std, seed_overrides, seed_table
+from spanbert_lib.evidence.summary import (
+    format_mean_std,
+    format_table,
+    mean_std,
+    seed_overrides,
+    seed_summary,
+    seed_table,
+)
 
 
 def test_mean_and_sample_standard_deviation():
@@ -41,3 +48,11 @@ def test_seed_table_has_a_row_per_seed_and_a_mean_row_per_system():
 def test_markdown_table():
     text = format_table(["system", "seed", "F1"], [["ours", "1", "42.0"]], markdown=True)
     assert text.splitlines() == ["| system | seed | F1 |", "|---|---|---|", "| ours | 1 | 42.0 |"]
+
+
+def test_seed_summary_gives_each_score_its_mean_and_the_f1_spread():
+    per_seed = {1: {"precision": 50.0, "f1": 40.0}, 2: {"precision": 70.0, "f1": 44.0}}
+    summary = seed_summary(per_seed, ["precision", "f1"])
+    assert summary["per_seed"] == per_seed
+    assert summary["mean"] == {"precision": 60.0, "f1": 42.0}
+    assert summary["f1_std"] == pytest.approx(2 * 2**0.5)
