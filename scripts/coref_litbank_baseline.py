@@ -103,7 +103,9 @@ def training_params(
         "max_segment_len": SEGMENT_LEN,
         "max_span_width": MAX_SPAN_WIDTH,
     }
-    encoder_group = "^_text_field_embedder\\."
+    # allennlp-models' CoreferenceResolver keeps its `text_field_embedder` argument under a private attribute;
+    # allennlp matches group regexes with re.search, so this names the argument's parameters wherever they sit
+    encoder_group = "text_field_embedder\\."
     windows = {"max_training_segments": WINDOW_SEGMENTS} | ({} if seed is None else {"window_seed": seed})
     return ({} if seed is None else seed_overrides(seed)) | {
         "dataset_reader": dict(reader, **windows),
