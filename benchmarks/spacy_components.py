@@ -115,7 +115,11 @@ def main() -> None:
     if arguments.fastcoref_python:
         systems["fastcoref (its own component)"] = (
             arguments.fastcoref_python,
-            {"imports": ["fastcoref.spacy_component"], "component": "fastcoref", "config": json.loads(arguments.fastcoref_config)},
+            {
+                "imports": ["fastcoref.spacy_component"],
+                "component": "fastcoref",
+                "config": json.loads(arguments.fastcoref_config),
+            },
         )
     results = {}
     with tempfile.TemporaryDirectory() as directory:

@@ -96,8 +96,10 @@ def check_results(namespace, printed: List[str]) -> None:
         assert tuple(namespace["span_vectors"].shape) == (2, 2, 768)
     if "evaluation" in namespace:  # held-out evaluation of a pre-training archive
         numbers = [float(x) for line in printed for x in line.split()]
-        assert len(numbers) == 4 and all(0.0 <= x <= 1.0 for x in numbers)
+        *accuracies, perplexity = numbers  # three accuracies, the accuracy at [MASK], then the perplexity there
+        assert len(accuracies) == 4 and all(0.0 <= x <= 1.0 for x in accuracies)
         assert numbers[0] == namespace["evaluation"].accuracy("mlm")
+        assert perplexity == namespace["evaluation"].perplexity("mlm", replaced_by_mask=True) and perplexity > 1.0
     if "MySpanModel" in namespace:  # a new span model on the library's pieces
         hidden = namespace["model"].encoder.get_output_dim()
         assert printed == [f"torch.Size([1, 2, {2 * hidden}])", "BertModel"]

@@ -1,6 +1,7 @@
 // A tiny SpanBERT (MLM + SBO, geometric span masking) sized to learn within a few minutes on 2 CPU
-// cores: the main job (scripts/main.sh) trains it on fixtures/corpus minus a held-out file, with a
-// WordPiece vocabulary trained on that text, overriding the paths and the tokenizer:
+// cores from scratch (the paper's setting at tiny size; the main job instead adapts a pretrained encoder,
+// minilm_adapt_cpu.jsonnet). On fixtures/corpus minus a held-out file, with a WordPiece vocabulary trained
+// on that text (allennlp build-wordpiece-vocab), overriding the tokenizer (docs/main_job.md, From scratch):
 //   allennlp train training_configs/pretraining/spanbert_tiny_cpu.jsonnet -s OUT -o '{
 //     "dataset_reader.model_name": "VOCAB_DIR", "validation_dataset_reader.model_name": "VOCAB_DIR",
 //     "model.encoder.model_name": "VOCAB_DIR", "train_data_path": "A.txt,B.txt", "validation_data_path": "HELDOUT.txt"}'
