@@ -118,9 +118,9 @@ class SpanBertQAPredictor(Predictor):
         question = json_dict.get("question")
         question_id = json_dict.get("id")
         if not isinstance(question, str) or not isinstance(passage, str):
+            named = f"question {question_id!r}: " if question_id is not None else ""
             raise QADataError(
-                f"input {question_id if question_id is not None else ''}: needs 'question' and "
-                f"'passage' (or 'context') strings, got keys {sorted(json_dict)}"
+                f"{named}needs 'question' and 'passage' (or 'context') strings, got keys {sorted(json_dict)}"
             )
         return self._dataset_reader.text_to_instance(question, passage, question_id=question_id)
 
