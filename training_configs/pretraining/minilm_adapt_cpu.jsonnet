@@ -10,7 +10,8 @@
 // Training runs for a fixed number of optimizer steps whatever the corpus size: `num_epochs` x
 // `batches_per_epoch` (a small corpus is recycled with fresh masks); every "epoch" ends with a validation pass
 // over at most 256 held-out blocks. The encoder is about 10 times slower per step than the from-scratch tiny
-// model (spanbert_tiny_cpu.jsonnet), so the budget is in tens of steps on a CPU; on a GPU raise the steps.
+// model (spanbert_tiny_cpu.jsonnet), so the budget is a few hundred steps on a CPU (~1 s per step on 2 cores);
+// on a GPU raise the steps.
 local optimizer = import "../common/optimizer.libsonnet";
 local encoder = "pretrained/all-MiniLM-L6-v2";
 local reader = {
