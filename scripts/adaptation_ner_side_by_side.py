@@ -20,10 +20,10 @@ import sys
 from pathlib import Path
 from typing import Any, Dict
 
-from spanbert_lib.evidence.external_data import config_data_overrides, require
-from spanbert_lib.evidence.repository import REPO_ROOT, tool
-from spanbert_lib.evidence.runs import Run, RunResult, run_all
-from spanbert_lib.evidence.summary import seed_overrides, seed_summary, seed_table
+from spanbert_lib.evidence.external_data import require
+from spanbert_lib.evidence.repository import REPO_ROOT
+from spanbert_lib.evidence.runs import Run, RunResult, allennlp_train_run, best_validation_percent, run_all
+from spanbert_lib.evidence.summary import seed_summary, seed_table
 
 CONFIG = "training_configs/ner/litbank_minilm.jsonnet"
 ORIGINAL = "original MiniLM (pretrained/all-MiniLM-L6-v2)"
@@ -34,26 +34,14 @@ SCORES = ("precision", "recall", "f1")
 def training_run(system: str, encoder: str, seed: int, config: str, out: Path) -> Run:
     """``allennlp train`` of the config with ``encoder`` (reader tokenizer and model) and one seed."""
     run_dir = out / f"{'adapted' if system == ADAPTED else 'original'}_seed{seed}"
-    overrides = {
-        **config_data_overrides(REPO_ROOT / config),
-        **seed_overrides(seed),
-        "dataset_reader.model_name": encoder,
-        "model.encoder.model_name": encoder,
-    }
-    return Run(
-        name=run_dir.name,
-        system=system,
-        seed=seed,
-        command=[tool("allennlp"), "train", config, "-s", str(run_dir), "-f", "-o", json.dumps(overrides)],
-        log_file=run_dir.with_suffix(".log"),
-        result_file=run_dir / "metrics.json",
-    )
+    encoder_overrides = {"dataset_reader.model_name": encoder, "model.encoder.model_name": encoder}
+    return allennlp_train_run(system, seed, config, run_dir, encoder_overrides)
 
 
 def scores_of(result: RunResult) -> Dict[str, Any]:
     """Dev precision / recall / F1 (%) of a finished run and its measured cost."""
     metrics = json.loads(result.run.result_file.read_text())
-    return {name: 100 * metrics[f"best_validation_{name}"] for name in SCORES} | result.figures()
+    return best_validation_percent(metrics, SCORES) | result.figures()
 
 
 def main() -> int:

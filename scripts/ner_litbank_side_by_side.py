@@ -18,10 +18,10 @@ import sys
 from pathlib import Path
 from typing import Any, Dict
 
-from spanbert_lib.evidence.external_data import config_data_overrides, require
-from spanbert_lib.evidence.repository import REPO_ROOT, tool
-from spanbert_lib.evidence.runs import Run, RunResult, run_all
-from spanbert_lib.evidence.summary import seed_overrides, seed_summary, seed_table
+from spanbert_lib.evidence.external_data import require
+from spanbert_lib.evidence.repository import REPO_ROOT
+from spanbert_lib.evidence.runs import Run, RunResult, allennlp_train_run, best_validation_percent, run_all
+from spanbert_lib.evidence.summary import seed_summary, seed_table
 
 SYSTEMS = {
     "entity-aware attention": "training_configs/ner/litbank_minilm.jsonnet",
@@ -33,22 +33,13 @@ SCORES = ("precision", "recall", "f1")
 def training_run(system: str, seed: int, out: Path) -> Run:
     """``allennlp train`` of the system's config with one seed; its ``metrics.json`` is the result."""
     config = SYSTEMS[system]
-    run_dir = out / f"{Path(config).stem}_seed{seed}"
-    overrides = {**config_data_overrides(REPO_ROOT / config), **seed_overrides(seed)}
-    return Run(
-        name=run_dir.name,
-        system=system,
-        seed=seed,
-        command=[tool("allennlp"), "train", config, "-s", str(run_dir), "-f", "-o", json.dumps(overrides)],
-        log_file=run_dir.with_suffix(".log"),
-        result_file=run_dir / "metrics.json",
-    )
+    return allennlp_train_run(system, seed, config, out / f"{Path(config).stem}_seed{seed}")
 
 
 def scores_of(result: RunResult) -> Dict[str, Any]:
     """Dev precision / recall / F1 (%) of a finished run, allennlp's training duration and the measured cost."""
     metrics = json.loads(result.run.result_file.read_text())
-    scores: Dict[str, Any] = {name: 100 * metrics[f"best_validation_{name}"] for name in SCORES}
+    scores: Dict[str, Any] = best_validation_percent(metrics, SCORES)
     scores["training_seconds"] = metrics.get("training_duration")
     return scores | result.figures()
 

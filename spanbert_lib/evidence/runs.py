@@ -20,7 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
-from spanbert_lib.evidence.repository import REPO_ROOT
+from spanbert_lib.evidence.external_data import config_data_overrides
+from spanbert_lib.evidence.repository import REPO_ROOT, tool
+from spanbert_lib.evidence.summary import seed_overrides
 
 LOG_LINES_SHOWN = 15
 
@@ -98,6 +100,30 @@ class RunResult:
 
 class RunFailed(RuntimeError):
     """A run exited non-zero or left no result; the message names its log and quotes its last lines."""
+
+
+def allennlp_train_run(
+    system: str, seed: int, config: str, run_dir: Path, overrides: Optional[Dict[str, Any]] = None
+) -> Run:
+    """
+    ``allennlp train CONFIG -s RUN_DIR -f`` as a :class:`Run` named after ``run_dir``: the config's data paths
+    resolved against the external data folder, allennlp's three seeds set to ``seed``, then ``overrides``; its
+    ``metrics.json`` is the result, its log ``RUN_DIR.log``.
+    """
+    all_overrides = {**config_data_overrides(REPO_ROOT / config), **seed_overrides(seed), **(overrides or {})}
+    return Run(
+        name=run_dir.name,
+        system=system,
+        seed=seed,
+        command=[tool("allennlp"), "train", config, "-s", str(run_dir), "-f", "-o", json.dumps(all_overrides)],
+        log_file=run_dir.with_suffix(".log"),
+        result_file=run_dir / "metrics.json",
+    )
+
+
+def best_validation_percent(metrics: Dict[str, Any], names: Sequence[str]) -> Dict[str, float]:
+    """``{name: 100 * best_validation_<name>}`` from allennlp's ``metrics.json`` of a training."""
+    return {name: 100 * metrics[f"best_validation_{name}"] for name in names}
 
 
 def run_all(runs: Sequence[Run], parallel: int = 1) -> List[RunResult]:

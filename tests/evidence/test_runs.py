@@ -7,7 +7,7 @@ from typing import List, Optional
 
 import pytest
 
-from spanbert_lib.evidence.runs import Run, RunFailed, run_all
+from spanbert_lib.evidence.runs import Run, RunFailed, allennlp_train_run, best_validation_percent, run_all
 
 # Burns about `seconds` of CPU, then writes the one-thread settings it saw to the result file.
 BUSY = """
@@ -154,3 +154,19 @@ def test_a_run_that_writes_no_result_fails(tmp_path):
     run = Run("silent", "x", None, [sys.executable, "-c", "pass"], tmp_path / "silent.log", tmp_path / "out.json")
     with pytest.raises(RunFailed, match="without writing"):
         run_all([run])
+
+
+def test_an_allennlp_training_run_sets_data_seeds_and_overrides_in_that_order(tmp_path):
+    config = "training_configs/ner/litbank_minilm.jsonnet"
+    run = allennlp_train_run("ours", 2, config, tmp_path / "ours_seed2", {"model.encoder.model_name": "enc"})
+    assert (run.name, run.system, run.seed) == ("ours_seed2", "ours", 2)
+    assert run.command[1:6] == ["train", config, "-s", str(tmp_path / "ours_seed2"), "-f"]
+    overrides = json.loads(run.command[-1])
+    assert list(overrides)[-4:] == ["random_seed", "numpy_seed", "pytorch_seed", "model.encoder.model_name"]
+    assert {"train_data_path", "validation_data_path"} <= set(overrides)
+    assert (run.result_file, run.log_file) == (tmp_path / "ours_seed2" / "metrics.json", tmp_path / "ours_seed2.log")
+
+
+def test_best_validation_scores_in_percent():
+    metrics = {"best_validation_f1": 0.5, "best_validation_precision": 0.25, "validation_f1": 0.1}
+    assert best_validation_percent(metrics, ["precision", "f1"]) == {"precision": 25.0, "f1": 50.0}
