@@ -81,16 +81,11 @@ def save_qa_model(directory: str) -> None:
     AutoTokenizer.from_pretrained(str(MINILM)).save_pretrained(directory)
 
 
-def ours(
-    model_dir: str, args, autocast_dtype=None, packed=True
-) -> Callable[[List[Dict[str, str]]], List[Tuple[int, int, str]]]:
-    from allennlp.data import Vocabulary
-
+def squad_reader(model_dir: str, args):
+    """Our SQuAD reader with the benchmark's windows (``--max-seq-length``, ``--overlap``, question first)."""
     from spanbert_lib.qa.dataset_readers import SquadReader
-    from spanbert_lib.qa.models import SpanBertQuestionAnswering
-    from spanbert_lib.qa.predictors import SpanBertQAPredictor
 
-    reader = SquadReader(
+    return SquadReader(
         model_dir,
         max_seq_length=args.max_seq_length,
         doc_stride=args.overlap,
@@ -98,6 +93,17 @@ def ours(
         question_first=True,
         max_query_length=args.max_query_length,
     )
+
+
+def ours(
+    model_dir: str, args, autocast_dtype=None, packed=True
+) -> Callable[[List[Dict[str, str]]], List[Tuple[int, int, str]]]:
+    from allennlp.data import Vocabulary
+
+    from spanbert_lib.qa.models import SpanBertQuestionAnswering
+    from spanbert_lib.qa.predictors import SpanBertQAPredictor
+
+    reader = squad_reader(model_dir, args)
     model = SpanBertQuestionAnswering(
         Vocabulary(),
         model_dir,
@@ -126,17 +132,9 @@ def forward_passes(model_dir: str, args, questions: List[Dict[str, str]]) -> Tup
     from allennlp.data import Batch
     from transformers import BertForQuestionAnswering
 
-    from spanbert_lib.qa.dataset_readers import SquadReader
     from spanbert_lib.qa.models.packed_encoder import packed_bert_hidden
 
-    reader = SquadReader(
-        model_dir,
-        max_seq_length=args.max_seq_length,
-        doc_stride=args.overlap,
-        stride_mode="overlap",
-        question_first=True,
-        max_query_length=args.max_query_length,
-    )
+    reader = squad_reader(model_dir, args)
     instances = [reader.text_to_instance(q["question"], q["context"]) for q in questions]
     model = BertForQuestionAnswering.from_pretrained(model_dir).eval()
     groups = {}  # per block of --batch-size questions, by its first question: (ids, types, mask, wanted)
