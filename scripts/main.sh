@@ -20,7 +20,7 @@
 #             "file" (one document per file, blank lines are paragraphs: books); default blank_line
 #             for fixtures/corpus, file for any other CORPUS
 #   STEPS     optimizer steps of each pre-training run, a multiple of 10 (default 240)
-#   OUT       default outputs/main_job
+#   OUT       default outputs/main_job (emptied first; refused when it holds an input of the job)
 #   OMP_NUM_THREADS  torch threads (default: the machine's cores, at most 2)
 set -euo pipefail
 start=$(date +%s.%N)

@@ -334,6 +334,11 @@ def main(argv: Optional[List[str]] = None) -> int:
         args.job_start = time.time()
     os.chdir(REPO_ROOT)
     out = Path(args.out)
+    from spanbert_lib.safeguards.command_outputs import input_inside
+
+    held = input_inside(str(out), [args.corpus, args.heldout, args.config, args.ner_config])
+    if held is not None:
+        sys.exit(f"error: {out}: the job empties OUT first, and it holds the input {held}; nothing was deleted")
     if out.exists():
         import shutil
 

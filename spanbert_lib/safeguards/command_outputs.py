@@ -101,18 +101,32 @@ def check_serialization_dir(serialization_dir: str, force: bool, inputs: Iterabl
         raise UserInputError(
             "the serialization directory (-s) is an existing file, not a directory: nothing was written", path=directory
         )
-    if not force or not os.path.isdir(directory):
+    if not force:
         return
+    held = input_inside(directory, inputs)
+    if held is not None:
+        raise OutputOverInputError(
+            f"refusing --force: it deletes the serialization directory, which holds the input {held}; "
+            "nothing was deleted; choose another -s",
+            path=directory,
+        )
+
+
+def input_inside(directory: str, inputs: Iterable[Optional[str]]) -> Optional[str]:
+    """
+    The first of ``inputs`` (paths, directories, globs or comma lists) that is ``directory`` or lies below it,
+    through links too; None when none does or ``directory`` is not a directory (a command about to delete
+    ``directory`` must refuse when this is not None).
+    """
+    if not os.path.isdir(directory):
+        return None
     root = os.path.realpath(directory)
     for spec in inputs:
         for path in expand_input_paths(spec):
             real = os.path.realpath(path)
             if real == root or real.startswith(root + os.sep):
-                raise OutputOverInputError(
-                    f"refusing --force: it deletes the serialization directory, which holds the input {path}; "
-                    "nothing was deleted; choose another -s",
-                    path=directory,
-                )
+                return path
+    return None
 
 
 def atomic_predict_manager(manager: type) -> None:

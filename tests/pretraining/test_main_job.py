@@ -116,3 +116,13 @@ def test_steps_must_fill_whole_epochs(main_job, tmp_path):
     pretraining, ner = tiny_configs(tmp_path)
     with pytest.raises(SystemExit, match="multiple of 2"):
         main_job.main(["--config", pretraining, "--ner-config", ner, "--steps", "3", "--out", str(tmp_path / "x")])
+
+
+def test_out_holding_an_input_is_refused_and_nothing_is_deleted(main_job, tmp_path):
+    pretraining, ner = tiny_configs(tmp_path)
+    corpus = tmp_path / "mine" / "corpus.txt"
+    corpus.parent.mkdir()
+    corpus.write_text("My own text.\n", encoding="utf-8")
+    with pytest.raises(SystemExit, match="holds the input .*corpus.txt; nothing was deleted"):
+        main_job.main(["--config", pretraining, "--ner-config", ner, "--corpus", str(corpus), "--out", str(tmp_path)])
+    assert corpus.read_text(encoding="utf-8") == "My own text.\n"
