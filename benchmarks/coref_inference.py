@@ -3,8 +3,14 @@ Coreference inference: this project's ``spanbert_coref`` model vs allennlp-model
 model (Lee et al. 2018 with coarse-to-fine pruning and second-order inference), same encoder
 (MiniLM-L6-H384, ``pretrained/all-MiniLM-L6-v2``) and settings (max span width 30, 0.4 spans
 per word, 50 antecedents, 2 inference rounds, FFNN 300, features 20, segments / folding windows
-of 256 wordpieces), on documents of about 500, 2,000 and 8,000 words; and rows for the anchors
-of issue #21 (fastcoref, Maverick), each in its own interpreter, when a trained model of theirs exists.
+of 256 wordpieces), on documents of about 500, 2,000 and 8,000 words and on the first 50,000 words of
+a novel (``--novel-words``; allennlp-models is left out there: it needs 13.6 GB at 8,000 words); a row
+for ``spanbert_coref_coarse`` (``fine_scoring: false``, one round: the coarse antecedent score alone,
+as ``training_configs/coref/litbank_minilm_coarse.jsonnet``); and rows for the anchors of issue #21
+(fastcoref, Maverick), each in its own interpreter, when a trained model of theirs exists. Below the
+table each goal is printed beside its measurement: ours >= 8x allennlp-models at 8,000 words (issue
+#23); ours >= 1.5x faster than the fastest anchor there with <= 0.5x its peak memory, and the novel in
+under 4 GB (issue #21).
 
 Both library-side models are randomly initialised on top of the pretrained encoder (timing and
 memory do not depend on training). Every measurement runs in its own subprocess, started with
@@ -41,7 +47,13 @@ it is then reported as ``OOM (> cap)``.
     python benchmarks/coref_inference.py --systems spanbert_coref fastcoref
 
 Text: LitBank documents (``../shared/data/coref/litbank``, or ``$SPANBERT_LIB_EXTERNAL_DATA``)
-concatenated in name order and cut at a sentence end; synthetic sentences when absent.
+concatenated in name order and cut at a sentence end; the novel is ``corpus/gutenberg/`` ``--novel``
+(default Pride and Prejudice), split into sentences and words by spaCy's blank English tokenizer and
+sentencizer and cut at a sentence end; synthetic sentences when absent.
+
+An anchor's trained model is the newest ``model`` folder beside a ``run.json`` of that system under
+``runs/baselines/*/`` or ``outputs/coref_litbank*/*/`` (what ``scripts/coref_litbank_side_by_side.py``
+leaves); its row names the folder.
 """
 
 import argparse
@@ -63,8 +75,11 @@ ENCODER = str(REPO_ROOT / "pretrained" / "all-MiniLM-L6-v2")
 SETTINGS = dict(
     max_span_width=30, top_span_ratio=0.4, max_antecedents=50, depth=2, ffnn=300, feature_size=20, segment_len=256
 )
-OURS = "spanbert_coref"
-LIBRARY_SYSTEMS = (OURS, "allennlp_coref")
+OURS, OURS_COARSE, ALLENNLP = "spanbert_coref", "spanbert_coref_coarse", "allennlp_coref"
+LIBRARY_SYSTEMS = (OURS, OURS_COARSE, ALLENNLP)
+NOVEL_SKIPS = {ALLENNLP: "left out at the novel: it needs 13.6 GB at 8,000 words already"}
+GOAL_WORDS = 8000
+GOAL_VS_ALLENNLP, GOAL_VS_ANCHOR, GOAL_MEMORY_VS_ANCHOR, GOAL_NOVEL_MB = 8.0, 1.5, 0.5, 4096
 WARM_UP = [["Anna", "told", "Ben", "that", "she", "was", "leaving", "."], ["He", "smiled", "."]]
 
 
@@ -92,9 +107,13 @@ class ExternalSystem:
     run_system: str
 
     def trained_models(self) -> List[Path]:
-        """``runs/baselines/*/model`` folders of runs of this system (newest first)."""
+        """``model`` folders of this system's runs (``runs/baselines``, ``outputs/coref_litbank*``), newest first."""
         models = []
-        for run_file in sorted((REPO_ROOT / "runs" / "baselines").glob("*/run.json")):
+        run_files = [
+            *(REPO_ROOT / "runs" / "baselines").glob("*/run.json"),
+            *REPO_ROOT.glob("outputs/coref_litbank*/*/run.json"),
+        ]
+        for run_file in sorted(run_files):
             try:
                 system = json.loads(run_file.read_text(encoding="utf-8")).get("system", "")
             except (OSError, ValueError):
@@ -110,7 +129,8 @@ class ExternalSystem:
             return f"no anchors environment ({self.python}; scripts/baselines/make_env.py)"
         if not self.trained_models():
             return (
-                f"no trained model (a runs/baselines/*/model folder beside a run.json of {self.run_system!r}; "
+                f"no trained model (a runs/baselines/*/ or outputs/coref_litbank*/*/ model folder beside a run.json "
+                f"of {self.run_system!r}; "
                 f"{self.adapter} saves predictions and timings, not its weights)"
             )
         if not (REPO_ROOT / self.runner).is_file():
@@ -176,6 +196,32 @@ def document_sentences(num_words: int) -> List[List[str]]:
     return sentences
 
 
+def novel_sentences(name: str, num_words: int) -> Optional[List[List[str]]]:
+    """The first whole sentences of ``corpus/gutenberg/<name>.txt`` adding up to at least ``num_words`` words (spaCy's
+    blank English tokenizer and sentencizer, paragraph by paragraph); None when the file is absent."""
+    from spanbert_lib.evidence.external_data import external_path
+
+    path = external_path("corpus/gutenberg") / f"{name}.txt"
+    if not path.is_file():
+        return None
+    import spacy
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("sentencizer")
+    sentences: List[List[str]] = []
+    total = 0
+    paragraphs = (" ".join(block.split()) for block in path.read_text(encoding="utf-8").split("\n\n"))
+    for document in nlp.pipe(paragraph for paragraph in paragraphs if paragraph):
+        for sentence in document.sents:
+            words = [token.text for token in sentence if not token.is_space]
+            if words:
+                sentences.append(words)
+                total += len(words)
+            if total >= num_words:
+                return sentences
+    return sentences
+
+
 # ---------------------------------------------------------------- the library-side systems (main interpreter)
 
 
@@ -205,7 +251,7 @@ class LibrarySystem:
         return {"candidate_spans": int((tensors["spans"][0, :, 0] >= 0).sum())}
 
 
-def build_spanbert_coref():
+def build_spanbert_coref(fine_scoring: bool = True):
     from allennlp.data import Vocabulary
     from allennlp.modules.text_field_embedders import BasicTextFieldEmbedder
 
@@ -229,7 +275,8 @@ def build_spanbert_coref():
         ffnn_size=s["ffnn"],
         top_span_ratio=s["top_span_ratio"],
         max_top_antecedents=s["max_antecedents"],
-        coref_depth=s["depth"],
+        coref_depth=s["depth"] if fine_scoring else 1,
+        fine_scoring=fine_scoring,
         use_speaker=False,
         use_genre=False,
     )
@@ -286,7 +333,12 @@ def load_library_system(name: str, threads: int) -> LibrarySystem:
 
     torch.set_num_threads(threads)
     torch.manual_seed(0)
-    return LibrarySystem(*(build_spanbert_coref if name == OURS else build_allennlp_coref)())
+    builders = {
+        OURS: build_spanbert_coref,
+        OURS_COARSE: lambda: build_spanbert_coref(False),
+        ALLENNLP: build_allennlp_coref,
+    }
+    return LibrarySystem(*builders[name]())
 
 
 def load_runner_system(runner: str, model_dir: str, threads: int):
@@ -404,7 +456,8 @@ def run_measurement(
     external = EXTERNAL_SYSTEMS.get(system)
     if external is not None:
         python = str(REPO_ROOT / external.python)
-        extra = ["--runner", str(REPO_ROOT / external.runner), "--model", str(external.trained_models()[0])]
+        model = external.trained_models()[0]
+        extra = ["--runner", str(REPO_ROOT / external.runner), "--model", str(model)]
     command = [
         python,
         str(Path(__file__).resolve()),
@@ -435,6 +488,8 @@ def run_measurement(
         if line.startswith("RESULT "):
             result = json.loads(line[len("RESULT ") :])
             result["memory_cap_gb"] = round(cap_gb, 2)
+            if external is not None:
+                result["model"] = str(model.relative_to(REPO_ROOT))
             return result
     tail = (completed.stderr or completed.stdout).strip().splitlines()[-3:]
     oom = completed.returncode in (-9, 137) or any("memory" in line.lower() for line in tail)
@@ -461,7 +516,7 @@ def report(results: List[Dict[str, Any]]) -> str:
     sizes = sorted({r["words_requested"] for r in results})
     systems = list(dict.fromkeys(r["system"] for r in results))
     header = (
-        f"{'words':>6} {'system':<19} {'cands':>7} | {'seconds':>8} {'ours is':>8} | "
+        f"{'words':>6} {'system':<21} {'cands':>7} | {'seconds':>8} {'ours is':>8} | "
         f"{'peak MB':>8} {'+MB':>7} {'mem ratio':>9} | {'clusters':>8}"
     )
     lines = [header, "-" * len(header)]
@@ -473,7 +528,7 @@ def report(results: List[Dict[str, Any]]) -> str:
             if result is None:
                 continue
             if "unavailable" in result:
-                lines.append(f"{words:>6} {system:<19} not available: {result['unavailable']}")
+                lines.append(f"{words:>6} {system:<21} not available: {result['unavailable']}")
                 continue
             faster = mem_ratio = "-"
             if system != OURS and isinstance(ours.get("seconds"), float):
@@ -487,7 +542,7 @@ def report(results: List[Dict[str, Any]]) -> str:
                 elif result.get("oom"):
                     mem_ratio = f"<{ours['forward_peak_mb'] / (1024 * result['memory_cap_gb']):.2f}"
             lines.append(
-                f"{words:>6} {system:<19} {_cell(result, 'candidate_spans', 'd'):>7} | "
+                f"{words:>6} {system:<21} {_cell(result, 'candidate_spans', 'd'):>7} | "
                 f"{_cell(result, 'seconds', '.2f'):>8} {faster:>8} | "
                 f"{_cell(result, 'forward_peak_mb', '.0f'):>8} {_cell(result, 'forward_peak_increase_mb', '.0f'):>7} "
                 f"{mem_ratio:>9} | {_cell(result, 'clusters', 'd'):>8}"
@@ -500,9 +555,55 @@ def report(results: List[Dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def _verdict(value: Optional[float], goal: float, at_least: bool) -> str:
+    if value is None:
+        return "not measured"
+    return "yes" if (value >= goal if at_least else value <= goal) else "no"
+
+
+def goals(results: List[Dict[str, Any]], novel_words: int) -> List[str]:
+    """Each goal beside its measurement (module docstring), for ours and ours coarse-only."""
+    by_key = {(r["system"], r["words_requested"]): r for r in results if isinstance(r.get("seconds"), float)}
+    lines = ["goals:"]
+    for ours_name in (OURS, OURS_COARSE):
+        ours = by_key.get((ours_name, GOAL_WORDS))
+        if ours is None:
+            continue
+        theirs = by_key.get((ALLENNLP, GOAL_WORDS))
+        ratio = theirs["seconds"] / ours["seconds"] if theirs else None
+        lines.append(
+            f"  {ours_name} vs allennlp-models at {ours['words']} words: "
+            f"{'-' if ratio is None else format(ratio, '.2f') + 'x'} faster (goal >= {GOAL_VS_ALLENNLP:.0f}x): "
+            f"{_verdict(ratio, GOAL_VS_ALLENNLP, True)}"
+        )
+        anchors = [by_key[(name, GOAL_WORDS)] for name in EXTERNAL_SYSTEMS if (name, GOAL_WORDS) in by_key]
+        if anchors:
+            fastest = min(anchors, key=lambda result: result["seconds"])
+            speed = fastest["seconds"] / ours["seconds"]
+            memory = ours["forward_peak_mb"] / fastest["forward_peak_mb"]
+            speed_verdict = _verdict(speed, GOAL_VS_ANCHOR, True)
+            memory_verdict = _verdict(memory, GOAL_MEMORY_VS_ANCHOR, False)
+            lines.append(
+                f"  {ours_name} vs the fastest anchor ({fastest['system']}) at {ours['words']} words: {speed:.2f}x "
+                f"faster (goal >= {GOAL_VS_ANCHOR}x): {speed_verdict}; "
+                f"peak memory {memory:.2f}x theirs (goal <= {GOAL_MEMORY_VS_ANCHOR}x): {memory_verdict}"
+            )
+        else:
+            lines.append(f"  {ours_name} vs the fastest anchor: not measured (no anchor row at {GOAL_WORDS} words)")
+        novel = by_key.get((ours_name, novel_words)) if novel_words else None
+        if novel is not None:
+            lines.append(
+                f"  {ours_name} on the {novel['words']}-word novel: process peak {novel['process_peak_mb']:.0f} MB "
+                f"(goal < {GOAL_NOVEL_MB} MB): {_verdict(novel['process_peak_mb'], GOAL_NOVEL_MB - 1e-9, False)}"
+            )
+    return lines
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--words", type=int, nargs="+", default=[500, 2000, 8000])
+    parser.add_argument("--words", type=int, nargs="+", default=[500, 2000, GOAL_WORDS])
+    parser.add_argument("--novel-words", type=int, default=50000, help="words of the novel document (0: none)")
+    parser.add_argument("--novel", default="1342_pride_and_prejudice", help="a corpus/gutenberg file, without .txt")
     parser.add_argument("--systems", nargs="+", choices=SYSTEMS, default=list(SYSTEMS))
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--threads", type=int, default=1, help="intra-op threads per system")
@@ -531,13 +632,20 @@ def main(argv=None) -> int:
     }
     results = []
     started = time.perf_counter()
+    documents = [(size, document_sentences(size), {}) for size in args.words]
+    if args.novel_words:
+        sentences = novel_sentences(args.novel, args.novel_words)
+        if sentences is None:
+            print(f"novel corpus/gutenberg/{args.novel}.txt not found in the external data: no novel row", flush=True)
+        else:
+            documents.append((args.novel_words, sentences, NOVEL_SKIPS))
     with tempfile.TemporaryDirectory() as directory:
-        for size in args.words:
+        for size, sentences, skips in documents:
             document = Path(directory) / f"document_{size}.json"
-            document.write_text(json.dumps({"sentences": document_sentences(size)}), encoding="utf-8")
+            document.write_text(json.dumps({"sentences": sentences}), encoding="utf-8")
             for system in args.systems:
-                if system in unavailable:
-                    result = {"system": system, "unavailable": unavailable[system]}
+                if system in unavailable or system in skips:
+                    result = {"system": system, "unavailable": unavailable.get(system) or skips[system]}
                 else:
                     result = run_measurement(
                         system, document, args.repeats, args.threads, args.memory_limit_gb, args.timeout
@@ -547,6 +655,7 @@ def main(argv=None) -> int:
                 shown = {k: (round(v, 3) if isinstance(v, float) else v) for k, v in result.items()}
                 print(json.dumps(shown), flush=True)
     print(report(results))
+    print("\n".join(goals(results, args.novel_words)))
     print(f"total wall time {time.perf_counter() - started:.0f} s")
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2))

@@ -22,7 +22,8 @@ the spans per CPU second of the forward against allennlp's); ``tokens`` is the n
 the encoder runs over (padding included): ``B x L`` without entities, ``passes x (L + entities per
 pass)`` with them - the cost LUKE's one-entity-per-span design pays. A token costs about the same
 either way, so ``use_entities=true`` runs at about ``B x L / (passes x (L + P))`` of the plain
-encoder's spans/s whatever the implementation: 0.11 at 20 words, 0.07 at 40.
+encoder's spans/s whatever the implementation: 0.11 at 20 words, 0.07 at 40. After each size the script
+prints that ratio beside the goal of issue #23 (>= 0.25x) and beside the bound the positions allow.
 
 Encoder: MiniLM-L6-H384 (``pretrained/all-MiniLM-L6-v2``) when present, else the tiny test BERT.
 Words: LitBank NER sentences (``../shared/data/ner/litbank`` or ``$SPANBERT_LIB_EXTERNAL_DATA``) cut
@@ -51,6 +52,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 LABELS = ("O", "PER", "ORG", "LOC", "MISC")
+ENTITY_GOAL = 0.25  # issue #23: entity-aware spans/s at least this share of the plain encoder's
 
 
 def default_encoder() -> str:
@@ -285,7 +287,24 @@ def main() -> None:
             )
         same = torch.allclose(logits["ours, use_entities=false"], logits["allennlp (plain encoder)"], atol=1e-4)
         print(f"{'':>5} same logits, ours without entities vs allennlp: {same}")
-        results.append({"words": num_words, "systems": row, "same_logits_without_entities": same})
+        plain, entities = row["ours, use_entities=false"], row["ours, use_entities=true"]
+        entity_ratio = entities["spans_per_second"] / plain["spans_per_second"]
+        token_bound = plain["encoder_tokens"] / entities["encoder_tokens"]
+        print(
+            f"{'':>5} entity-aware / plain encoder spans/s: {entity_ratio:.3f}x (goal >= {ENTITY_GOAL}x: "
+            f"{'yes' if entity_ratio >= ENTITY_GOAL else 'no'}); the encoder positions alone allow "
+            f"{token_bound:.3f}x ({plain['encoder_tokens']} / {entities['encoder_tokens']} positions)"
+        )
+        results.append(
+            {
+                "words": num_words,
+                "systems": row,
+                "same_logits_without_entities": same,
+                "entity_aware_to_plain": entity_ratio,
+                "entity_aware_goal": ENTITY_GOAL,
+                "position_bound": token_bound,
+            }
+        )
     if args.json:
         Path(args.json).write_text(
             json.dumps(

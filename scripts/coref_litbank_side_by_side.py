@@ -1,6 +1,7 @@
 """
-LitBank coreference, five systems side by side in one run, several seeds each: this library's ``spanbert_coref``
-(``training_configs/coref/litbank_minilm.jsonnet``, singletons on), allennlp-models' ``coref``
+LitBank coreference, six systems side by side in one run, several seeds each: this library's ``spanbert_coref``
+(``training_configs/coref/litbank_minilm.jsonnet``, singletons on; and ``ours_coarse``,
+``litbank_minilm_coarse.jsonnet``: the coarse antecedent score alone, F-coref's way), allennlp-models' ``coref``
 (``scripts/coref_litbank_baseline.py``), and today's tools in their own environment (``scripts/baselines/``):
 fastcoref's F-coref architecture, fastcoref's LingMess, and Maverick (``mes``). All start from the same MiniLM encoder
 (``pretrained/all-MiniLM-L6-v2``), train on the same LitBank documents (files sorted by name, the first 70) for the
@@ -19,11 +20,11 @@ training documents, with warm-up and decay spread over them), so an equal number
 authors wrote it, only shorter; a CPU-time budget would cut some systems mid-schedule (or, for the slow ones, after a
 few documents) and would depend on this machine's load. The CPU time each system spent is reported beside its scores.
 
-Runs go seed-major (every system of seed 1, then of seed 2, ...), in the order ours, allennlp-models, F-coref, LingMess,
-Maverick, so an interrupted run still compares systems; a run whose result exists is not run again (start the same
-command to resume), and a failed run does not stop the others. A seed sets allennlp's seeds and our reader's
-``window_seed`` for the two allennlp systems, and ``--seed`` of the anchors' adapters. Each training has one torch
-thread; ``--parallel N`` runs N at a time (the anchors take up to ~5 GB each).
+Runs go seed-major (every system of seed 1, then of seed 2, ...), in the order ours, ours_coarse, allennlp-models,
+F-coref, LingMess, Maverick, so an interrupted run still compares systems; a run whose result exists is not run again
+(start the same command to resume), and a failed run does not stop the others. A seed sets allennlp's seeds and our
+reader's ``window_seed`` for the allennlp systems, and ``--seed`` of the anchors' adapters. Each training has one
+torch thread; ``--parallel N`` runs N at a time (the anchors take up to ~5 GB each).
 
 Measured per run: training CPU and wall seconds (ours: the ``allennlp train`` process; allennlp-models: its
 ``train_model`` call - both validate on the dev documents after every epoch, as their configs say; the anchors: their
@@ -54,10 +55,11 @@ from spanbert_lib.evidence.runs import Run, RunFailed, RunResult, finished, run_
 from spanbert_lib.evidence.summary import mean_std, seed_overrides, seed_table
 
 CONFIG = "training_configs/coref/litbank_minilm.jsonnet"
+COARSE_CONFIG = "training_configs/coref/litbank_minilm_coarse.jsonnet"
 BASELINE_SCRIPT = REPO_ROOT / "scripts" / "coref_litbank_baseline.py"
 BASELINES = REPO_ROOT / "scripts" / "baselines"
 ANCHORS_ENVIRONMENT, ANCHORS_LOCK = ".venv-baselines/anchors", "scripts/baselines/anchors.lock"
-OURS, THEIRS = "spanbert_coref", "allennlp-models coref"
+OURS, OURS_COARSE, THEIRS = "spanbert_coref", "spanbert_coref coarse-only", "allennlp-models coref"
 FCOREF, LINGMESS, MAVERICK = "fastcoref F-coref", "fastcoref LingMess", "Maverick mes"
 SCORE_FILE = "dev_scores_spanbert_lib_scorer.json"  # the allennlp systems' scores, timings (coref_litbank_baseline.py)
 COST_FILE = "training_cost.json"  # the harness's record of a run: command, wall / CPU seconds, peak RSS
@@ -73,10 +75,12 @@ class System:
     label: str
     adapter: Optional[str] = None  # scripts/baselines/<adapter> for an anchor
     adapter_args: Tuple[str, ...] = ()
+    config: Optional[str] = None  # this library's training config, trained with ``allennlp train``
 
 
 SYSTEMS = (
-    System("ours", OURS),
+    System("ours", OURS, config=CONFIG),
+    System("ours_coarse", OURS_COARSE, config=COARSE_CONFIG),
     System("allennlp_models", THEIRS),
     System("fcoref", FCOREF, "fastcoref_litbank.py", ("--trainer", "fcoref")),
     System("lingmess", LINGMESS, "fastcoref_litbank.py", ("--trainer", "lingmess")),
@@ -139,13 +143,13 @@ def training_run(
             *("--epochs", str(budget.epochs_for(spec.key)), "--seed", str(seed), "--out", str(run_dir)),
         ]
         then, result_file = [], run_dir / ADAPTER_RECORD
-    elif system == OURS:
+    elif spec.config is not None:
         overrides = {
-            **(config_data_overrides(REPO_ROOT / CONFIG) if budget == FULL else small_data_overrides(budget)),
+            **(config_data_overrides(REPO_ROOT / spec.config) if budget == FULL else small_data_overrides(budget)),
             **seed_overrides(seed),
             "dataset_reader.window_seed": seed,  # a dotted key: a nested dict would replace the reader
         }
-        command = [tool("allennlp"), "train", CONFIG, "-s", str(run_dir), "--force", "-o", json.dumps(overrides)]
+        command = [tool("allennlp"), "train", spec.config, "-s", str(run_dir), "--force", "-o", json.dumps(overrides)]
         score = ["--ours", str(run_dir / "model.tar.gz"), "--ours-json", str(run_dir / SCORE_FILE)]
         then = [[tool("python"), str(BASELINE_SCRIPT), *score, "--ours-predictions", str(predictions), *slices]]
         result_file = run_dir / SCORE_FILE

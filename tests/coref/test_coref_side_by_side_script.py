@@ -71,3 +71,13 @@ def test_our_training_reads_the_resolved_data_with_the_seed_everywhere(script, t
     assert overrides["validation_data_path"] == f"{tmp_path}/data/coref/litbank#files=70:80"
     assert overrides["random_seed"] == overrides["dataset_reader.window_seed"] == 5
     assert run.then and "--ours-json" in run.then[0]  # scored after training, outside the measured cost
+
+
+def test_the_coarse_only_system_trains_its_own_config_the_same_way(script, tmp_path, monkeypatch):
+    monkeypatch.setenv(EXTERNAL_DATA_ENV, str(tmp_path / "data"))
+    default = script.training_run(script.OURS, 2, tmp_path / "ours_seed2")
+    coarse = script.training_run(script.OURS_COARSE, 2, tmp_path / "ours_coarse_seed2")
+    assert default.command[2] == "training_configs/coref/litbank_minilm.jsonnet"
+    assert coarse.command[2] == "training_configs/coref/litbank_minilm_coarse.jsonnet"
+    assert coarse.command[coarse.command.index("-o") + 1] == default.command[default.command.index("-o") + 1]
+    assert script.run_dir_of(tmp_path, script.OURS_COARSE, 2).name == "ours_coarse_seed2"

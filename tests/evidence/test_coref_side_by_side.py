@@ -37,9 +37,11 @@ def plan(script, tmp_path, seeds, budget=None, keys=None):
 def test_runs_go_seed_major_in_the_systems_order(script, tmp_path):
     runs = plan(script, tmp_path, [1, 2])
     assert [run.name for run in runs] == [
-        f"{key}_seed{seed}" for seed in (1, 2) for key in ("ours", "allennlp_models", "fcoref", "lingmess", "maverick")
+        f"{key}_seed{seed}"
+        for seed in (1, 2)
+        for key in ("ours", "ours_coarse", "allennlp_models", "fcoref", "lingmess", "maverick")
     ]
-    assert [run.seed for run in runs] == [1] * 5 + [2] * 5
+    assert [run.seed for run in runs] == [1] * 6 + [2] * 6
 
 
 @pytest.mark.parametrize(
@@ -65,8 +67,9 @@ def test_an_anchor_trains_on_the_exported_data_with_the_seed_and_epochs(script, 
 
 
 def test_the_small_budget_reaches_every_system(script, tmp_path):
-    ours, theirs, fcoref, _, _ = plan(script, tmp_path, [1], budget=script.SMALL)
+    ours, coarse, theirs, fcoref, _, _ = plan(script, tmp_path, [1], budget=script.SMALL)
     overrides = json.loads(ours.command[ours.command.index("-o") + 1])
+    assert json.loads(coarse.command[coarse.command.index("-o") + 1]) == overrides
     assert overrides["train_data_path"].endswith("coref/litbank#files=:3")
     assert overrides["validation_data_path"].endswith("coref/litbank#files=70:71")
     assert overrides["trainer.num_epochs"] == 1 and overrides["dataset_reader.window_seed"] == 1

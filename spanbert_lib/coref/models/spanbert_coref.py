@@ -14,7 +14,9 @@ Per document:
 4. coarse scores ``s_c`` choose ``max_top_antecedents`` antecedents per kept span (``c``);
 5. fine scores ``s_a`` (pair FFNN with speaker/genre/segment-distance/distance features) and
    ``coref_depth - 1`` gated refinements of ``g``; the final score of a pair is
-   ``s_c + s_a``, the dummy antecedent's 0;
+   ``s_c + s_a``, the dummy antecedent's 0 (``fine_scoring: false``: ``s_c`` alone, one round -
+   the single bilinear antecedent score of F-coref / LingMess, without the per-pair FFNN that
+   costs most of the time after the encoder);
 6. loss: marginal log-likelihood of the gold antecedents; prediction: best antecedent per span,
    clusters by transitivity (word offsets).
 
@@ -104,6 +106,11 @@ class SpanBertCoreference(Model):
         Antecedents per kept span after coarse pruning.
     coref_depth : `int`, optional (default = `2`)
         Rounds of antecedent scoring (depth - 1 gated refinements).
+    fine_scoring : `bool`, optional (default = `True`)
+        Add the pair FFNN's fine score ``s_a`` to the coarse score. False: the antecedent score is the
+        coarse score alone (mention scores + bilinear term + distance prior, as F-coref's), which
+        needs ``coref_depth: 1`` (the refinements are driven by the fine scores) and leaves the pair
+        features unused. Inference then skips the ``k * c`` products through the FFNN.
     use_speaker, use_genre, use_segment_distance, use_distance : `bool`, optional (default = `True`)
         Pair features.
     num_genres : `int`, optional (default = `8`)
@@ -141,6 +148,7 @@ class SpanBertCoreference(Model):
         top_span_ratio: float = 0.4,
         max_top_antecedents: int = 50,
         coref_depth: int = 2,
+        fine_scoring: bool = True,
         use_speaker: bool = True,
         use_genre: bool = True,
         num_genres: int = 8,
@@ -168,6 +176,11 @@ class SpanBertCoreference(Model):
                 raise ConfigurationError(f"spanbert_coref: {name} must be positive, got {value}")
         if not 0 < top_span_ratio <= 1:
             raise ConfigurationError(f"spanbert_coref: top_span_ratio must be in (0, 1], got {top_span_ratio}")
+        if not fine_scoring and coref_depth != 1:
+            raise ConfigurationError(
+                f"spanbert_coref: fine_scoring false needs coref_depth 1 (got {coref_depth}): the "
+                "higher-order refinements are driven by the fine antecedent scores"
+            )
         if mention_loss_weight is None:
             mention_loss_weight = 1.0 if singletons else 0.0
         if mention_loss_weight < 0:
@@ -188,7 +201,9 @@ class SpanBertCoreference(Model):
             use_distance=use_distance,
             dropout=dropout,
         )
-        self._pairwise_scorer = PairwiseScorer(span_dim, features, ffnn_size, ffnn_depth, dropout)
+        self._pairwise_scorer = (
+            PairwiseScorer(span_dim, features, ffnn_size, ffnn_depth, dropout) if fine_scoring else None
+        )
         self._refiner = GatedSpanRefiner(span_dim) if coref_depth > 1 else None
         self.max_span_width = max_span_width
         self.top_span_ratio = top_span_ratio
@@ -397,6 +412,8 @@ class SpanBertCoreference(Model):
         self, span_embeddings: torch.Tensor, top: TopAntecedents, span_metadata: SpanMetadata
     ) -> torch.Tensor:
         """``(k, c + 1)``: dummy 0, then coarse + fine scores (``-inf`` where masked)."""
+        if self._pairwise_scorer is None:
+            return with_dummy(top.scores)
         fine = self._pairwise_scorer(span_embeddings, top.indices, span_metadata, self.memory_budget)
         return with_dummy(top.scores + fine)
 

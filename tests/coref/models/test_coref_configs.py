@@ -87,3 +87,15 @@ def test_tiny_model_on_a_litbank_document():
     words = len(instance["metadata"]["words"])
     assert output["top_spans"].shape[1] == int(0.4 * words)
     assert 0.0 <= model.get_metrics()["pruned_mention_recall"] <= 1.0
+
+
+def test_coarse_litbank_config_is_the_litbank_config_without_fine_scoring():
+    default, coarse = config("litbank_minilm.jsonnet"), config("litbank_minilm_coarse.jsonnet")
+    assert coarse["model"].pop("fine_scoring") is False and coarse["model"].pop("coref_depth") == 1
+    default["model"].pop("coref_depth")
+    assert coarse == default
+    model = Model.from_params(
+        vocab=Vocabulary(),
+        params=Params(Params.from_file(str(TINY)).as_dict()["model"] | {"fine_scoring": False, "coref_depth": 1}),
+    )
+    assert model._pairwise_scorer is None

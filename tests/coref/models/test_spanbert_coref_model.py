@@ -59,6 +59,13 @@ class TestSpanBertCoreference(ModelTestCase):
             self.param_file, gradients_to_ignore=POOLER, overrides=json.dumps(ALL_OFF)
         )
 
+    def test_train_save_load_coarse_scores_only(self):
+        self.ensure_model_can_train_save_and_load(
+            self.param_file,
+            gradients_to_ignore=POOLER,
+            overrides=json.dumps({"model.fine_scoring": False, "model.coref_depth": 1}),
+        )
+
 
 @pytest.mark.parametrize(
     "feature, parameter",
@@ -157,6 +164,39 @@ def test_parameter_names_split_encoder_from_task():
         "_pairwise_scorer",
         "_refiner",
     }
+
+
+def test_without_fine_scoring_the_antecedent_scores_are_the_coarse_scores():
+    """A model with fine scoring whose pair FFNN outputs 0 everywhere predicts what the coarse-only model does."""
+    reader, coarse = build({"model.fine_scoring": False, "model.coref_depth": 1})
+    _, fine = build({"model.coref_depth": 1})
+    assert coarse._pairwise_scorer is None
+    assert not any(name.startswith("_pairwise_scorer") for name, _ in coarse.named_parameters())
+    missing, unexpected = fine.load_state_dict(coarse.state_dict(), strict=False)
+    assert not unexpected and missing and all(name.startswith("_pairwise_scorer.") for name in missing)
+    with torch.no_grad():
+        fine._pairwise_scorer.scorer.output_layer.weight.zero_()
+        fine._pairwise_scorer.scorer.output_layer.bias.zero_()
+    instance = next(iter(reader.read(DATA)))
+    outputs = []
+    for model in (coarse, fine):
+        model.eval()
+        with torch.no_grad():
+            outputs.append(model.make_output_human_readable(model(**tensors(reader, [instance]))))
+    for key in ("top_spans", "antecedent_indices", "predicted_antecedents"):
+        assert torch.equal(outputs[0][key], outputs[1][key]), key
+    assert outputs[0]["clusters"] == outputs[1]["clusters"]
+    # and the fine scores do change the prediction once the FFNN says something
+    torch.manual_seed(0)
+    with torch.no_grad():
+        fine._pairwise_scorer.scorer.output_layer.weight.normal_(std=5.0)
+        changed = fine(**tensors(reader, [instance]))["predicted_antecedents"]
+    assert not torch.equal(changed, outputs[0]["predicted_antecedents"])
+
+
+def test_fine_scoring_off_needs_depth_1():
+    with pytest.raises(Exception, match="fine_scoring false needs coref_depth 1"):
+        build({"model.fine_scoring": False, "model.coref_depth": 2})
 
 
 def test_bad_inputs_are_reported_with_the_document():

@@ -1,0 +1,78 @@
+"""``benchmarks/coref_inference.py``'s driver side: where it finds an anchor's trained model, the novel document and
+the goal lines printed under its table (no model is run here)."""
+
+import importlib.util
+import json
+
+import pytest
+
+from spanbert_lib.common.testing import require_external_data
+from spanbert_lib.evidence.repository import REPO_ROOT
+
+
+@pytest.fixture(scope="module")
+def bench():
+    spec = importlib.util.spec_from_file_location("coref_inference", REPO_ROOT / "benchmarks" / "coref_inference.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def result(system, words, seconds, peak_mb, requested=None):
+    return {
+        "system": system,
+        "words": words,
+        "words_requested": requested or words,
+        "seconds": seconds,
+        "forward_peak_mb": peak_mb,
+        "process_peak_mb": peak_mb + 100.0,
+    }
+
+
+def test_goal_lines_compare_ours_with_allennlp_models_the_fastest_anchor_and_the_novel_cap(bench):
+    results = [
+        result(bench.OURS, 8074, 4.0, 1200.0, 8000),
+        result(bench.OURS_COARSE, 8074, 2.5, 1100.0, 8000),
+        result(bench.ALLENNLP, 8074, 30.0, 14000.0, 8000),
+        result("fastcoref", 8074, 5.0, 3000.0, 8000),
+        result("maverick", 8074, 9.0, 2000.0, 8000),
+        result(bench.OURS, 50012, 30.0, 5000.0, 50000),
+        result(bench.OURS_COARSE, 50012, 20.0, 2000.0, 50000),
+    ]
+    lines = bench.goals(results, 50000)
+    ours = [line for line in lines if line.startswith(f"  {bench.OURS} ")]
+    assert "7.50x faster (goal >= 8x): no" in ours[0]
+    assert "fastest anchor (fastcoref)" in ours[1] and "1.25x faster (goal >= 1.5x): no" in ours[1]
+    assert "peak memory 0.40x theirs (goal <= 0.5x): yes" in ours[1]
+    assert "process peak 5100 MB (goal < 4096 MB): no" in ours[2]
+    coarse = [line for line in lines if line.startswith(f"  {bench.OURS_COARSE} ")]
+    assert "12.00x faster (goal >= 8x): yes" in coarse[0] and "2.00x faster (goal >= 1.5x): yes" in coarse[1]
+    assert "process peak 2100 MB (goal < 4096 MB): yes" in coarse[2]
+
+
+def test_goal_lines_say_what_was_not_measured(bench):
+    lines = bench.goals([result(bench.OURS, 8074, 4.0, 1200.0, 8000)], 0)
+    assert lines[1].endswith("(goal >= 8x): not measured")
+    assert "not measured (no anchor row at 8000 words)" in lines[2] and len(lines) == 3
+
+
+def test_an_anchor_model_is_found_where_the_side_by_side_script_leaves_it(bench, tmp_path, monkeypatch):
+    monkeypatch.setattr(bench, "REPO_ROOT", tmp_path)
+    anchor = bench.EXTERNAL_SYSTEMS["fastcoref"]
+    assert anchor.trained_models() == []
+    run = tmp_path / "outputs" / "coref_litbank" / "fcoref_seed1"
+    (run / "model").mkdir(parents=True)
+    (run / "model" / "config.json").write_text("{}")
+    (run / "run.json").write_text(json.dumps({"system": "fastcoref 2.1.6, fcoref architecture trained on gold"}))
+    assert anchor.trained_models() == [run / "model"]
+    assert bench.EXTERNAL_SYSTEMS["fastcoref_lingmess"].trained_models() == []
+
+
+def test_the_novel_document_is_whole_sentences_of_words(bench):
+    require_external_data("corpus", "gutenberg", "1342_pride_and_prejudice.txt")
+    sentences = bench.novel_sentences("1342_pride_and_prejudice", 2000)
+    words = sum(len(sentence) for sentence in sentences)
+    assert 2000 <= words < 2000 + max(len(sentence) for sentence in sentences)
+    assert all(word.strip() == word and word for sentence in sentences for word in sentence)
+    assert sentences[1][:4] == ["It", "is", "a", "truth"] and sentences[1][-1] == "."  # split at sentence ends
+    assert bench.novel_sentences("no_such_novel", 10) is None
