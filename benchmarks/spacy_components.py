@@ -4,9 +4,14 @@ Coreference as a spaCy component: this library's ``spanbert_coref`` component on
 ``--fastcoref-python PATH`` fastcoref's own component (``nlp.add_pipe("fastcoref")``) runs on the same
 texts in its own virtual environment, measured by the same code, for a row beside ours.
 
-    python benchmarks/spacy_components.py --archive runs/my_coref/model.tar.gz
+    python benchmarks/spacy_components.py --archive runs/my_coref/model.tar.gz [runs/other/model.tar.gz ...]
     python benchmarks/spacy_components.py --archive runs/my_coref/model.tar.gz --texts 100 --words 300 \\
         --fastcoref-python .venv-baselines/anchors/bin/python --fastcoref-config '{"model_path": "..."}'
+    python benchmarks/spacy_components.py      # the LitBank side-by-side's models, when it has run (below)
+
+Without ``--archive`` it measures what ``scripts/coref_litbank_side_by_side.py`` left in ``outputs/coref_litbank``:
+the newest ``ours_seed*`` and ``ours_coarse_seed*`` archives and, when the anchors' environment is there, the newest
+``fcoref_seed*/model`` in fastcoref's component; with none of ours there it says so and measures nothing.
 
 Each system runs in a subprocess of its own (``MEASURE`` below, the same code for both), so its peak
 memory (``resource`` max RSS, loading included) is its own: it loads the pipeline and the component,
@@ -24,9 +29,10 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional, Tuple
 
 from spanbert_lib.evidence.external_data import external_path
+from spanbert_lib.evidence.repository import REPO_ROOT
 from spanbert_lib.evidence.runs import offline_env
 from spanbert_lib.evidence.summary import format_table
 
@@ -88,9 +94,33 @@ def run_system(python: str, job: Dict[str, Any], threads: int) -> Dict[str, Any]
     return json.loads(completed.stdout.strip().splitlines()[-1])
 
 
+FASTCOREF = "fastcoref (its own component)"
+SIDE_BY_SIDE = REPO_ROOT / "outputs" / "coref_litbank"
+ANCHORS_PYTHON = REPO_ROOT / ".venv-baselines" / "anchors" / "bin" / "python"
+
+
+def _newest(paths: List[Path]) -> Optional[Path]:
+    return max(paths, key=lambda path: path.stat().st_mtime, default=None)
+
+
+def side_by_side_archives() -> List[str]:
+    """The newest archive of ``ours`` and of ``ours_coarse`` the LitBank side-by-side left (those that exist)."""
+    found = [_newest(list(SIDE_BY_SIDE.glob(f"{key}_seed*/model.tar.gz"))) for key in ("ours", "ours_coarse")]
+    return [str(path) for path in found if path is not None]
+
+
+def side_by_side_fastcoref() -> Tuple[Optional[str], str]:
+    """fastcoref's interpreter and component config for the newest F-coref model the side-by-side left, if any."""
+    model = _newest([path for path in SIDE_BY_SIDE.glob("fcoref_seed*/model") if (path / "config.json").exists()])
+    if model is None or not ANCHORS_PYTHON.exists():
+        return None, "{}"
+    config = {"model_path": str(model), "model_architecture": "FCoref", "device": "cpu"}
+    return str(ANCHORS_PYTHON), json.dumps(config)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--archive", required=True, help="a spanbert_coref model archive")
+    parser.add_argument("--archive", nargs="+", default=None, help="spanbert_coref model archives (one row each)")
     parser.add_argument("--texts", type=int, default=50, help="number of texts")
     parser.add_argument("--words", type=int, default=200, help="about this many words per text")
     parser.add_argument("--batch-size", type=int, default=8, help="nlp.pipe batch size (and ours per forward pass)")
@@ -100,20 +130,30 @@ def main() -> None:
     parser.add_argument("--fastcoref-config", default="{}", help="JSON config of nlp.add_pipe('fastcoref', config=...)")
     parser.add_argument("--json", default=None, help="also write the results here")
     arguments = parser.parse_args()
+    if arguments.archive is None:
+        arguments.archive = side_by_side_archives()
+        if not arguments.archive:
+            print(
+                f"not run: no --archive and no ours_seed*/model.tar.gz in {SIDE_BY_SIDE} "
+                "(scripts/coref_litbank_side_by_side.py leaves them there)"
+            )
+            return
+        if arguments.fastcoref_python is None:
+            arguments.fastcoref_python, arguments.fastcoref_config = side_by_side_fastcoref()
 
     texts = benchmark_texts(arguments.texts, arguments.words)
-    systems = {
-        "spanbert_coref (spanbert_lib)": (
+    systems = {}
+    for archive in arguments.archive:
+        systems[f"spanbert_coref ({Path(archive).parent.name})"] = (
             sys.executable,
             {
                 "imports": [],
                 "component": "spanbert_coref",
-                "config": {"archive": str(Path(arguments.archive).resolve()), "batch_size": arguments.batch_size},
+                "config": {"archive": str(Path(archive).resolve()), "batch_size": arguments.batch_size},
             },
         )
-    }
     if arguments.fastcoref_python:
-        systems["fastcoref (its own component)"] = (
+        systems[FASTCOREF] = (
             arguments.fastcoref_python,
             {
                 "imports": ["fastcoref.spacy_component"],
@@ -130,17 +170,19 @@ def main() -> None:
             results[name] = run_system(python, job, arguments.threads)
     words = sum(len(text.split()) for text in texts)
     print(f"{len(texts)} texts, {words} words, pipeline {arguments.pipeline}, {arguments.threads} thread(s)")
+    fastcoref = results.get(FASTCOREF)
     rows = [
         [
             name,
             f"{result['docs'] / result['seconds']:.2f}",
+            "-" if fastcoref is None else f"{fastcoref['seconds'] / result['seconds']:.2f}x",
             f"{result['clusters'] / result['seconds']:.1f}",
             str(result["clusters"]),
             f"{result['peak_mb']:.0f}",
         ]
         for name, result in results.items()
     ]
-    print(format_table(["system", "docs/s", "clusters/s", "clusters", "peak RSS MB"], rows))
+    print(format_table(["system", "docs/s", "vs fastcoref", "clusters/s", "clusters", "peak RSS MB"], rows))
     if arguments.json:
         Path(arguments.json).write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
 
