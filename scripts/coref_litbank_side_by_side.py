@@ -48,7 +48,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from spanbert_lib.evidence.environments import EnvironmentSetupError, ensure_environment
+from spanbert_lib.evidence.anchors import (
+    ANCHORS_PYTHON,
+    BASELINES,
+    anchors_python,
+    ensure_litbank_export,
+    last_line,
+)
 from spanbert_lib.evidence.external_data import config_data_overrides, external_path, require
 from spanbert_lib.evidence.repository import REPO_ROOT, tool
 from spanbert_lib.evidence.runs import Run, RunFailed, RunResult, finished, run_all
@@ -57,8 +63,7 @@ from spanbert_lib.evidence.summary import mean_std, seed_overrides, seed_table
 CONFIG = "training_configs/coref/litbank_minilm.jsonnet"
 COARSE_CONFIG = "training_configs/coref/litbank_minilm_coarse.jsonnet"
 BASELINE_SCRIPT = REPO_ROOT / "scripts" / "coref_litbank_baseline.py"
-BASELINES = REPO_ROOT / "scripts" / "baselines"
-ANCHORS_ENVIRONMENT, ANCHORS_LOCK = ".venv-baselines/anchors", "scripts/baselines/anchors.lock"
+COREF_FILES = ("coref_train.jsonl", "coref_dev.jsonl", "coref_dev_key.conll", "coref_dev_key_no_singletons.conll")
 OURS, OURS_COARSE, THEIRS = "spanbert_coref", "spanbert_coref coarse-only", "allennlp-models coref"
 FCOREF, LINGMESS, MAVERICK = "fastcoref F-coref", "fastcoref LingMess", "Maverick mes"
 SCORE_FILE = "dev_scores_spanbert_lib_scorer.json"  # the allennlp systems' scores, timings (coref_litbank_baseline.py)
@@ -136,7 +141,7 @@ def training_run(
     if spec.adapter is not None:
         data = data or DATA[budget]
         command = [
-            anchors_python or str(REPO_ROOT / ANCHORS_ENVIRONMENT / "bin" / "python"),
+            anchors_python or str(ANCHORS_PYTHON),
             str(BASELINES / spec.adapter),
             *spec.adapter_args,
             *("--train", str(data / "coref_train.jsonl"), "--dev", str(data / "coref_dev.jsonl")),
@@ -184,41 +189,9 @@ def small_data_overrides(budget: Budget) -> Dict[str, Any]:
 # ---------------------------------------------------------------- environment and data
 
 
-def anchors_python() -> Optional[str]:
-    """The anchors' interpreter, making the environment when missing; None (and one line said) when it cannot."""
-    try:
-        return str(ensure_environment(ANCHORS_ENVIRONMENT, ANCHORS_LOCK))
-    except (EnvironmentSetupError, OSError) as error:
-        first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        print(f"anchors not run: their environment {ANCHORS_ENVIRONMENT} cannot be made ({first})", flush=True)
-        return None
-
-
 def ensure_data(data: Path, budget: Budget) -> None:
-    """``litbank_export.py``'s files for the budget's slices in ``data``: exported when missing; a folder exported
-    for other slices is refused (one line)."""
-    needed = ["coref_train.jsonl", "coref_dev.jsonl", "coref_dev_key.conll", "coref_dev_key_no_singletons.conll"]
-    manifest = data / "export.json"
-    if manifest.exists():
-        exported = json.loads(manifest.read_text())
-        if (exported.get("train"), exported.get("dev")) != (budget.train_files, budget.dev_files):
-            sys.exit(
-                f"error: {data} holds LitBank files {exported.get('train')} / {exported.get('dev')}, not "
-                f"{budget.train_files} / {budget.dev_files}; give another --data"
-            )
-        if all((data / name).exists() for name in needed):
-            return
-    command = [tool("python"), str(BASELINES / "litbank_export.py"), "--out", str(data)]
-    command += ["--train", budget.train_files, "--dev", budget.dev_files]
-    print(f"exporting LitBank {budget.train_files} / {budget.dev_files} to {data}", flush=True)
-    completed = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True)
-    if completed.returncode != 0:
-        sys.exit(f"error: litbank_export.py failed: {last_line(completed)}")
-
-
-def last_line(completed: subprocess.CompletedProcess) -> str:
-    lines = (completed.stderr or completed.stdout or "").strip().splitlines()
-    return lines[-1] if lines else f"exit {completed.returncode}"
+    """``litbank_export.py``'s coreference files for the budget's slices in ``data`` (exported when missing)."""
+    ensure_litbank_export(data, budget.train_files, budget.dev_files, COREF_FILES)
 
 
 # ---------------------------------------------------------------- scores and costs of finished runs

@@ -1,46 +1,118 @@
 """
-LitBank nested NER, entity-aware attention (LUKE) beside ordinary attention over [words; entities], for
-several seeds in one run: trains ``training_configs/ner/litbank_minilm.jsonnet`` and
-``litbank_minilm_plain_attention.jsonnet`` (identical but for the attention) once per seed through
-``allennlp train``, reads each run's dev scores from its ``metrics.json`` and prints per-seed scores,
-mean and standard deviation; writes ``OUT/side_by_side.json``.
+LitBank nested NER side by side, several seeds each in one run: this library's ``span_ner`` with entity-aware
+attention (LUKE, ``training_configs/ner/litbank_minilm.jsonnet``), with ordinary attention over [words; entities]
+(``litbank_minilm_plain_attention.jsonnet``) and without entity tokens (``litbank_minilm_no_entities.jsonnet``:
+``[x_first; x_last]``, what allennlp's ``enumerate_spans`` + ``EndpointSpanExtractor`` + a linear layer compute),
+beside SpanMarker (PyPI ``span-marker``, ``scripts/baselines/spanmarker_litbank.py``, in the anchors' own environment).
+Writes ``OUT/side_by_side.json`` and prints per-seed scores, mean and standard deviation.
 
     .venv/bin/python scripts/ner_litbank_side_by_side.py [--seeds 1 2 3] [--parallel 2] [--out outputs/ner_litbank]
+    .venv/bin/python scripts/ner_litbank_side_by_side.py --systems entity_aware spanmarker        # a subset
 
-Each training uses one torch thread; ``--parallel N`` runs N trainings at a time. A run whose
-``metrics.json`` exists is not trained again, so an interrupted run resumes when started again. Needs
-the LitBank files of the external data folder (``SPANBERT_LIB_EXTERNAL_DATA``, default ``../shared/data``).
+Same encoder (MiniLM, ``pretrained/all-MiniLM-L6-v2``), data (LitBank's files sorted by name: the first 70 train, the
+next 10 dev), budget (2,400 training sentences: ours one epoch of 300 batches of 8, SpanMarker ``--epochs 0.386`` of
+its 6,216 sentences at batch 8) and sizes (spans of up to 16 words, sentences of up to 256 wordpieces, 128 entities /
+markers per encoder pass). Every system is scored by the library's exact-match span F1 (``ner_span_f1``) on the same
+dev sentences: ours by its validation metric (``metrics.json``), SpanMarker's predictions by
+``scripts/baselines/score_predictions.py ner`` against ``scripts/baselines/litbank_export.py``'s ``ner_dev.jsonl``
+(``--data``, default ``runs/baselines/data``; exported when missing). SpanMarker's decoder keeps non-overlapping
+spans only, so it predicts no nested entity; ours decode nested spans.
+
+Each training uses one torch thread; ``--parallel N`` runs N at a time. A run whose result exists is not trained
+again, so an interrupted run resumes when started again. Needs the LitBank files of the external data folder
+(``SPANBERT_LIB_EXTERNAL_DATA``, default ``../shared/data``); without the anchors' environment (it is made from
+``scripts/baselines/anchors.lock`` when missing) SpanMarker is left out with one line saying why.
 """
 
 import argparse
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict
+from typing import Any, Dict, List, Optional
 
+from spanbert_lib.evidence.anchors import BASELINES, anchors_python, ensure_litbank_export
 from spanbert_lib.evidence.external_data import require
-from spanbert_lib.evidence.repository import REPO_ROOT
-from spanbert_lib.evidence.runs import Run, RunResult, allennlp_train_run, best_validation_percent, run_all
+from spanbert_lib.evidence.repository import REPO_ROOT, tool
+from spanbert_lib.evidence.runs import Run, RunFailed, RunResult, allennlp_train_run, best_validation_percent, run_all
 from spanbert_lib.evidence.summary import seed_summary, seed_table
 
-SYSTEMS = {
-    "entity-aware attention": "training_configs/ner/litbank_minilm.jsonnet",
-    "ordinary attention over [words; entities]": "training_configs/ner/litbank_minilm_plain_attention.jsonnet",
-}
 SCORES = ("precision", "recall", "f1")
+ENCODER = "pretrained/all-MiniLM-L6-v2"
+TRAIN_FILES, DEV_FILES = ":70", "70:80"
+NER_FILES = ("ner_train.jsonl", "ner_dev.jsonl")
+# 300 batches of 8 = 2,400 of the 6,216 training sentences, the budget of training_configs/ner/litbank_minilm.libsonnet
+SPANMARKER_EPOCHS = "0.386"
 
 
-def training_run(system: str, seed: int, out: Path) -> Run:
-    """``allennlp train`` of the system's config with one seed; its ``metrics.json`` is the result."""
-    config = SYSTEMS[system]
-    return allennlp_train_run(system, seed, config, out / f"{Path(config).stem}_seed{seed}")
+@dataclass(frozen=True)
+class System:
+    """One compared system: ``key`` on the command line and in run folders; a config of ours or an anchor adapter."""
+
+    key: str
+    label: str
+    config: Optional[str] = None
+    adapter: Optional[str] = None
+
+
+SYSTEMS = (
+    System("entity_aware", "entity-aware attention", config="training_configs/ner/litbank_minilm.jsonnet"),
+    System(
+        "plain_attention",
+        "ordinary attention over [words; entities]",
+        config="training_configs/ner/litbank_minilm_plain_attention.jsonnet",
+    ),
+    System(
+        "no_entities",
+        "no entity tokens ([x_first; x_last])",
+        config="training_configs/ner/litbank_minilm_no_entities.jsonnet",
+    ),
+    System("spanmarker", "SpanMarker 1.8.1", adapter="spanmarker_litbank.py"),
+)
+BY_KEY = {system.key: system for system in SYSTEMS}
+BY_LABEL = {system.label: system for system in SYSTEMS}
+
+
+def training_run(system: str, seed: int, out: Path, data: Optional[Path] = None, python: Optional[str] = None) -> Run:
+    """
+    One system (its label) with one seed: ``allennlp train`` of our config (``metrics.json`` is the result), or the
+    anchor's adapter in the anchors' interpreter ``python`` on ``data``'s exported files, scored afterwards
+    (``dev_scores.json`` is the result).
+    """
+    spec = BY_LABEL[system]
+    if spec.config is not None:
+        return allennlp_train_run(system, seed, spec.config, out / f"{Path(spec.config).stem}_seed{seed}")
+    data = data or REPO_ROOT / "runs" / "baselines" / "data"
+    run_dir = out / f"{spec.key}_seed{seed}"
+    command = [
+        python or "python",
+        str(BASELINES / spec.adapter),
+        *("--train", str(data / "ner_train.jsonl"), "--dev", str(data / "ner_dev.jsonl"), "--encoder", ENCODER),
+        *("--epochs", SPANMARKER_EPOCHS, "--seed", str(seed), "--out", str(run_dir)),
+    ]
+    score = [tool("python"), str(BASELINES / "score_predictions.py"), "ner", "--data", str(data), "--run", str(run_dir)]
+    return Run(
+        name=run_dir.name,
+        system=system,
+        seed=seed,
+        command=command,
+        log_file=run_dir.with_suffix(".log"),
+        result_file=run_dir / "dev_scores.json",
+        then=[score],
+        record_file=run_dir / "training_cost.json",
+    )
 
 
 def scores_of(result: RunResult) -> Dict[str, Any]:
-    """Dev precision / recall / F1 (%) of a finished run, allennlp's training duration and the measured cost."""
-    metrics = json.loads(result.run.result_file.read_text())
-    scores: Dict[str, Any] = best_validation_percent(metrics, SCORES)
-    scores["training_seconds"] = metrics.get("training_duration")
+    """Dev precision / recall / F1 (%) of a finished run and its measured cost (ours: allennlp's training duration)."""
+    figures = json.loads(result.run.result_file.read_text())
+    if BY_LABEL[result.run.system].config is None:
+        scores: Dict[str, Any] = {name: figures[name] for name in SCORES}
+        record = json.loads((result.run.result_file.parent / "run.json").read_text())
+        scores["training_seconds"] = record.get("timings", {}).get("training", {}).get("wall_seconds")
+    else:
+        scores = best_validation_percent(figures, SCORES)
+        scores["training_seconds"] = figures.get("training_duration")
     return scores | result.figures()
 
 
@@ -49,20 +121,32 @@ def main() -> int:
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
     parser.add_argument("--parallel", type=int, default=2)
     parser.add_argument("--out", default="outputs/ner_litbank")
+    parser.add_argument("--systems", nargs="+", choices=list(BY_KEY), default=list(BY_KEY), help="default: all")
+    parser.add_argument("--data", type=Path, default=REPO_ROOT / "runs" / "baselines" / "data")
     args = parser.parse_args()
     require("ner/litbank", "LitBank NER")
     out = REPO_ROOT / args.out
     out.mkdir(parents=True, exist_ok=True)
-    runs = [training_run(system, seed, out) for system in SYSTEMS for seed in args.seeds]
-    results: Dict[str, Dict[int, Dict[str, Any]]] = {system: {} for system in SYSTEMS}
-    for result in run_all(runs, parallel=args.parallel):
+    systems: List[System] = [BY_KEY[key] for key in args.systems]
+    python = None
+    if any(system.adapter for system in systems):
+        python = anchors_python()
+        if python is None:
+            systems = [system for system in systems if system.adapter is None]
+        else:
+            ensure_litbank_export(args.data, TRAIN_FILES, DEV_FILES, NER_FILES)
+    runs = [training_run(system.label, seed, out, args.data, python) for seed in args.seeds for system in systems]
+    results: Dict[str, Dict[int, Dict[str, Any]]] = {system.label: {} for system in systems}
+    try:
+        finished = run_all(runs, parallel=args.parallel)
+    except RunFailed as failure:
+        print(f"FAILED: {str(failure).splitlines()[0]}", file=sys.stderr)
+        return 1
+    for result in finished:
         results[result.run.system][result.run.seed] = scores_of(result)
     summary = {
-        system: {
-            "config": SYSTEMS[system],
-            **seed_summary(per_seed, SCORES),
-        }
-        for system, per_seed in results.items()
+        label: {"config": BY_LABEL[label].config or BY_LABEL[label].adapter, **seed_summary(per_seed, SCORES)}
+        for label, per_seed in results.items()
     }
     print(f"dev exact-span scores (%), LitBank documents 70-79, seeds {args.seeds}")
     print(seed_table(results, [("precision", "P"), ("recall", "R"), ("f1", "F1")]))

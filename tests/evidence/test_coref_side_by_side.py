@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from spanbert_lib.common.testing import require_external_data
+from spanbert_lib.evidence import anchors
 from spanbert_lib.evidence.environments import EnvironmentSetupError
 from spanbert_lib.evidence.repository import REPO_ROOT
 
@@ -83,7 +84,7 @@ def test_an_environment_that_cannot_be_made_is_said_in_one_line(script, monkeypa
     def fail(*_):
         raise EnvironmentSetupError("environment for anchors.lock: pip install failed (exit 1):\n    no network\n")
 
-    monkeypatch.setattr(script, "ensure_environment", fail)
+    monkeypatch.setattr(anchors, "ensure_environment", fail)
     assert script.anchors_python() is None
     out = capsys.readouterr().out.strip().splitlines()
     assert len(out) == 1 and out[0].startswith("anchors not run: ") and "pip install failed" in out[0]

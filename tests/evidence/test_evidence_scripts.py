@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from spanbert_lib.evidence.external_data import EXTERNAL_DATA_ENV
-from spanbert_lib.evidence.repository import REPO_ROOT
+from spanbert_lib.evidence.repository import REPO_ROOT, tool
 from spanbert_lib.evidence.runs import RunResult, run_all
 
 
@@ -32,7 +32,7 @@ def test_ner_runs_train_each_config_on_the_resolved_data(ner, tmp_path, monkeypa
     monkeypatch.setenv(EXTERNAL_DATA_ENV, str(tmp_path / "data"))
     system = "ordinary attention over [words; entities]"
     run = ner.training_run(system, 2, tmp_path)
-    assert run.command[1:3] == ["train", ner.SYSTEMS[system]] and "-f" in run.command
+    assert run.command[1:3] == ["train", ner.BY_LABEL[system].config] and "-f" in run.command
     overrides = json.loads(run.command[-1])
     assert overrides["validation_data_path"] == f"{tmp_path}/data/ner/litbank#files=70:80"
     assert overrides["pytorch_seed"] == 2
@@ -48,6 +48,49 @@ def test_ner_reads_a_finished_run_back(ner, tmp_path):
     scores = ner.scores_of(result)
     assert scores["precision"] == 25.0 and scores["f1"] == pytest.approx(33.33, abs=0.01)
     assert scores["training_seconds"] == "0:07:00" and scores["cpu_seconds"] is None
+
+
+def test_ner_without_entities_is_the_entity_aware_config_with_no_entity_tokens(ner):
+    from allennlp.common import Params
+
+    configs = {
+        key: Params.from_file(str(REPO_ROOT / ner.BY_KEY[key].config)).as_dict()
+        for key in ner.BY_KEY
+        if key != "spanmarker"
+    }
+    no_entities, plain = configs["no_entities"], configs["plain_attention"]
+    assert no_entities["model"].pop("use_entities") is False and plain["model"].pop("use_entities") is True
+    assert no_entities == plain
+
+
+def test_ner_spanmarker_trains_the_same_budget_on_the_exported_files_and_is_scored_by_ours(ner, tmp_path):
+    data = tmp_path / "data"
+    run = ner.training_run(ner.BY_KEY["spanmarker"].label, 3, tmp_path, data, "/anchors/python")
+    assert run.command[:2] == ["/anchors/python", str(REPO_ROOT / "scripts" / "baselines" / "spanmarker_litbank.py")]
+    option = dict(zip(run.command[2::2], run.command[3::2]))
+    assert option["--train"] == str(data / "ner_train.jsonl") and option["--dev"] == str(data / "ner_dev.jsonl")
+    assert (option["--epochs"], option["--seed"], option["--out"]) == ("0.386", "3", str(tmp_path / "spanmarker_seed3"))
+    assert abs(float(option["--epochs"]) * 6216 - 300 * 8) < 8  # within a batch of what one epoch of ours sees
+    score = str(REPO_ROOT / "scripts" / "baselines" / "score_predictions.py")
+    assert run.then == [
+        [tool("python"), score, "ner", "--data", str(data), "--run", str(tmp_path / "spanmarker_seed3")]
+    ]
+    assert run.result_file == tmp_path / "spanmarker_seed3" / "dev_scores.json"
+
+
+def test_ner_reads_a_finished_spanmarker_run_back(ner, tmp_path):
+    run = ner.training_run(ner.BY_KEY["spanmarker"].label, 1, tmp_path, tmp_path / "data", "python")
+    run.result_file.parent.mkdir()
+    run.result_file.write_text(json.dumps({"precision": 40.0, "recall": 20.0, "f1": 26.67, "entities": {}}))
+    (run.result_file.parent / "run.json").write_text(json.dumps({"timings": {"training": {"wall_seconds": 5400.0}}}))
+    [result] = run_all([run])
+    scores = ner.scores_of(result)
+    assert (scores["precision"], scores["recall"], scores["f1"], scores["training_seconds"]) == (
+        40.0,
+        20.0,
+        26.67,
+        5400.0,
+    )
 
 
 def test_semeval_reads_the_last_and_best_epoch_of_our_run(semeval, tmp_path):
