@@ -216,11 +216,11 @@ async def _in_thread(function, *args):
 def test_batcher_gathers_only_after_concurrency_and_keeps_answers_apart():
     async def scenario():
         model = EchoModel(seconds=0.05)
-        batcher = RequestBatcher(model, wait_seconds=0.2, max_batch_size=3, run_in_thread=_in_thread)
-        began = time.perf_counter()
-        assert await batcher.predict({"i": 0}) == {"echo": {"i": 0}}
-        alone = time.perf_counter() - began
-        assert alone < 0.15  # an idle model whose last batch was one request does not wait
+        # an idle model whose last batch was one request does not open a gathering window: with an hour's window
+        # the request would not be answered within the 30 s this allows
+        batcher = RequestBatcher(model, wait_seconds=3600, max_batch_size=3, run_in_thread=_in_thread)
+        assert await asyncio.wait_for(batcher.predict({"i": 0}), timeout=30) == {"echo": {"i": 0}}
+        batcher.wait_seconds = 0.2
         # five at once, the model idle after a batch of one: no wait, batches of at most 3
         results = await asyncio.gather(
             *(batcher.predict({"i": i} if i != 3 else {"bad": i}) for i in range(1, 6)), return_exceptions=True
