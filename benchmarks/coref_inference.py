@@ -131,8 +131,7 @@ class ExternalSystem:
         if not self.trained_models():
             return (
                 f"no trained model (a runs/baselines/*/ or outputs/coref_litbank*/*/ model folder beside a run.json "
-                f"of {self.run_system!r}; "
-                f"{self.adapter} saves predictions and timings, not its weights)"
+                f"of {self.run_system!r}; {self.adapter}, run by scripts/coref_litbank_side_by_side.py, leaves one)"
             )
         if not (REPO_ROOT / self.runner).is_file():
             return f"no runner {self.runner} (load(model_dir, threads) -> prepare(sentences), predict(prepared))"
