@@ -82,11 +82,13 @@ EXPECTED = {
     "training_configs/classification/mnli_spanbert_base.jsonnet": (2e-5, 2e-5, 0.01, 0.01),
     "training_configs/classification/sst2_spanbert_base.jsonnet": (2e-5, 2e-5, 0.01, 0.01),
     "training_configs/coref/litbank_minilm.jsonnet": (5e-5, 3e-4, 0.01, 0.0),
+    "training_configs/coref/litbank_minilm_coarse.jsonnet": (5e-5, 3e-4, 0.01, 0.0),
     "training_configs/coref/spanbert_base.jsonnet": (2e-5, 1e-4, 0.01, 0.0),
     "training_configs/coref/spanbert_large.jsonnet": (1e-5, 3e-4, 0.01, 0.0),
     "training_configs/entity_typing/open_entity_spanbert_large.jsonnet": (1e-5, 1e-5, 0.01, 0.01),
     "training_configs/ner/conll2003_spanbert_large.jsonnet": (1e-5, 1e-5, 0.01, 0.01),
     "training_configs/ner/litbank_minilm.jsonnet": (5e-5, 5e-4, 0.01, 0.01),
+    "training_configs/ner/litbank_minilm_no_entities.jsonnet": (5e-5, 5e-4, 0.01, 0.01),
     "training_configs/ner/litbank_minilm_plain_attention.jsonnet": (5e-5, 5e-4, 0.01, 0.01),
     "training_configs/pretraining/spanbert_base.jsonnet": (1e-4, 1e-4, 0.1, 0.1),
     "training_configs/pretraining/minilm_adapt_cpu.jsonnet": (2e-4, 2e-3, 0.01, 0.01),
@@ -105,6 +107,7 @@ EXPECTED = {
 NEW_ENCODER_MODULES = {
     "training_configs/ner/litbank_minilm.jsonnet": ("entity_embeddings",),
     "training_configs/ner/litbank_minilm_plain_attention.jsonnet": ("entity_embeddings",),
+    "training_configs/ner/litbank_minilm_no_entities.jsonnet": ("entity_embeddings",),  # built, unused, no gradient
 }
 # one fixture config per model of this library
 ENCODER_CHECK_CONFIGS = {
