@@ -1,11 +1,11 @@
 """scripts/coref_litbank_side_by_side.py: per-seed scores summarised, and scored runs never trained again."""
 
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
 
+from spanbert_lib.common.testing.repository_files import load_file_module
 from spanbert_lib.evidence.external_data import EXTERNAL_DATA_ENV
 from spanbert_lib.evidence.runs import run_all
 
@@ -14,12 +14,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="module")
 def script():
-    spec = importlib.util.spec_from_file_location(
-        "coref_litbank_side_by_side", REPO_ROOT / "scripts" / "coref_litbank_side_by_side.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_file_module(REPO_ROOT / "scripts" / "coref_litbank_side_by_side.py")
 
 
 def scores(conll_with: float, conll_without: float, wall: int, cpu: int) -> dict:

@@ -3,7 +3,6 @@ scripts/baselines/: the neutral JSONL the anchors (fastcoref, maverick-coref, sp
 predictions come back to the library's scorers. Nothing here needs the anchors' environment.
 """
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -13,6 +12,7 @@ import pytest
 
 from spanbert_lib.commands.coref_score import score_conll_files
 from spanbert_lib.common.testing import require_external_data
+from spanbert_lib.common.testing.repository_files import load_file_module
 from spanbert_lib.coref.conll_format import MIN_COLUMNS_WITH_WORDS, iter_conll_documents, read_conll_documents
 from spanbert_lib.evidence.repository import REPO_ROOT
 from spanbert_lib.ner.dataset_readers.litbank_format import read_litbank_document
@@ -22,10 +22,7 @@ DEV = "70:73"  # three of the ten dev documents keep the test quick
 
 
 def load(name: str):
-    spec = importlib.util.spec_from_file_location(name, BASELINES / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_file_module(BASELINES / f"{name}.py")
 
 
 @pytest.fixture(scope="module")

@@ -1,21 +1,18 @@
 """``benchmarks/coref_inference.py``'s driver side: where it finds an anchor's trained model, the novel document and
 the goal lines printed under its table (no model is run here)."""
 
-import importlib.util
 import json
 
 import pytest
 
 from spanbert_lib.common.testing import require_external_data
+from spanbert_lib.common.testing.repository_files import load_file_module
 from spanbert_lib.evidence.repository import REPO_ROOT
 
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("coref_inference", REPO_ROOT / "benchmarks" / "coref_inference.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_file_module(REPO_ROOT / "benchmarks" / "coref_inference.py")
 
 
 def result(system, words, seconds, peak_mb, requested=None):

@@ -4,7 +4,6 @@ it says when the anchors' environment cannot be made, and finished anchor runs s
 Nothing here needs the anchors' environment.
 """
 
-import importlib.util
 import json
 from argparse import Namespace
 from pathlib import Path
@@ -12,16 +11,14 @@ from pathlib import Path
 import pytest
 
 from spanbert_lib.common.testing import require_external_data
+from spanbert_lib.common.testing.repository_files import load_file_module
 from spanbert_lib.evidence import anchors
 from spanbert_lib.evidence.environments import EnvironmentSetupError
 from spanbert_lib.evidence.repository import REPO_ROOT
 
 
 def load_script(path: Path):
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_file_module(path)
 
 
 @pytest.fixture(scope="module")

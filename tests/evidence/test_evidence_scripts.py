@@ -1,21 +1,18 @@
 """The NER and SemEval side-by-side scripts on the harness: what they run, and how they read finished runs back."""
 
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
 
+from spanbert_lib.common.testing.repository_files import load_file_module
 from spanbert_lib.evidence.external_data import EXTERNAL_DATA_ENV
 from spanbert_lib.evidence.repository import REPO_ROOT, tool
 from spanbert_lib.evidence.runs import RunResult, run_all
 
 
 def load_script(name: str):
-    spec = importlib.util.spec_from_file_location(name, REPO_ROOT / "scripts" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_file_module(REPO_ROOT / "scripts" / f"{name}.py")
 
 
 @pytest.fixture(scope="module")

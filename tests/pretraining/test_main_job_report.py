@@ -2,7 +2,6 @@
 run beside the adapted one on the same masks, fill-ins in whole words, training curves and summary.json,
 on tiny trained archives."""
 
-import importlib.util
 import json
 import math
 import re
@@ -16,6 +15,7 @@ from allennlp.data.instance import Instance
 from allennlp.models.archival import load_archive
 from transformers import AutoTokenizer
 
+from spanbert_lib.common.testing.repository_files import load_file_module
 from spanbert_lib.pretraining.heldout_evaluation import (
     HeldoutEvaluation,
     MaskedBlock,
@@ -33,10 +33,7 @@ HELDOUT = str(CORPUS / "encyclopedia_tarrowby.txt")
 
 
 def _load_report_script():
-    spec = importlib.util.spec_from_file_location("main_job_report", REPO_ROOT / "scripts" / "main_job_report.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_file_module(REPO_ROOT / "scripts" / "main_job_report.py")
 
 
 def _train(serialization_dir, **more):

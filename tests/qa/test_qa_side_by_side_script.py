@@ -1,20 +1,18 @@
 """scripts/qa_side_by_side.py: the run_qa-style labels of its baseline, and its smoke mode end to end."""
 
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
+
+from spanbert_lib.common.testing.repository_files import load_file_module
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
 def script():
-    spec = importlib.util.spec_from_file_location("qa_side_by_side", REPO_ROOT / "scripts" / "qa_side_by_side.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_file_module(REPO_ROOT / "scripts" / "qa_side_by_side.py")
 
 
 def test_baseline_windows_label_the_answer_or_cls(script, tmp_path):

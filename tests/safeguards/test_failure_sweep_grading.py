@@ -3,19 +3,15 @@ How ``scripts/failure_sweep.py`` grades what a command did (the sweep itself run
 runs it, this checks that its verdicts mean what the docs say).
 """
 
-import importlib.util
-
 import pytest
 
+from spanbert_lib.common.testing.repository_files import load_file_module
 from tests.conftest import REPO_ROOT
 
 
 @pytest.fixture(scope="module")
 def sweep():
-    spec = importlib.util.spec_from_file_location("failure_sweep", REPO_ROOT / "scripts" / "failure_sweep.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_file_module(REPO_ROOT / "scripts" / "failure_sweep.py")
 
 
 def _grade(sweep, code, stderr="", stdout="", expect="refuse", names=("data.json",), **kwargs):
