@@ -31,6 +31,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
+from spanbert_lib.evidence.anchors import ANCHORS_PYTHON
 from spanbert_lib.evidence.external_data import external_path
 from spanbert_lib.evidence.repository import REPO_ROOT
 from spanbert_lib.evidence.runs import offline_env
@@ -96,7 +97,6 @@ def run_system(python: str, job: Dict[str, Any], threads: int) -> Dict[str, Any]
 
 FASTCOREF = "fastcoref (its own component)"
 SIDE_BY_SIDE = REPO_ROOT / "outputs" / "coref_litbank"
-ANCHORS_PYTHON = REPO_ROOT / ".venv-baselines" / "anchors" / "bin" / "python"
 
 
 def _newest(paths: List[Path]) -> Optional[Path]:

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
-from spanbert_lib.evidence.anchors import BASELINES, anchors_python, ensure_litbank_export
+from spanbert_lib.evidence.anchors import ANCHORS_PYTHON, BASELINES, anchors_python, ensure_litbank_export
 from spanbert_lib.evidence.external_data import require
 from spanbert_lib.evidence.repository import REPO_ROOT, tool
 from spanbert_lib.evidence.runs import Run, RunFailed, RunResult, allennlp_train_run, best_validation_percent, run_all
@@ -85,7 +85,7 @@ def training_run(system: str, seed: int, out: Path, data: Optional[Path] = None,
     data = data or REPO_ROOT / "runs" / "baselines" / "data"
     run_dir = out / f"{spec.key}_seed{seed}"
     command = [
-        python or "python",
+        python or str(ANCHORS_PYTHON),
         str(BASELINES / spec.adapter),
         *("--train", str(data / "ner_train.jsonl"), "--dev", str(data / "ner_dev.jsonl"), "--encoder", ENCODER),
         *("--epochs", SPANMARKER_EPOCHS, "--seed", str(seed), "--out", str(run_dir)),
