@@ -44,7 +44,7 @@ import argparse
 import json
 import subprocess
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -104,6 +104,7 @@ class Budget:
     dev_files: str
     epochs: int
     epochs_of: Tuple[Tuple[str, int], ...] = ()
+    curve_every: int = 0  # the anchors also predict the dev documents every N epochs (ours validate every epoch)
 
     def epochs_for(self, key: str) -> int:
         return dict(self.epochs_of).get(key, self.epochs)
@@ -146,6 +147,7 @@ def training_run(
             *spec.adapter_args,
             *("--train", str(data / "coref_train.jsonl"), "--dev", str(data / "coref_dev.jsonl")),
             *("--epochs", str(budget.epochs_for(spec.key)), "--seed", str(seed), "--out", str(run_dir)),
+            *(("--curve-every", str(budget.curve_every)) if budget.curve_every else ()),
         ]
         then, result_file = [], run_dir / ADAPTER_RECORD
     elif spec.config is not None:
@@ -387,12 +389,33 @@ def main() -> int:
         action="store_true",
         help=f"smoke run: files {SMALL.train_files} / {SMALL.dev_files}, {SMALL.epochs} epoch, seed 1",
     )
+    parser.add_argument(
+        "--epochs",
+        type=int,
+        default=None,
+        help=f"every system trains this many epochs instead of {FULL.epochs} (an anchor's fair chance; default "
+        "--out then outputs/coref_litbank_epochs<N>)",
+    )
+    parser.add_argument(
+        "--curve-every",
+        type=int,
+        default=0,
+        help="the anchors also predict the dev documents every N epochs: a learning curve "
+        "(scripts/coref_litbank_curves.py plots it; ours validate every epoch anyway)",
+    )
     parser.add_argument("--summarise-only", action="store_true", help="print the table of the finished runs")
     args = parser.parse_args()
-    budget = SMALL if args.small else FULL
+    preset = SMALL if args.small else FULL
+    budget = replace(
+        preset,
+        epochs=args.epochs or preset.epochs,
+        epochs_of=() if args.epochs else preset.epochs_of,
+        curve_every=args.curve_every,
+    )
     args.seeds = args.seeds or ([1] if args.small else [1, 2, 3])
-    args.out = (args.out or REPO_ROOT / "outputs" / f"coref_litbank{'_small' if args.small else ''}").resolve()
-    args.data = (args.data or DATA[budget]).resolve()
+    name = "coref_litbank" + ("_small" if args.small else "") + (f"_epochs{args.epochs}" if args.epochs else "")
+    args.out = (args.out or REPO_ROOT / "outputs" / name).resolve()
+    args.data = (args.data or DATA[preset]).resolve()
     require("coref/litbank", "LitBank")
     systems = [BY_KEY[key] for key in BY_KEY if key in args.systems]
     python = None

@@ -15,7 +15,7 @@ import sys
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Dict, Iterable, Iterator, List, Tuple
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 ENVIRONMENT = ".venv-baselines/anchors"
@@ -68,16 +68,26 @@ def limit_memory(gigabytes: float) -> None:
         _memory_limit_gb = gigabytes
 
 
+def out_of_memory(error: BaseException) -> Optional[str]:
+    """One line saying ``error`` is an allocation failure (naming the cap), or None when it is something else."""
+    if not isinstance(error, (MemoryError, RuntimeError)):
+        return None
+    message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    if not isinstance(error, MemoryError) and "alloc" not in message.lower() and "memory" not in message.lower():
+        return None
+    cap = f"over the --memory-limit-gb cap of {_memory_limit_gb:g} GB" if _memory_limit_gb else "no cap set"
+    return f"out of memory ({cap}): {message[:300]}"
+
+
 def run_adapter(main: Callable[[], int]) -> int:
     """``main()``; running out of memory ends it with one line naming the cap instead of a traceback."""
     try:
         return main()
     except (MemoryError, RuntimeError) as error:
-        message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        if not isinstance(error, MemoryError) and "alloc" not in message.lower() and "memory" not in message.lower():
+        line = out_of_memory(error)
+        if line is None:
             raise
-        cap = f"over the --memory-limit-gb cap of {_memory_limit_gb:g} GB" if _memory_limit_gb else "no cap set"
-        sys.exit(f"error: out of memory ({cap}): {message[:300]}")
+        sys.exit(f"error: {line}")
 
 
 def seed_everything(seed: int) -> None:
@@ -98,6 +108,13 @@ def base_parser(description: str) -> argparse.ArgumentParser:
     parser.add_argument("--epochs", type=float, default=6, help="passes over the training data")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", required=True, help="run folder: dev_predictions.jsonl, prediction_seconds.json")
+    parser.add_argument(
+        "--curve-every",
+        type=int,
+        default=0,
+        help="also predict the dev documents after every N epochs and after the last (RUN/curve/epoch_NNN/): a "
+        "learning curve; the time it takes is left out of the training time (default 0: no curve)",
+    )
     parser.add_argument(
         "--memory-limit-gb",
         type=float,
@@ -153,6 +170,61 @@ class Stopwatch:
             "wall_seconds": round(time.perf_counter() - wall, 2),
             "cpu_seconds": round(cpu_seconds() - cpu, 2),
         }
+
+
+class LearningCurve:
+    """
+    Dev predictions during training: :meth:`after_epoch` predicts the dev documents after every ``every`` epochs
+    (and after the last) with ``predict()`` (-> ``{"doc_key", "clusters"}`` records) into
+    ``RUN/curve/epoch_NNN/dev_predictions.jsonl`` (a folder ``score_predictions.py --run`` scores), with the training
+    CPU seconds spent so far. The seconds the predictions take are kept apart (:meth:`deduct` takes them out of the
+    training timing); a prediction that runs out of memory is recorded as such and training goes on.
+    """
+
+    def __init__(self, out: Path, every: int, epochs: int, predict: Callable[[], List[Dict]]) -> None:
+        self.folder, self.every, self.epochs, self.predict = out / "curve", every, epochs, predict
+        self.points: List[Dict] = []
+        self.spent = {"wall_seconds": 0.0, "cpu_seconds": 0.0}
+        self._start_cpu = cpu_seconds()
+
+    def due(self, epoch: int) -> bool:
+        return self.every > 0 and (epoch % self.every == 0 or epoch == self.epochs)
+
+    def after_epoch(self, epoch: int) -> None:
+        if not self.due(epoch) or any(point["epoch"] == epoch for point in self.points):
+            return
+        point: Dict = {
+            "epoch": epoch,
+            "training_cpu_seconds": round(cpu_seconds() - self._start_cpu - self.spent["cpu_seconds"], 2),
+        }
+        wall, cpu = time.perf_counter(), cpu_seconds()
+        try:
+            records = self.predict()
+        except (MemoryError, RuntimeError) as error:
+            line = out_of_memory(error)
+            if line is None:
+                raise
+            point["error"] = line
+        else:
+            folder = self.folder / f"epoch_{epoch:03d}"
+            folder.mkdir(parents=True, exist_ok=True)
+            write_jsonl(folder / "dev_predictions.jsonl", records)
+            point["run"] = str(folder)
+        point["prediction_wall_seconds"] = round(time.perf_counter() - wall, 2)
+        point["prediction_cpu_seconds"] = round(cpu_seconds() - cpu, 2)
+        self.spent["wall_seconds"] += point["prediction_wall_seconds"]
+        self.spent["cpu_seconds"] += point["prediction_cpu_seconds"]
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.points.append(point)
+        write_json(self.folder / "points.json", self.record())  # kept as it grows: an interrupted run keeps its curve
+        print(f"curve: epoch {epoch} {point.get('error', 'predicted')}", flush=True)
+
+    def deduct(self, training: Dict[str, float]) -> Dict[str, float]:
+        """``training`` (a :class:`Stopwatch` record) less the seconds the curve's predictions took."""
+        return {name: round(value - self.spent[name], 2) for name, value in training.items()}
+
+    def record(self) -> Dict:
+        return {"every_epochs": self.every, "points": self.points, "prediction_seconds_total": self.spent}
 
 
 def finish(out: Path, stopwatch: Stopwatch, documents: int, extra: Dict) -> None:

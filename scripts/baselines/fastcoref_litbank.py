@@ -26,9 +26,10 @@ for a Longformer instead, which a 512-position encoder cannot take).
 import logging
 import sys
 from pathlib import Path
-from typing import Dict
+from typing import Dict, List
 
 from anchor_common import (
+    LearningCurve,
     Stopwatch,
     base_parser,
     check_inputs,
@@ -107,8 +108,47 @@ def train(args, out: Path):
     logging.getLogger(fastcoref_trainer.__name__).addHandler(losses)
     # a blank English pipeline: the documents come tokenised, and no spaCy model may be downloaded
     trainer = fastcoref_trainer.CorefTrainer(args=training_args, train_file=args.train, nlp=spacy.blank("en"))
+    epochs = int(args.epochs)  # the trainer's loop runs int(epochs) passes
+    curve = LearningCurve(out, args.curve_every, epochs, lambda: dev_records(trainer, args.dev))
+    if args.curve_every:
+        evaluate_as_curve(trainer, curve)
     trainer.train()
-    return trainer, losses.losses
+    curve.after_epoch(epochs)
+    return trainer, losses.losses, curve
+
+
+def evaluate_as_curve(trainer, curve: LearningCurve) -> None:
+    """
+    fastcoref's trainer evaluates every ``eval_steps`` optimizer steps when it has a dev set (and keeps the best
+    model by its F1). Here that evaluation is the learning curve's prediction: ``eval_steps`` becomes ``curve.every``
+    epochs once the trainer has made its batches, and the F1 handed back never counts as best, so the trainer saves
+    no model of its own.
+    """
+    from fastcoref.utilities import coref_dataset
+
+    make_batches = coref_dataset.create_batches
+    steps_per_epoch = []
+
+    def create_batches(*args, **kwargs):
+        batches = make_batches(*args, **kwargs)
+        steps_per_epoch.append(len(batches))
+        trainer.args.eval_steps = len(batches) * curve.every
+        return batches
+
+    def evaluate(test: bool = False, prefix: str = "") -> Dict[str, float]:
+        step = int(prefix.rsplit("_", 1)[1])  # the trainer's prefix: step_<global step>
+        curve.after_epoch(step // steps_per_epoch[-1])
+        return {"f1": -1.0}
+
+    coref_dataset.create_batches = create_batches
+    trainer.dev_sampler = "the learning curve"  # the trainer evaluates only when this is not None
+    trainer.evaluate = evaluate
+
+
+def dev_records(trainer, dev_file: str) -> List[Dict]:
+    """``{"doc_key", "clusters"}`` per dev document, in the file's order."""
+    predicted = predict(trainer, dev_file)
+    return [{"doc_key": d["doc_key"], "clusters": predicted[d["doc_key"]]} for d in read_jsonl(dev_file)]
 
 
 def predict(trainer, dev_file: str):
@@ -156,14 +196,13 @@ def main() -> int:
     seed_everything(args.seed)
     stopwatch = Stopwatch()
     with stopwatch.measure("training"):
-        trainer, losses = train(args, out)
+        trainer, losses, curve = train(args, out)
+    stopwatch.records["training"] = curve.deduct(stopwatch.records["training"])
     dev = read_jsonl(args.dev)
     with stopwatch.measure("prediction"):
-        predicted = predict(trainer, args.dev)
+        records = dev_records(trainer, args.dev)
     saved = save_model(trainer, out / "model")
-    write_jsonl(
-        out / "dev_predictions.jsonl", ({"doc_key": d["doc_key"], "clusters": predicted[d["doc_key"]]} for d in dev)
-    )
+    write_jsonl(out / "dev_predictions.jsonl", records)
     finish(
         out,
         stopwatch,
@@ -175,6 +214,7 @@ def main() -> int:
             "seed": args.seed,
             "training_documents": len(read_jsonl(args.train)),
             "losses": losses,
+            "learning_curve": curve.record(),
             "model": saved,
         },
     )

@@ -26,9 +26,10 @@ import os
 import shutil
 import sys
 from pathlib import Path
-from typing import Dict
+from typing import Dict, List
 
 from anchor_common import (
+    LearningCurve,
     Stopwatch,
     base_parser,
     check_inputs,
@@ -96,7 +97,20 @@ def loss_recorder():
     return EpochLosses()
 
 
-def train(conf):
+def curve_follower(curve: LearningCurve):
+    import pytorch_lightning as pl
+
+    class FollowCurve(pl.Callback):
+        """The learning curve's dev prediction at the end of its epochs (the module back in training mode after)."""
+
+        def on_train_epoch_end(self, trainer, pl_module) -> None:
+            curve.after_epoch(trainer.current_epoch + 1)
+            pl_module.train()
+
+    return FollowCurve()
+
+
+def train(conf, args, out: Path, dev):
     import hydra
     import pytorch_lightning as pl
 
@@ -106,12 +120,32 @@ def train(conf):
     data_module.setup("fit")
     module = hydra.utils.instantiate(conf.model.module, _recursive_=False)
     losses = loss_recorder()
-    trainer = hydra.utils.instantiate(conf.train.pl_trainer, callbacks=[losses])
+    epochs = conf.train.pl_trainer.max_epochs
+    curve = LearningCurve(out, args.curve_every, epochs, lambda: dev_records(module, conf.encoder, dev, args))
+    callbacks = [losses, curve_follower(curve)] if args.curve_every else [losses]
+    trainer = hydra.utils.instantiate(conf.train.pl_trainer, callbacks=callbacks)
     # from_pretrained leaves the encoder in eval mode, and Lightning 2.x no longer switches submodules to train
     # mode (the Lightning Maverick was written for did): without this the encoder would train without dropout
     module.train()
     trainer.fit(module, datamodule=data_module)
-    return trainer, module, losses.epochs
+    return trainer, module, losses.epochs, curve
+
+
+def dev_records(module, encoder: str, dev, args) -> List[Dict]:
+    """``{"doc_key", "clusters"}`` per dev document (Maverick's ``predict``, its word offsets)."""
+    inference = predictor(module, encoder)
+    return [
+        {
+            "doc_key": document["doc_key"],
+            "clusters": [
+                [list(span) for span in cluster]
+                for cluster in inference.predict(document["sentences"], singletons=not args.no_singletons)[
+                    "clusters_token_offsets"
+                ]
+            ],
+        }
+        for document in dev
+    ]
 
 
 def save_model(trainer, module, model_dir: Path) -> Dict:
@@ -163,24 +197,15 @@ def main() -> int:
     seed_everything(args.seed)
     train_documents = len(read_jsonl(args.train))
     conf = configuration(args, out, train_documents)
+    dev = read_jsonl(args.dev)
     stopwatch = Stopwatch()
     with stopwatch.measure("training"):
-        trainer, module, losses = train(conf)
-    dev = read_jsonl(args.dev)
-    inference = predictor(module, conf.encoder)
+        trainer, module, losses, curve = train(conf, args, out, dev)
+    stopwatch.records["training"] = curve.deduct(stopwatch.records["training"])
     with stopwatch.measure("prediction"):
-        predicted = [
-            inference.predict(document["sentences"], singletons=not args.no_singletons)["clusters_token_offsets"]
-            for document in dev
-        ]
+        records = dev_records(module, conf.encoder, dev, args)
     saved = save_model(trainer, module, out / "model")
-    write_jsonl(
-        out / "dev_predictions.jsonl",
-        (
-            {"doc_key": document["doc_key"], "clusters": [[list(span) for span in cluster] for cluster in clusters]}
-            for document, clusters in zip(dev, predicted)
-        ),
-    )
+    write_jsonl(out / "dev_predictions.jsonl", records)
     finish(
         out,
         stopwatch,
@@ -194,6 +219,7 @@ def main() -> int:
             "training_documents": train_documents,
             "optimizer_steps": conf.model.module.lr_scheduler.num_training_steps,
             "epoch_losses": losses,
+            "learning_curve": curve.record(),
             "model": saved,
         },
     )

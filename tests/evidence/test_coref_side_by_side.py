@@ -6,6 +6,7 @@ Nothing here needs the anchors' environment.
 
 import json
 from argparse import Namespace
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -75,6 +76,21 @@ def test_the_small_budget_reaches_every_system(script, tmp_path):
     assert theirs.command[-6:] == ["--epochs", "1", "--train-files", ":3", "--dev-files", "70:71"]
     assert "--predictions" in theirs.command
     assert fcoref.command[fcoref.command.index("--epochs") + 1] == "1"
+
+
+def test_a_longer_budget_with_a_curve_reaches_every_system(script, tmp_path):
+    """``--epochs 14 --curve-every 2``: an anchor's fair chance, the same files, its dev predictions every 2 epochs."""
+    longer = replace(script.FULL, epochs=14, curve_every=2)
+    ours, _, theirs, fcoref, _, maverick = plan(script, tmp_path, [1], budget=longer)
+    overrides = json.loads(ours.command[ours.command.index("-o") + 1])
+    assert overrides["trainer.num_epochs"] == 14 and overrides["train_data_path"].endswith("#files=:70")
+    assert theirs.command[-6:] == ["--epochs", "14", "--train-files", ":70", "--dev-files", "70:80"]
+    for anchor in (fcoref, maverick):
+        assert anchor.command[-8:] == [
+            *["--epochs", "14", "--seed", "1", "--out", str(tmp_path / "out" / f"{anchor.name}")],
+            *["--curve-every", "2"],
+        ]
+    assert "--curve-every" not in plan(script, tmp_path, [1], keys=["fcoref"])[0].command
 
 
 def test_an_environment_that_cannot_be_made_is_said_in_one_line(script, monkeypatch, capsys):

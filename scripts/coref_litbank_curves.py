@@ -1,0 +1,242 @@
+"""
+Learning curves of the LitBank coreference side-by-side runs: dev CoNLL F1 (key with LitBank's singletons)
+against epochs and against training CPU minutes, for every run folder of the given output folders of
+``scripts/coref_litbank_side_by_side.py``:
+
+    .venv/bin/python scripts/coref_litbank_curves.py outputs/coref_litbank outputs/coref_litbank_epochs14 \
+        --png docs/images/coref_litbank_curves.png
+
+- this library's runs (``ours``, ``ours_coarse``): the trainer's validation after every epoch
+  (``metrics_epoch_N.json``'s ``validation_conll_f1``: the library's scorer on the same dev documents and key,
+  checked here against the final predictions' CoNLL score); CPU minutes prorated over the epochs from the run's
+  measured training CPU;
+- the anchors (fastcoref, Maverick) run with ``--curve-every N``: their dev predictions after every N epochs
+  (``RUN/curve/epoch_NNN/``), scored like their final predictions (``score_predictions.py``, both keys), at the
+  training CPU measured when they were made (prediction time left out); a prediction that ran out of memory is a
+  point without a score;
+- every other finished run (allennlp-models): its final score alone.
+
+Writes ``OUT/curves.json`` (default ``outputs/coref_litbank_curves``) and a PNG (``--png``, default
+``OUT/curves.png``), and prints one line per curve.
+"""
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from coref_litbank_side_by_side import (  # noqa: E402 (a script beside this one)
+    ADAPTER_RECORD,
+    BY_KEY,
+    COST_FILE,
+    DATA,
+    FULL,
+    PREDICTIONS,
+    ScoringFailed,
+    conll_scores,
+)
+
+from spanbert_lib.evidence.repository import REPO_ROOT  # noqa: E402
+
+Point = Dict[str, Any]  # epoch, cpu_minutes, with_singletons, without_singletons (None where not measured)
+
+
+def run_folders(outputs: List[Path]) -> List[Path]:
+    """The ``<system>_seed<N>`` folders of the side-by-side output folders, by system key and seed."""
+    folders = []
+    for output in outputs:
+        for folder in sorted(output.glob("*_seed*")):
+            key = folder.name.rsplit("_seed", 1)[0]
+            if folder.is_dir() and key in BY_KEY:
+                folders.append(folder)
+    return folders
+
+
+def validation_curve(folder: Path) -> List[Point]:
+    """Our runs: one point per epoch from ``metrics_epoch_N.json``; CPU prorated from ``training_cost.json``."""
+    epochs = sorted(folder.glob("metrics_epoch_*.json"), key=lambda path: int(path.stem.rsplit("_", 1)[1]))
+    cost = json.loads((folder / COST_FILE).read_text()) if (folder / COST_FILE).exists() else {}
+    points = []
+    for index, path in enumerate(epochs):
+        metrics = json.loads(path.read_text())
+        cpu = cost.get("cpu_seconds")
+        points.append(
+            {
+                "epoch": index + 1,
+                "cpu_minutes": round(cpu * (index + 1) / len(epochs) / 60, 2) if cpu else None,
+                "with_singletons": round(100 * metrics["validation_conll_f1"], 2),
+                "without_singletons": None,
+            }
+        )
+    return points
+
+
+def anchor_curve(folder: Path, data: Path) -> List[Point]:
+    """An anchor's curve points (``run.json``'s, or ``curve/points.json`` of a run still going), scored."""
+    record_path = folder / ADAPTER_RECORD
+    if record_path.exists() and "learning_curve" in json.loads(record_path.read_text()):
+        curve = json.loads(record_path.read_text())["learning_curve"]
+    elif (folder / "curve" / "points.json").exists():
+        curve = json.loads((folder / "curve" / "points.json").read_text())
+    else:
+        return []
+    points = []
+    for raw in curve["points"]:
+        point: Point = {
+            "epoch": raw["epoch"],
+            "cpu_minutes": round(raw["training_cpu_seconds"] / 60, 2),
+            "with_singletons": None,
+            "without_singletons": None,
+        }
+        if "error" in raw:
+            point["error"] = raw["error"]
+        else:
+            scores = conll_scores(Path(raw["run"]), data)
+            point["with_singletons"] = scores["gold_with_singletons"]["conll_f1"]
+            point["without_singletons"] = scores["gold_without_singletons"]["conll_f1"]
+        points.append(point)
+    return points
+
+
+def final_point(folder: Path, data: Path) -> Optional[Point]:
+    """A finished run's final dev score and training CPU."""
+    if not (folder / PREDICTIONS).exists():
+        return None
+    scores = conll_scores(folder, data)
+    cpu = None
+    if (folder / ADAPTER_RECORD).exists():
+        cpu = json.loads((folder / ADAPTER_RECORD).read_text())["timings"]["training"]["cpu_seconds"]
+    else:
+        cost = json.loads((folder / COST_FILE).read_text()) if (folder / COST_FILE).exists() else {}
+        cpu = cost.get("cpu_seconds")
+    return {
+        "epoch": budget_epochs(folder),
+        "cpu_minutes": round(cpu / 60, 2) if cpu else None,
+        "with_singletons": scores["gold_with_singletons"]["conll_f1"],
+        "without_singletons": scores["gold_without_singletons"]["conll_f1"],
+    }
+
+
+def budget_epochs(folder: Path) -> int:
+    """The epochs a run folder's budget gave: ``..._epochs<N>/`` (the side-by-side's ``--epochs N``), else 6."""
+    name = folder.parent.name
+    return int(name.rsplit("_epochs", 1)[1]) if "_epochs" in name else FULL.epochs
+
+
+def curve_of(folder: Path, data: Path) -> Dict[str, Any]:
+    system = BY_KEY[folder.name.rsplit("_seed", 1)[0]]
+    seed = int(folder.name.rsplit("_seed", 1)[1])
+    if system.config is not None:
+        points, source = validation_curve(folder), "validation after every epoch (metrics_epoch_N.json)"
+    elif system.adapter is not None:
+        points, source = anchor_curve(folder, data), "dev predictions every --curve-every epochs (RUN/curve/)"
+    else:
+        points, source = [], "final score only"
+    final = final_point(folder, data)
+    if final is not None and points and final["with_singletons"] is not None and system.config is not None:
+        last = points[-1]["with_singletons"]
+        if abs(last - final["with_singletons"]) > 0.01:
+            source += f" (last epoch {last} differs from the final predictions' {final['with_singletons']})"
+    return {
+        "system": system.label,
+        "key": system.key,
+        "seed": seed,
+        "epochs": budget_epochs(folder),
+        "folder": str(folder.relative_to(REPO_ROOT) if folder.is_relative_to(REPO_ROOT) else folder),
+        "points": points,
+        "final": final,
+        "source": source,
+    }
+
+
+def plot(curves: List[Dict[str, Any]], path: Path) -> None:
+    """Two panels, F1 against epochs and against training CPU minutes; one colour per system."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    colours = {key: f"C{index}" for index, key in enumerate(BY_KEY)}
+    figure, axes = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
+    labelled = set()
+    for curve in curves:
+        points = [p for p in curve["points"] if p["with_singletons"] is not None]
+        final, epochs = curve["final"], curve["epochs"]
+        label = f"{curve['system']} ({epochs} epochs)"
+        label = None if label in labelled else label
+        labelled.add(label)
+        colour = colours[curve["key"]]
+        style = "-" if epochs == FULL.epochs else "--"
+        for axis, x in zip(axes, ("epoch", "cpu_minutes")):
+            if points and all(p[x] is not None for p in points):
+                axis.plot(
+                    [p[x] for p in points],
+                    [p["with_singletons"] for p in points],
+                    style,
+                    color=colour,
+                    marker="o",
+                    markersize=3,
+                    label=label,
+                )
+            elif final and final[x] is not None:
+                axis.plot([final[x]], [final["with_singletons"]], "s", color=colour, label=label)
+            for failed in (p for p in curve["points"] if "error" in p and p[x] is not None):
+                axis.plot([failed[x]], [0], "x", color=colour)
+    axes[0].set_xlabel("epoch")
+    axes[1].set_xlabel("training CPU minutes (one thread)")
+    axes[0].set_ylabel("dev CoNLL F1, key with singletons")
+    for axis in axes:
+        axis.grid(alpha=0.3)
+    axes[1].legend(fontsize=8, loc="lower right")
+    figure.suptitle("LitBank coreference from MiniLM: 70 training documents, 10 dev documents (x: out of memory)")
+    figure.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path, dpi=100)
+    plt.close(figure)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.strip().split("\n\n")[0])
+    parser.add_argument("outputs", type=Path, nargs="+", help="coref_litbank_side_by_side.py output folders")
+    parser.add_argument("--data", type=Path, default=DATA[FULL], help="litbank_export.py's folder (the dev keys)")
+    parser.add_argument("--out", type=Path, default=REPO_ROOT / "outputs" / "coref_litbank_curves")
+    parser.add_argument("--png", type=Path, default=None, help="default OUT/curves.png")
+    args = parser.parse_args()
+    missing = [str(output) for output in args.outputs if not output.is_dir()]
+    if missing:
+        sys.exit(f"error: no such output folder: {', '.join(missing)} (run scripts/coref_litbank_side_by_side.py)")
+    if not (args.data / "coref_dev_key.conll").exists():
+        sys.exit(f"error: {args.data} holds no coref_dev_key.conll (scripts/baselines/litbank_export.py writes it)")
+    curves, skipped = [], []
+    for folder in run_folders([output.resolve() for output in args.outputs]):
+        try:
+            curve = curve_of(folder, args.data)
+        except (ScoringFailed, OSError, ValueError, KeyError) as error:
+            skipped.append(f"{folder.name}: {str(error).splitlines()[0]}")
+            continue
+        if curve["points"] or curve["final"]:
+            curves.append(curve)
+        else:
+            skipped.append(f"{folder}: nothing finished yet")
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "curves.json").write_text(json.dumps({"curves": curves, "skipped": skipped}, indent=2) + "\n")
+    png = args.png or args.out / "curves.png"
+    plot(curves, png)
+    for curve in curves:
+        shown = " ".join(
+            f"{p['epoch']}:{p['with_singletons'] if p['with_singletons'] is not None else 'OOM'}"
+            for p in curve["points"]
+        )
+        final = curve["final"]["with_singletons"] if curve["final"] else None
+        print(f"{curve['folder']}: epoch:F1 {shown or '-'}; final {final}")
+    for line in skipped:
+        print(f"skipped: {line}")
+    print(f"wrote {args.out / 'curves.json'} and {png}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,146 @@
+"""
+Learning curves for the anchors' fair chance (issue #21): the adapters' ``LearningCurve`` (dev predictions every N
+epochs, their time kept out of training time, running out of memory recorded) and
+``scripts/coref_litbank_curves.py`` (our per-epoch validation and the anchors' curve points scored against the same
+dev key, plotted). Nothing here needs the anchors' environment.
+"""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from spanbert_lib.common.testing import require_external_data
+from spanbert_lib.common.testing.repository_files import load_file_module
+from spanbert_lib.evidence.repository import REPO_ROOT
+
+BASELINES = REPO_ROOT / "scripts" / "baselines"
+CURVES = REPO_ROOT / "scripts" / "coref_litbank_curves.py"
+
+
+@pytest.fixture(scope="module")
+def anchor_common():
+    return load_file_module(BASELINES / "anchor_common.py")
+
+
+def test_a_curve_predicts_every_n_epochs_and_after_the_last(anchor_common, tmp_path):
+    calls = []
+
+    def predict():
+        calls.append(len(calls))
+        return [{"doc_key": "d", "clusters": [[[0, 0], [2, 2]]]}]
+
+    curve = anchor_common.LearningCurve(tmp_path, every=2, epochs=5, predict=predict)
+    for epoch in range(1, 6):
+        curve.after_epoch(epoch)
+    curve.after_epoch(5)  # a second call for an epoch already predicted (the adapter's after-training call)
+    assert [point["epoch"] for point in curve.points] == [2, 4, 5] and len(calls) == 3
+    written = tmp_path / "curve" / "epoch_004" / "dev_predictions.jsonl"
+    assert json.loads(written.read_text()) == {"doc_key": "d", "clusters": [[[0, 0], [2, 2]]]}
+    assert curve.points[1]["run"] == str(written.parent)
+    cpus = [point["training_cpu_seconds"] for point in curve.points]
+    assert cpus == sorted(cpus) and all(cpu >= 0 for cpu in cpus)
+    saved = json.loads((tmp_path / "curve" / "points.json").read_text())
+    assert saved["every_epochs"] == 2 and [p["epoch"] for p in saved["points"]] == [2, 4, 5]
+
+
+def test_no_curve_predicts_nothing(anchor_common, tmp_path):
+    curve = anchor_common.LearningCurve(tmp_path, every=0, epochs=3, predict=lambda: pytest.fail("predicted"))
+    for epoch in (1, 2, 3):
+        curve.after_epoch(epoch)
+    assert curve.points == [] and not (tmp_path / "curve").exists()
+    assert curve.deduct({"wall_seconds": 10.0, "cpu_seconds": 8.0}) == {"wall_seconds": 10.0, "cpu_seconds": 8.0}
+
+
+def test_the_curve_time_is_taken_out_of_training_and_memory_errors_are_points(anchor_common, tmp_path):
+    def out_of_memory():
+        raise RuntimeError("[enforce fail at alloc_cpu.cpp:127] DefaultCPUAllocator: can't allocate memory")
+
+    curve = anchor_common.LearningCurve(tmp_path, every=1, epochs=1, predict=out_of_memory)
+    curve.after_epoch(1)
+    [point] = curve.points
+    assert "out of memory" in point["error"] and "can't allocate" in point["error"] and "run" not in point
+    curve.spent = {"wall_seconds": 3.0, "cpu_seconds": 2.5}
+    assert curve.deduct({"wall_seconds": 10.0, "cpu_seconds": 8.0}) == {"wall_seconds": 7.0, "cpu_seconds": 5.5}
+
+    def other_failure():
+        raise RuntimeError("shape mismatch")
+
+    with pytest.raises(RuntimeError, match="shape mismatch"):
+        anchor_common.LearningCurve(tmp_path, every=1, epochs=1, predict=other_failure).after_epoch(1)
+
+
+@pytest.fixture(scope="module")
+def dev_data(tmp_path_factory):
+    """litbank_export.py's files for 1 training and 1 dev document."""
+    coref_dir = require_external_data("coref", "litbank")
+    ner_dir = require_external_data("ner", "litbank")
+    data = tmp_path_factory.mktemp("curve_data")
+    load_file_module(BASELINES / "litbank_export.py").export(data, ":1", "70:71", coref_dir, ner_dir)
+    return data
+
+
+def write_predictions(folder: Path, data: Path, clusters_of) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    gold = [json.loads(line) for line in (data / "coref_dev.jsonl").read_text().splitlines()]
+    (folder / "dev_predictions.jsonl").write_text(
+        "".join(json.dumps({"doc_key": d["doc_key"], "clusters": clusters_of(d["clusters"])}) + "\n" for d in gold)
+    )
+
+
+def test_curves_of_ours_and_an_anchor_are_scored_and_plotted(dev_data, tmp_path):
+    out = tmp_path / "outputs" / "coref_litbank_epochs4"  # --epochs 4
+    ours = out / "ours_seed1"
+    write_predictions(ours, dev_data, lambda clusters: clusters)
+    for epoch, f1 in enumerate((0.30, 0.45, 0.5, 0.52)):
+        (ours / f"metrics_epoch_{epoch}.json").write_text(json.dumps({"validation_conll_f1": f1}))
+    (ours / "training_cost.json").write_text(json.dumps({"cpu_seconds": 480.0}))
+    fcoref = out / "fcoref_seed2"
+    write_predictions(fcoref / "curve" / "epoch_002", dev_data, lambda clusters: [])  # links nothing yet
+    write_predictions(fcoref / "curve" / "epoch_004", dev_data, lambda cs: [c for c in cs if len(c) > 1])
+    write_predictions(fcoref, dev_data, lambda cs: [c for c in cs if len(c) > 1])
+    points = [
+        {"epoch": 2, "training_cpu_seconds": 60.0, "run": str(fcoref / "curve" / "epoch_002")},
+        {"epoch": 3, "training_cpu_seconds": 90.0, "error": "out of memory (over the cap of 12 GB): ..."},
+        {"epoch": 4, "training_cpu_seconds": 120.0, "run": str(fcoref / "curve" / "epoch_004")},
+    ]
+    timings = {"training": {"cpu_seconds": 120.0, "wall_seconds": 130.0}, "prediction": {"wall_seconds": 1.0}}
+    curve = {"every_epochs": 2, "points": points}
+    (fcoref / "run.json").write_text(json.dumps({"epochs": 4, "timings": timings, "learning_curve": curve}))
+    (out / "maverick_seed1").mkdir()  # started, nothing written yet
+    png = tmp_path / "curves.png"
+    completed = subprocess.run(
+        [sys.executable, str(CURVES), str(out), "--data", str(dev_data), "--out", str(tmp_path), "--png", str(png)],
+        capture_output=True,
+        text=True,
+        cwd=REPO_ROOT,
+    )
+    assert completed.returncode == 0, completed.stderr
+    curves = {c["key"]: c for c in json.loads((tmp_path / "curves.json").read_text())["curves"]}
+    assert [(p["epoch"], p["with_singletons"], p["cpu_minutes"]) for p in curves["ours"]["points"]] == [
+        (1, 30.0, 2.0),
+        (2, 45.0, 4.0),
+        (3, 50.0, 6.0),
+        (4, 52.0, 8.0),
+    ]
+    assert curves["ours"]["final"]["with_singletons"] == pytest.approx(100.0)
+    assert "differs from the final predictions" in curves["ours"]["source"]  # 52.0 at the last epoch, 100 final
+    anchor = curves["fcoref"]
+    assert anchor["seed"] == 2 and anchor["epochs"] == 4 and [p["epoch"] for p in anchor["points"]] == [2, 3, 4]
+    first, failed, last = anchor["points"]
+    assert first["with_singletons"] == 0.0 and last["without_singletons"] == pytest.approx(100.0)
+    assert last["with_singletons"] < 100.0 and last["cpu_minutes"] == 2.0  # the key's singletons missed
+    assert failed["with_singletons"] is None and failed["error"].startswith("out of memory")
+    assert anchor["final"]["with_singletons"] == last["with_singletons"]
+    assert "maverick_seed1: nothing finished yet" in completed.stdout
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_missing_output_folder_is_one_line(tmp_path):
+    completed = subprocess.run(
+        [sys.executable, str(CURVES), str(tmp_path / "nowhere")], capture_output=True, text=True, cwd=REPO_ROOT
+    )
+    assert completed.returncode == 1 and "no such output folder" in completed.stderr
+    assert "Traceback" not in completed.stderr
