@@ -8,7 +8,8 @@ fastcoref's F-coref architecture, fastcoref's LingMess, and Maverick (``mes``). 
 same number of epochs (6, as ours), and predict the same dev documents (the next 10). Every system's predictions are
 written as CoNLL and scored by the library's scorer (what ``allennlp coref-score`` runs) against the dev key WITH
 LitBank's singletons and WITHOUT them (one-mention clusters left out of key and response alike;
-``scripts/baselines/score_predictions.py``). Prints per-seed rows and mean ± std; writes ``OUT/side_by_side.json``.
+``scripts/baselines/score_predictions.py``). Prints per-seed rows and mean ± std of every finished run in ``OUT``
+(whichever command ran it); writes them to ``OUT/side_by_side.json``.
 
     .venv/bin/python scripts/coref_litbank_side_by_side.py [--seeds 1 2 3] [--parallel 1] [--out outputs/coref_litbank]
     .venv/bin/python scripts/coref_litbank_side_by_side.py --systems ours fcoref       # a subset
@@ -360,6 +361,18 @@ def planned_runs(args, budget: Budget, systems: List[System], python: Optional[s
     ]
 
 
+def runs_on_disk(args, budget: Budget, planned: Sequence[Run]) -> List[Run]:
+    """The runs of ``args.out`` (``<system>_seed<N>`` folders) other than ``planned``, as :func:`training_run`
+    describes them (what :func:`collect` reads back)."""
+    names = {run.name for run in planned}
+    found = []
+    for folder in sorted(args.out.glob("*_seed*")):
+        key, _, seed = folder.name.rpartition("_seed")
+        if folder.is_dir() and key in BY_KEY and seed.isdigit() and folder.name not in names:
+            found.append(training_run(BY_KEY[key].label, int(seed), folder, budget, args.data))
+    return found
+
+
 def execute(runs: List[Run], parallel: int) -> List[str]:
     """Runs the unfinished runs (one at a time, or a seed's runs ``parallel`` at a time); a failure is reported
     and the next runs go on. Returns the failures."""
@@ -430,17 +443,18 @@ def main() -> int:
     if not args.summarise_only:
         print("runs, in order: " + ", ".join(run.name for run in runs), flush=True)
         failures = execute(runs, args.parallel)
-    results, left_out = collect(runs, args.data)
-    ordered = {system.label: results[system.label] for system in systems if system.label in results}
+    # the summary holds every run of the folder, not only this command's: a run of one system keeps the others
+    results, left_out = collect(runs + runs_on_disk(args, budget, runs), args.data)
+    ordered = {system.label: results[system.label] for system in SYSTEMS if system.label in results}
     (args.out / "side_by_side.json").write_text(
         json.dumps(
             {
                 "budget": {
                     "train_files": budget.train_files,
                     "dev_files": budget.dev_files,
-                    "epochs": {system.label: budget.epochs_for(system.key) for system in systems},
+                    "epochs": {label: budget.epochs_for(BY_LABEL[label].key) for label in ordered},
                 },
-                "seeds": args.seeds,
+                "seeds": sorted({seed for per_seed in results.values() for seed in per_seed}),
                 "systems": summarise(ordered),
                 "left_out": left_out,
             },
@@ -449,7 +463,7 @@ def main() -> int:
     )
     print(
         f"LitBank coreference, dev files {budget.dev_files}, trained on files {budget.train_files} for "
-        f"{budget.epochs} epoch(s) from MiniLM; seeds {args.seeds}; F1 in %, MUC/B3/CEAFe against the key with "
+        f"{budget.epochs} epoch(s) from MiniLM; every finished run of {args.out}; F1 in %, MUC/B3/CEAFe against the key with "
         "singletons"
     )
     print(table(ordered))

@@ -155,6 +155,20 @@ def test_finished_anchor_runs_are_scored_as_conll_against_both_keys(script, smal
     assert "mean ± std" in text and "1.5" in text  # 90 CPU-s of training = 1.5 min
 
 
+def test_the_summary_keeps_the_runs_another_command_made(script, small_data, tmp_path):
+    """A command for one system still summarises every finished run of its folder (nothing drops out of the
+    table because the last command ran another system)."""
+    out = tmp_path / "out"
+    finished_anchor_run(script, out, small_data, "fcoref", lambda cs: [c for c in cs if len(c) > 1])
+    (out / "notes_seed1").mkdir()  # no system of the script
+    args = Namespace(out=out, seeds=[1], data=small_data)
+    planned = script.planned_runs(args, script.SMALL, [script.BY_KEY["maverick"]], "/anchors/bin/python")
+    found = script.runs_on_disk(args, script.SMALL, planned)
+    assert [run.name for run in found] == ["fcoref_seed1"]
+    results, left_out = script.collect(planned + found, small_data)
+    assert list(results) == [script.FCOREF] and left_out == ["maverick_seed1: not finished"]
+
+
 def test_a_data_folder_exported_for_other_files_is_refused(script, small_data):
     with pytest.raises(SystemExit, match="holds LitBank files :1 / 70:71"):
         script.ensure_data(small_data, script.FULL)
