@@ -463,8 +463,8 @@ def main() -> int:
     )
     print(
         f"LitBank coreference, dev files {budget.dev_files}, trained on files {budget.train_files} for "
-        f"{budget.epochs} epoch(s) from MiniLM; every finished run of {args.out}; F1 in %, MUC/B3/CEAFe against the key with "
-        "singletons"
+        f"{budget.epochs} epoch(s) from MiniLM; every finished run of {args.out}; F1 in %, MUC/B3/CEAFe against "
+        "the key with singletons"
     )
     print(table(ordered))
     for line in left_out:
