@@ -52,9 +52,11 @@ concatenated in name order and cut at a sentence end; the novel is ``corpus/gute
 (default Pride and Prejudice), split into sentences and words by spaCy's blank English tokenizer and
 sentencizer and cut at a sentence end; synthetic sentences when absent.
 
-An anchor's trained model is the newest ``model`` folder beside a ``run.json`` of that system under
+An anchor's trained model is the ``model`` folder beside a ``run.json`` of that system under
 ``runs/baselines/*/`` or ``outputs/coref_litbank*/*/`` (what ``scripts/coref_litbank_side_by_side.py``
-leaves); its row names the folder.
+leaves) whose run scored best on the LitBank dev documents (its ``dev_scores.json``; the newest among runs not
+scored yet, after them): an anchor's cost depends on the mentions its weights find, so it is timed at its best
+weights. Its row names the folder.
 """
 
 import argparse
@@ -84,6 +86,14 @@ GOAL_VS_ALLENNLP, GOAL_VS_ANCHOR, GOAL_MEMORY_VS_ANCHOR, GOAL_NOVEL_MB = 8.0, 1.
 WARM_UP = [["Anna", "told", "Ben", "that", "she", "was", "leaving", "."], ["He", "smiled", "."]]
 
 
+def dev_conll_f1(run_dir: Path) -> float:
+    """A side-by-side run's dev CoNLL F1 (key with singletons, ``dev_scores.json``); -1 when it has none."""
+    try:
+        return float(json.loads((run_dir / "dev_scores.json").read_text())["with_singletons"]["conll_f1"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return -1.0
+
+
 @dataclass
 class ExternalSystem:
     """
@@ -108,7 +118,8 @@ class ExternalSystem:
     run_system: str
 
     def trained_models(self) -> List[Path]:
-        """``model`` folders of this system's runs (``runs/baselines``, ``outputs/coref_litbank*``), newest first."""
+        """``model`` folders of this system's runs (``runs/baselines``, ``outputs/coref_litbank*``): the best dev
+        CoNLL F1 first, then the runs not scored, newest first."""
         models = []
         run_files = [
             *(REPO_ROOT / "runs" / "baselines").glob("*/run.json"),
@@ -122,7 +133,7 @@ class ExternalSystem:
             model = run_file.parent / "model"
             if str(system).startswith(self.run_system) and model.is_dir() and any(model.iterdir()):
                 models.append(model)
-        return sorted(models, key=lambda path: path.stat().st_mtime, reverse=True)
+        return sorted(models, key=lambda path: (-dev_conll_f1(path.parent), -path.stat().st_mtime))
 
     def unavailable(self) -> Optional[str]:
         """Why it cannot be measured here, or None."""

@@ -2,6 +2,7 @@
 the goal lines printed under its table (no model is run here)."""
 
 import json
+import os
 
 import pytest
 
@@ -66,6 +67,34 @@ def test_an_anchor_model_is_found_where_the_side_by_side_script_leaves_it(bench,
     (run / "run.json").write_text(json.dumps({"system": "fastcoref 2.1.6, fcoref architecture trained on gold"}))
     assert anchor.trained_models() == [run / "model"]
     assert bench.EXTERNAL_SYSTEMS["fastcoref_lingmess"].trained_models() == []
+
+
+def test_an_anchor_is_timed_at_its_best_scoring_weights(bench, tmp_path, monkeypatch):
+    """Its cost depends on the mentions its weights find: the run with the best dev score first, then the runs not
+    scored, newest first."""
+    monkeypatch.setattr(bench, "REPO_ROOT", tmp_path)
+    anchor = bench.EXTERNAL_SYSTEMS["maverick"]
+    runs = {}
+    scored = [("coref_litbank_epochs12", 35.9), ("coref_litbank", 10.5), ("coref_litbank_small", None)]
+    for age, (folder, f1) in enumerate(scored):
+        run = runs[folder] = tmp_path / "outputs" / folder / "maverick_seed1"
+        (run / "model").mkdir(parents=True)
+        (run / "model" / "weights.ckpt").write_text("")
+        (run / "run.json").write_text(json.dumps({"system": "maverick-coref 1.0.7, Maverick_mes"}))
+        if f1 is not None:
+            (run / "dev_scores.json").write_text(json.dumps({"with_singletons": {"conll_f1": f1}}))
+        os.utime(run / "model", (1000 + age, 1000 + age))  # the later in the list, the newer
+    unscored = tmp_path / "outputs" / "coref_litbank_epochs3" / "maverick_seed2"
+    (unscored / "model").mkdir(parents=True)
+    (unscored / "model" / "weights.ckpt").write_text("")
+    (unscored / "run.json").write_text(json.dumps({"system": "maverick-coref 1.0.7, Maverick_mes"}))
+    os.utime(unscored / "model", (999, 999))
+    assert anchor.trained_models() == [
+        runs["coref_litbank_epochs12"] / "model",
+        runs["coref_litbank"] / "model",
+        runs["coref_litbank_small"] / "model",
+        unscored / "model",
+    ]
 
 
 def test_the_novel_document_is_whole_sentences_of_words(bench):
