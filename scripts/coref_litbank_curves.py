@@ -3,8 +3,8 @@ Learning curves of the LitBank coreference side-by-side runs: dev CoNLL F1 (key 
 against epochs and against training CPU minutes, for every run folder of the given output folders of
 ``scripts/coref_litbank_side_by_side.py``:
 
-    .venv/bin/python scripts/coref_litbank_curves.py outputs/coref_litbank outputs/coref_litbank_epochs14 \
-        --png docs/images/coref_litbank_curves.png
+    .venv/bin/python scripts/coref_litbank_curves.py outputs/coref_litbank outputs/coref_litbank_epochs12 \
+        --png docs/coref_litbank_curves.png
 
 - this library's runs (``ours``, ``ours_coarse``): the trainer's validation after every epoch
   (``metrics_epoch_N.json``'s ``validation_conll_f1``: the library's scorer on the same dev documents and key,
@@ -36,7 +36,9 @@ from coref_litbank_side_by_side import (  # noqa: E402 (a script beside this one
     FULL,
     PREDICTIONS,
     ScoringFailed,
+    System,
     conll_scores,
+    run_dirs_in,
 )
 
 from spanbert_lib.evidence.repository import REPO_ROOT  # noqa: E402
@@ -44,25 +46,18 @@ from spanbert_lib.evidence.repository import REPO_ROOT  # noqa: E402
 Point = Dict[str, Any]  # epoch, cpu_minutes, with_singletons, without_singletons (None where not measured)
 
 
-def run_folders(outputs: List[Path]) -> List[Path]:
-    """The ``<system>_seed<N>`` folders of the side-by-side output folders, by system key and seed."""
-    folders = []
-    for output in outputs:
-        for folder in sorted(output.glob("*_seed*")):
-            key = folder.name.rsplit("_seed", 1)[0]
-            if folder.is_dir() and key in BY_KEY:
-                folders.append(folder)
-    return folders
+def read_json(path: Path) -> Dict[str, Any]:
+    """A JSON file's object; {} when the file is not there."""
+    return json.loads(path.read_text()) if path.exists() else {}
 
 
 def validation_curve(folder: Path) -> List[Point]:
     """Our runs: one point per epoch from ``metrics_epoch_N.json``; CPU prorated from ``training_cost.json``."""
     epochs = sorted(folder.glob("metrics_epoch_*.json"), key=lambda path: int(path.stem.rsplit("_", 1)[1]))
-    cost = json.loads((folder / COST_FILE).read_text()) if (folder / COST_FILE).exists() else {}
+    cpu = read_json(folder / COST_FILE).get("cpu_seconds")
     points = []
     for index, path in enumerate(epochs):
         metrics = json.loads(path.read_text())
-        cpu = cost.get("cpu_seconds")
         points.append(
             {
                 "epoch": index + 1,
@@ -76,12 +71,8 @@ def validation_curve(folder: Path) -> List[Point]:
 
 def anchor_curve(folder: Path, data: Path) -> List[Point]:
     """An anchor's curve points (``run.json``'s, or ``curve/points.json`` of a run still going), scored."""
-    record_path = folder / ADAPTER_RECORD
-    if record_path.exists() and "learning_curve" in json.loads(record_path.read_text()):
-        curve = json.loads(record_path.read_text())["learning_curve"]
-    elif (folder / "curve" / "points.json").exists():
-        curve = json.loads((folder / "curve" / "points.json").read_text())
-    else:
+    curve = read_json(folder / ADAPTER_RECORD).get("learning_curve") or read_json(folder / "curve" / "points.json")
+    if not curve:
         return []
     points = []
     for raw in curve["points"]:
@@ -106,12 +97,10 @@ def final_point(folder: Path, data: Path) -> Optional[Point]:
     if not (folder / PREDICTIONS).exists():
         return None
     scores = conll_scores(folder, data)
-    cpu = None
     if (folder / ADAPTER_RECORD).exists():
-        cpu = json.loads((folder / ADAPTER_RECORD).read_text())["timings"]["training"]["cpu_seconds"]
+        cpu = read_json(folder / ADAPTER_RECORD)["timings"]["training"]["cpu_seconds"]
     else:
-        cost = json.loads((folder / COST_FILE).read_text()) if (folder / COST_FILE).exists() else {}
-        cpu = cost.get("cpu_seconds")
+        cpu = read_json(folder / COST_FILE).get("cpu_seconds")
     return {
         "epoch": budget_epochs(folder),
         "cpu_minutes": round(cpu / 60, 2) if cpu else None,
@@ -126,9 +115,7 @@ def budget_epochs(folder: Path) -> int:
     return int(name.rsplit("_epochs", 1)[1]) if "_epochs" in name else FULL.epochs
 
 
-def curve_of(folder: Path, data: Path) -> Dict[str, Any]:
-    system = BY_KEY[folder.name.rsplit("_seed", 1)[0]]
-    seed = int(folder.name.rsplit("_seed", 1)[1])
+def curve_of(system: System, seed: int, folder: Path, data: Path) -> Dict[str, Any]:
     if system.config is not None:
         points, source = validation_curve(folder), "validation after every epoch (metrics_epoch_N.json)"
     elif system.adapter is not None:
@@ -211,9 +198,9 @@ def main() -> int:
     if not (args.data / "coref_dev_key.conll").exists():
         sys.exit(f"error: {args.data} holds no coref_dev_key.conll (scripts/baselines/litbank_export.py writes it)")
     curves, skipped = [], []
-    for folder in run_folders([output.resolve() for output in args.outputs]):
+    for system, seed, folder in (run for output in args.outputs for run in run_dirs_in(output.resolve())):
         try:
-            curve = curve_of(folder, args.data)
+            curve = curve_of(system, seed, folder, args.data)
         except (ScoringFailed, OSError, ValueError, KeyError) as error:
             skipped.append(f"{folder.name}: {str(error).splitlines()[0]}")
             continue

@@ -124,6 +124,16 @@ def run_dir_of(out: Path, system: str, seed: int) -> Path:
     return out / f"{BY_LABEL[system].key}_seed{seed}"
 
 
+def run_dirs_in(out: Path) -> List[Tuple[System, int, Path]]:
+    """The run folders of an output folder (what :func:`run_dir_of` names), with their system and seed."""
+    found = []
+    for folder in sorted(out.glob("*_seed*")):
+        key, _, seed = folder.name.rpartition("_seed")
+        if folder.is_dir() and key in BY_KEY and seed.isdigit():
+            found.append((BY_KEY[key], int(seed), folder))
+    return found
+
+
 def training_run(
     system: str,
     seed: int,
@@ -365,12 +375,11 @@ def runs_on_disk(args, budget: Budget, planned: Sequence[Run]) -> List[Run]:
     """The runs of ``args.out`` (``<system>_seed<N>`` folders) other than ``planned``, as :func:`training_run`
     describes them (what :func:`collect` reads back)."""
     names = {run.name for run in planned}
-    found = []
-    for folder in sorted(args.out.glob("*_seed*")):
-        key, _, seed = folder.name.rpartition("_seed")
-        if folder.is_dir() and key in BY_KEY and seed.isdigit() and folder.name not in names:
-            found.append(training_run(BY_KEY[key].label, int(seed), folder, budget, args.data))
-    return found
+    return [
+        training_run(system.label, seed, folder, budget, args.data)
+        for system, seed, folder in run_dirs_in(args.out)
+        if folder.name not in names
+    ]
 
 
 def execute(runs: List[Run], parallel: int) -> List[str]:
