@@ -79,7 +79,10 @@ SETTINGS = dict(
     max_span_width=30, top_span_ratio=0.4, max_antecedents=50, depth=2, ffnn=300, feature_size=20, segment_len=256
 )
 OURS, OURS_COARSE, ALLENNLP = "spanbert_coref", "spanbert_coref_coarse", "allennlp_coref"
-LIBRARY_SYSTEMS = (OURS, OURS_COARSE, ALLENNLP)
+# our LitBank models as scripts/coref_litbank_side_by_side.py trains them (run folders ours_seedN, ours_coarse_seedN)
+OURS_LITBANK, OURS_COARSE_LITBANK = "spanbert_coref_litbank", "spanbert_coref_coarse_litbank"
+TRAINED_RUNS = {OURS_LITBANK: "ours_seed*", OURS_COARSE_LITBANK: "ours_coarse_seed*"}
+LIBRARY_SYSTEMS = (OURS, OURS_COARSE, OURS_LITBANK, OURS_COARSE_LITBANK, ALLENNLP)
 NOVEL_SKIPS = {ALLENNLP: "left out at the novel: it needs 13.6 GB at 8,000 words already"}
 GOAL_WORDS = 8000
 GOAL_VS_ALLENNLP, GOAL_VS_ANCHOR, GOAL_MEMORY_VS_ANCHOR, GOAL_NOVEL_MB = 8.0, 1.5, 0.5, 4096
@@ -133,7 +136,7 @@ class ExternalSystem:
             model = run_file.parent / "model"
             if str(system).startswith(self.run_system) and model.is_dir() and any(model.iterdir()):
                 models.append(model)
-        return sorted(models, key=lambda path: (-dev_conll_f1(path.parent), -path.stat().st_mtime))
+        return best_first(models)
 
     def unavailable(self) -> Optional[str]:
         """Why it cannot be measured here, or None."""
@@ -147,6 +150,18 @@ class ExternalSystem:
         if not (REPO_ROOT / self.runner).is_file():
             return f"no runner {self.runner} (load(model_dir, threads) -> prepare(sentences), predict(prepared))"
         return None
+
+
+def best_first(models: List[Path]) -> List[Path]:
+    """Trained models (a folder or file in its run's folder) by their run's dev CoNLL F1, best first, then those not
+    scored, newest first."""
+    return sorted(models, key=lambda model: (-dev_conll_f1(model.parent), -model.stat().st_mtime))
+
+
+def trained_archive(system: str) -> Optional[Path]:
+    """The ``model.tar.gz`` of our best-scoring LitBank run of ``system`` (:data:`TRAINED_RUNS`), or None."""
+    archives = best_first(list(REPO_ROOT.glob(f"outputs/coref_litbank*/{TRAINED_RUNS[system]}/model.tar.gz")))
+    return archives[0] if archives else None
 
 
 ANCHORS = ".venv-baselines/anchors/bin/python"
@@ -168,6 +183,18 @@ EXTERNAL_SYSTEMS = {
     ),
 }
 SYSTEMS = LIBRARY_SYSTEMS + tuple(EXTERNAL_SYSTEMS)
+
+
+def why_unavailable(system: str) -> Optional[str]:
+    """Why ``system`` cannot be measured here, or None."""
+    if system in EXTERNAL_SYSTEMS:
+        return EXTERNAL_SYSTEMS[system].unavailable()
+    if system in TRAINED_RUNS and trained_archive(system) is None:
+        return (
+            f"no trained model (outputs/coref_litbank*/{TRAINED_RUNS[system]}/model.tar.gz; "
+            "scripts/coref_litbank_side_by_side.py --systems ours ours_coarse trains them)"
+        )
+    return None
 
 
 # ---------------------------------------------------------------- text (driver)
@@ -339,11 +366,24 @@ def build_allennlp_coref():
     return model, instance
 
 
-def load_library_system(name: str, threads: int) -> LibrarySystem:
+def load_trained_spanbert_coref(archive_file: str):
+    """Our trained model as its archive's config made it (``min_mention_score`` included), and its reader."""
+    from allennlp.models.archival import load_archive
+
+    import spanbert_lib.plugin  # noqa: F401
+
+    archive = load_archive(archive_file)
+    reader = archive.validation_dataset_reader
+    return archive.model, lambda sentences: reader.text_to_instance(sentences)
+
+
+def load_library_system(name: str, threads: int, model: Optional[str] = None) -> LibrarySystem:
     import torch
 
     torch.set_num_threads(threads)
     torch.manual_seed(0)
+    if name in TRAINED_RUNS:
+        return LibrarySystem(*load_trained_spanbert_coref(model))
     builders = {
         OURS: build_spanbert_coref,
         OURS_COARSE: lambda: build_spanbert_coref(False),
@@ -431,7 +471,7 @@ def measure_main(args) -> None:
         if args.runner:
             system = load_runner_system(args.runner, args.model, args.threads)
         else:
-            system = load_library_system(args.measure, args.threads)
+            system = load_library_system(args.measure, args.threads, args.model)
         result = measure(system, sentences, args.repeats, args.threads)
     except (MemoryError, RuntimeError) as error:
         if "memory" not in str(error).lower() and not isinstance(error, MemoryError):
@@ -463,12 +503,15 @@ def run_measurement(
     available = available_gb()
     if available is not None:
         cap_gb = min(cap_gb, max(2.0, available - 2.0))
-    python, extra = sys.executable, []
+    python, extra, model = sys.executable, [], None
     external = EXTERNAL_SYSTEMS.get(system)
     if external is not None:
         python = str(REPO_ROOT / external.python)
         model = external.trained_models()[0]
         extra = ["--runner", str(REPO_ROOT / external.runner), "--model", str(model)]
+    elif system in TRAINED_RUNS:
+        model = trained_archive(system)
+        extra = ["--model", str(model)]
     command = [
         python,
         str(Path(__file__).resolve()),
@@ -499,7 +542,7 @@ def run_measurement(
         if line.startswith("RESULT "):
             result = json.loads(line[len("RESULT ") :])
             result["memory_cap_gb"] = round(cap_gb, 2)
-            if external is not None:
+            if model is not None:
                 result["model"] = str(model.relative_to(REPO_ROOT))
             return result
     tail = (completed.stderr or completed.stdout).strip().splitlines()[-3:]
@@ -573,20 +616,26 @@ def _verdict(value: Optional[float], goal: float, at_least: bool) -> str:
 
 
 def goals(results: List[Dict[str, Any]], novel_words: int) -> List[str]:
-    """Each goal beside its measurement (module docstring), for ours and ours coarse-only."""
+    """
+    Each goal beside its measurement (module docstring), for each of our rows: against allennlp-models for the
+    untrained ones (neither side's cost depends on its weights there), against the anchors for all (the trained
+    rows are the like-for-like ones: an anchor's cost and, with ``min_mention_score``, ours follow the mentions
+    their weights find).
+    """
     by_key = {(r["system"], r["words_requested"]): r for r in results if isinstance(r.get("seconds"), float)}
     lines = ["goals:"]
-    for ours_name in (OURS, OURS_COARSE):
+    for ours_name in (OURS, OURS_COARSE, OURS_LITBANK, OURS_COARSE_LITBANK):
         ours = by_key.get((ours_name, GOAL_WORDS))
         if ours is None:
             continue
         theirs = by_key.get((ALLENNLP, GOAL_WORDS))
         ratio = theirs["seconds"] / ours["seconds"] if theirs else None
-        lines.append(
-            f"  {ours_name} vs allennlp-models at {ours['words']} words: "
-            f"{'-' if ratio is None else format(ratio, '.2f') + 'x'} faster (goal >= {GOAL_VS_ALLENNLP:.0f}x): "
-            f"{_verdict(ratio, GOAL_VS_ALLENNLP, True)}"
-        )
+        if ours_name not in TRAINED_RUNS:
+            lines.append(
+                f"  {ours_name} vs allennlp-models at {ours['words']} words: "
+                f"{'-' if ratio is None else format(ratio, '.2f') + 'x'} faster (goal >= {GOAL_VS_ALLENNLP:.0f}x): "
+                f"{_verdict(ratio, GOAL_VS_ALLENNLP, True)}"
+            )
         anchors = [by_key[(name, GOAL_WORDS)] for name in EXTERNAL_SYSTEMS if (name, GOAL_WORDS) in by_key]
         if anchors:
             fastest = min(anchors, key=lambda result: result["seconds"])
@@ -594,8 +643,9 @@ def goals(results: List[Dict[str, Any]], novel_words: int) -> List[str]:
             memory = ours["forward_peak_mb"] / fastest["forward_peak_mb"]
             speed_verdict = _verdict(speed, GOAL_VS_ANCHOR, True)
             memory_verdict = _verdict(memory, GOAL_MEMORY_VS_ANCHOR, False)
+            trained = f" ({ours['model']}: {ours.get('clusters', '?')} clusters)" if "model" in ours else ""
             lines.append(
-                f"  {ours_name} vs the fastest anchor ({fastest['system']}, {fastest.get('model', '?')}: "
+                f"  {ours_name}{trained} vs the fastest anchor ({fastest['system']}, {fastest.get('model', '?')}: "
                 f"{fastest.get('clusters', '?')} clusters predicted) at {ours['words']} words: {speed:.2f}x "
                 f"faster (goal >= {GOAL_VS_ANCHOR}x): {speed_verdict}; "
                 f"peak memory {memory:.2f}x theirs (goal <= {GOAL_MEMORY_VS_ANCHOR}x): {memory_verdict}"
@@ -637,11 +687,7 @@ def main(argv=None) -> int:
         f"text: {'LitBank' if litbank_dir() else 'synthetic'}; threads: {args.threads}; settings: {SETTINGS}",
         flush=True,
     )
-    unavailable = {
-        name: reason
-        for name in args.systems
-        if name in EXTERNAL_SYSTEMS and (reason := EXTERNAL_SYSTEMS[name].unavailable()) is not None
-    }
+    unavailable = {name: reason for name in args.systems if (reason := why_unavailable(name)) is not None}
     results = []
     started = time.perf_counter()
     documents = [(size, document_sentences(size), {}) for size in args.words]

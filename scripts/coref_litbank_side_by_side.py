@@ -1,7 +1,9 @@
 """
-LitBank coreference, six systems side by side in one run, several seeds each: this library's ``spanbert_coref``
+LitBank coreference, eight systems side by side in one run, several seeds each: this library's ``spanbert_coref``
 (``training_configs/coref/litbank_minilm.jsonnet``, singletons on; and ``ours_coarse``,
-``litbank_minilm_coarse.jsonnet``: the coarse antecedent score alone, F-coref's way), allennlp-models' ``coref``
+``litbank_minilm_coarse.jsonnet``: the coarse antecedent score alone, F-coref's way; ``ours_topk`` and
+``ours_coarse_topk``: the same configs predicting with the top 0.4 spans per word instead of the spans scored as
+mentions, ``model.min_mention_score`` null, as before that option existed), allennlp-models' ``coref``
 (``scripts/coref_litbank_baseline.py``), and today's tools in their own environment (``scripts/baselines/``):
 fastcoref's F-coref architecture, fastcoref's LingMess, and Maverick (``mes``). All start from the same MiniLM encoder
 (``pretrained/all-MiniLM-L6-v2``), train on the same LitBank documents (files sorted by name, the first 70) for the
@@ -21,8 +23,9 @@ training documents, with warm-up and decay spread over them), so an equal number
 authors wrote it, only shorter; a CPU-time budget would cut some systems mid-schedule (or, for the slow ones, after a
 few documents) and would depend on this machine's load. The CPU time each system spent is reported beside its scores.
 
-Runs go seed-major (every system of seed 1, then of seed 2, ...), in the order ours, ours_coarse, allennlp-models,
-F-coref, LingMess, Maverick, so an interrupted run still compares systems; a run whose result exists is not run again
+Runs go seed-major (every system of seed 1, then of seed 2, ...), in the order ours, ours_topk, ours_coarse,
+ours_coarse_topk, allennlp-models, F-coref, LingMess, Maverick, so an interrupted run still compares systems; a run
+whose result exists is not run again
 (start the same command to resume), and a failed run does not stop the others. A seed sets allennlp's seeds and our
 reader's ``window_seed`` for the allennlp systems, and ``--seed`` of the anchors' adapters. Each training has one
 torch thread; ``--parallel N`` runs N at a time (the anchors take up to ~5 GB each).
@@ -66,6 +69,9 @@ COARSE_CONFIG = "training_configs/coref/litbank_minilm_coarse.jsonnet"
 BASELINE_SCRIPT = REPO_ROOT / "scripts" / "coref_litbank_baseline.py"
 COREF_FILES = ("coref_train.jsonl", "coref_dev.jsonl", "coref_dev_key.conll", "coref_dev_key_no_singletons.conll")
 OURS, OURS_COARSE, THEIRS = "spanbert_coref", "spanbert_coref coarse-only", "allennlp-models coref"
+OURS_TOPK, OURS_COARSE_TOPK = "spanbert_coref top-k only", "spanbert_coref coarse-only top-k only"
+# predicting with the top 0.4 spans per word, as before min_mention_score (the configs' default before it)
+TOPK_ONLY = (("model.min_mention_score", None),)
 FCOREF, LINGMESS, MAVERICK = "fastcoref F-coref", "fastcoref LingMess", "Maverick mes"
 SCORE_FILE = "dev_scores_spanbert_lib_scorer.json"  # the allennlp systems' scores, timings (coref_litbank_baseline.py)
 COST_FILE = "training_cost.json"  # the harness's record of a run: command, wall / CPU seconds, peak RSS
@@ -82,11 +88,14 @@ class System:
     adapter: Optional[str] = None  # scripts/baselines/<adapter> for an anchor
     adapter_args: Tuple[str, ...] = ()
     config: Optional[str] = None  # this library's training config, trained with ``allennlp train``
+    overrides: Tuple[Tuple[str, Any], ...] = ()  # (dotted key, value) pairs applied to ``config``
 
 
 SYSTEMS = (
     System("ours", OURS, config=CONFIG),
+    System("ours_topk", OURS_TOPK, config=CONFIG, overrides=TOPK_ONLY),
     System("ours_coarse", OURS_COARSE, config=COARSE_CONFIG),
+    System("ours_coarse_topk", OURS_COARSE_TOPK, config=COARSE_CONFIG, overrides=TOPK_ONLY),
     System("allennlp_models", THEIRS),
     System("fcoref", FCOREF, "fastcoref_litbank.py", ("--trainer", "fcoref")),
     System("lingmess", LINGMESS, "fastcoref_litbank.py", ("--trainer", "lingmess")),
@@ -166,6 +175,7 @@ def training_run(
             **(config_data_overrides(REPO_ROOT / spec.config) if budget == FULL else small_data_overrides(budget)),
             **seed_overrides(seed),
             "dataset_reader.window_seed": seed,  # a dotted key: a nested dict would replace the reader
+            **dict(spec.overrides),
         }
         command = [tool("allennlp"), "train", spec.config, "-s", str(run_dir), "--force", "-o", json.dumps(overrides)]
         score = ["--ours", str(run_dir / "model.tar.gz"), "--ours-json", str(run_dir / SCORE_FILE)]

@@ -105,3 +105,36 @@ def test_the_novel_document_is_whole_sentences_of_words(bench):
     assert all(word.strip() == word and word for sentence in sentences for word in sentence)
     assert sentences[1][:4] == ["It", "is", "a", "truth"] and sentences[1][-1] == "."  # split at sentence ends
     assert bench.novel_sentences("no_such_novel", 10) is None
+
+
+def test_our_trained_rows_use_the_best_scoring_litbank_archive(bench, tmp_path, monkeypatch):
+    monkeypatch.setattr(bench, "REPO_ROOT", tmp_path)
+    assert bench.trained_archive(bench.OURS_LITBANK) is None
+    assert "no trained model (outputs/coref_litbank*/ours_seed*/model.tar.gz" in bench.why_unavailable(
+        bench.OURS_LITBANK
+    )
+    runs = {}
+    for folder, f1 in (
+        ("ours_seed1", 51.0),
+        ("ours_seed2", 52.0),
+        ("ours_topk_seed1", 60.0),
+        ("ours_coarse_seed1", 50.0),
+    ):
+        run = runs[folder] = tmp_path / "outputs" / "coref_litbank" / folder
+        run.mkdir(parents=True)
+        (run / "model.tar.gz").write_text("")
+        (run / "dev_scores.json").write_text(json.dumps({"with_singletons": {"conll_f1": f1}}))
+    # the shipped config's runs only (ours_topk_seedN predicts with the top-k spans), the best first
+    assert bench.trained_archive(bench.OURS_LITBANK) == runs["ours_seed2"] / "model.tar.gz"
+    assert bench.trained_archive(bench.OURS_COARSE_LITBANK) == runs["ours_coarse_seed1"] / "model.tar.gz"
+    assert bench.why_unavailable(bench.OURS_LITBANK) is None and bench.why_unavailable(bench.OURS) is None
+
+
+def test_trained_rows_are_held_to_the_anchor_goals_not_to_allennlp_models(bench):
+    trained = result(bench.OURS_LITBANK, 8074, 3.0, 1000.0, 8000) | {"model": "outputs/x/model.tar.gz", "clusters": 7}
+    results = [trained, result(bench.ALLENNLP, 8074, 30.0, 14000.0, 8000), result("maverick", 8074, 6.0, 2500.0, 8000)]
+    lines = bench.goals(results, 0)
+    ours = [line for line in lines if line.startswith(f"  {bench.OURS_LITBANK} ")]
+    assert len(ours) == 1 and "allennlp-models" not in ours[0]
+    assert ours[0].startswith(f"  {bench.OURS_LITBANK} (outputs/x/model.tar.gz: 7 clusters) vs the fastest anchor")
+    assert "2.00x faster (goal >= 1.5x): yes" in ours[0] and "peak memory 0.40x theirs" in ours[0]

@@ -38,9 +38,34 @@ def test_runs_go_seed_major_in_the_systems_order(script, tmp_path):
     assert [run.name for run in runs] == [
         f"{key}_seed{seed}"
         for seed in (1, 2)
-        for key in ("ours", "ours_coarse", "allennlp_models", "fcoref", "lingmess", "maverick")
+        for key in (
+            "ours",
+            "ours_topk",
+            "ours_coarse",
+            "ours_coarse_topk",
+            "allennlp_models",
+            "fcoref",
+            "lingmess",
+            "maverick",
+        )
     ]
-    assert [run.seed for run in runs] == [1] * 6 + [2] * 6
+    assert [run.seed for run in runs] == [1] * 8 + [2] * 8
+
+
+def test_the_top_k_rows_train_our_configs_predicting_with_the_top_k_spans(script, tmp_path):
+    """``ours_topk`` / ``ours_coarse_topk``: the same configs and seeds with ``min_mention_score`` off (item 4's
+    before)."""
+    ours, topk, coarse, coarse_topk = plan(
+        script, tmp_path, [2], keys=["ours", "ours_topk", "ours_coarse", "ours_coarse_topk"]
+    )
+    for run, before in ((ours, topk), (coarse, coarse_topk)):
+        config = run.command[run.command.index("train") + 1]
+        assert before.command[before.command.index("train") + 1] == config
+        overrides = json.loads(run.command[run.command.index("-o") + 1])
+        assert json.loads(before.command[before.command.index("-o") + 1]) == overrides | {
+            "model.min_mention_score": None
+        }
+        assert before.command[before.command.index("-s") + 1] == str(tmp_path / "out" / f"{before.name}")
 
 
 @pytest.mark.parametrize(
@@ -66,7 +91,7 @@ def test_an_anchor_trains_on_the_exported_data_with_the_seed_and_epochs(script, 
 
 
 def test_the_small_budget_reaches_every_system(script, tmp_path):
-    ours, coarse, theirs, fcoref, _, _ = plan(script, tmp_path, [1], budget=script.SMALL)
+    ours, _, coarse, _, theirs, fcoref, _, _ = plan(script, tmp_path, [1], budget=script.SMALL)
     overrides = json.loads(ours.command[ours.command.index("-o") + 1])
     assert json.loads(coarse.command[coarse.command.index("-o") + 1]) == overrides
     assert overrides["train_data_path"].endswith("coref/litbank#files=:3")
@@ -81,7 +106,7 @@ def test_the_small_budget_reaches_every_system(script, tmp_path):
 def test_a_longer_budget_with_a_curve_reaches_every_system(script, tmp_path):
     """``--epochs 14 --curve-every 2``: an anchor's fair chance, the same files, its dev predictions every 2 epochs."""
     longer = replace(script.FULL, epochs=14, curve_every=2)
-    ours, _, theirs, fcoref, _, maverick = plan(script, tmp_path, [1], budget=longer)
+    ours, _, _, _, theirs, fcoref, _, maverick = plan(script, tmp_path, [1], budget=longer)
     overrides = json.loads(ours.command[ours.command.index("-o") + 1])
     assert overrides["trainer.num_epochs"] == 14 and overrides["train_data_path"].endswith("#files=:70")
     assert theirs.command[-6:] == ["--epochs", "14", "--train-files", ":70", "--dev-files", "70:80"]

@@ -10,6 +10,9 @@
 // genres, so those features are off. LitBank annotates singletons (mentions that corefer with
 // nothing): `singletons: true` trains the mention scores with a mention loss and predicts them
 // as clusters of one mention (OntoNotes configs leave it off, as in Lee et al.).
+// `min_mention_score: 0.0`: prediction keeps only the spans whose mention probability is above 0.5
+// (the singleton threshold; not tuned), at most 0.4 per word, so that antecedent scoring follows the
+// number of mentions instead of the document's length (Maverick's way; docs/coref.md).
 local lib = import "spanbert_coref.libsonnet";
 local encoder = "pretrained/all-MiniLM-L6-v2";
 local max_segment_len = 256;
@@ -39,6 +42,7 @@ local num_training_documents = 70;
     num_segment_distances: max_training_segments,
     use_distance: true,
     singletons: true,
+    min_mention_score: 0.0,
   },
   data_loader: { batch_size: 1, shuffle: true },
   validation_data_loader: { batch_size: 1, shuffle: false },

@@ -10,7 +10,8 @@ Per document:
 2. all candidate spans (word offsets from the ``spanbert_coref`` reader) get a mention score
    ``s_m`` without gradient, chunk by chunk (:meth:`MentionScorer.score_candidates`);
 3. the ``top_span_ratio * num_words`` best non-crossing spans are kept (``k``), their
-   representations ``g`` and mention scores recomputed with gradient;
+   representations ``g`` and mention scores recomputed with gradient (with ``min_mention_score``,
+   prediction keeps only those scoring above it: the spans the model takes for mentions);
 4. coarse scores ``s_c`` choose ``max_top_antecedents`` antecedents per kept span (``c``);
 5. fine scores ``s_a`` (pair FFNN with speaker/genre/segment-distance/distance features) and
    ``coref_depth - 1`` gated refinements of ``g``; the final score of a pair is
@@ -129,6 +130,14 @@ class SpanBertCoreference(Model):
     singleton_threshold : `float`, optional (default = `0.0`)
         With `singletons`, an unlinked kept span is a singleton when its mention score (a logit)
         exceeds this (0.0: probability 0.5).
+    min_mention_score : `float`, optional (default = `None`)
+        In eval mode (prediction, validation), keep only the candidates whose mention score (a
+        logit) exceeds this, still at most `top_span_ratio * W` of them: Maverick's way of
+        clustering only the spans predicted to be mentions, so that the antecedent scoring (most
+        of the time after the encoder) grows with the number of mentions rather than with the
+        document's length. Training keeps `top_span_ratio * W` spans, so that the antecedent
+        loss still sees non-mentions. The scores must be trained as mention logits (a mention
+        loss: `singletons` or `mention_loss_weight`). None: always `top_span_ratio * W`.
     initializer : `InitializerApplicator`, optional (default = `None`)
         Applied after the default initialisation (task weights normal(0, 0.02), biases 0, as
         Joshi et al.).
@@ -159,6 +168,7 @@ class SpanBertCoreference(Model):
         singletons: bool = False,
         mention_loss_weight: Optional[float] = None,
         singleton_threshold: float = 0.0,
+        min_mention_score: Optional[float] = None,
         initializer: Optional[InitializerApplicator] = None,
         **kwargs,
     ) -> None:
@@ -185,6 +195,13 @@ class SpanBertCoreference(Model):
             mention_loss_weight = 1.0 if singletons else 0.0
         if mention_loss_weight < 0:
             raise ConfigurationError(f"spanbert_coref: mention_loss_weight must be >= 0, got {mention_loss_weight}")
+        if min_mention_score is not None:
+            min_mention_score = float(min_mention_score)  # jsonnet writes 0.0 as 0
+        if min_mention_score is not None and mention_loss_weight == 0:
+            raise ConfigurationError(
+                f"spanbert_coref: min_mention_score {min_mention_score} needs mention scores trained as "
+                "mention/non-mention logits: set singletons: true or a positive mention_loss_weight"
+            )
         self.encoder = encoder
         hidden = encoder.get_output_dim()
         self._span_embedder = SpanEmbedder(hidden, feature_size, max_span_width, dropout)
@@ -216,6 +233,7 @@ class SpanBertCoreference(Model):
         self.singletons = singletons
         self.mention_loss_weight = mention_loss_weight
         self.singleton_threshold = singleton_threshold
+        self.min_mention_score = min_mention_score
         self._conll_scores = ConllCorefScores()
         self._pruned_mention_recall = Average()
         self._initialize_task_weights()
@@ -341,8 +359,7 @@ class SpanBertCoreference(Model):
         candidate_scores = self._mention_scorer.score_candidates(
             self._span_embedder, states, piece_starts, piece_ends, widths, self.memory_budget
         )
-        num_to_keep = int(math.floor(self.top_span_ratio * num_words))
-        kept = prune_non_crossing(candidate_scores, candidates[:, 0], candidates[:, 1], num_to_keep)
+        kept = self._prune(candidate_scores, candidates, num_words)
         top_spans = candidates[kept]
         if kept.numel() == 0:  # e.g. a one- or two-word document keeps floor(0.4 * W) = 0 spans
             empty = kept.new_zeros((0, 0))
@@ -379,6 +396,17 @@ class SpanBertCoreference(Model):
         return DocumentOutput(
             top_spans, top.indices, slots, antecedent_spans, mention_scores.detach(), loss, gold_kept, gold_total
         )
+
+    def _prune(self, scores: torch.Tensor, candidates: torch.LongTensor, num_words: int) -> torch.LongTensor:
+        """`[k]` indices (document order) of the kept candidates among ``candidates`` `[N, 2]`
+        with mention ``scores`` `[N]`: the best non-crossing ones, at most ``top_span_ratio * W``,
+        and in eval mode with ``min_mention_score`` only those scoring above it."""
+        num_to_keep = int(math.floor(self.top_span_ratio * num_words))
+        if self.training or self.min_mention_score is None:
+            return prune_non_crossing(scores, candidates[:, 0], candidates[:, 1], num_to_keep)
+        eligible = torch.nonzero(scores > self.min_mention_score).squeeze(1)
+        kept = prune_non_crossing(scores[eligible], candidates[eligible, 0], candidates[eligible, 1], num_to_keep)
+        return eligible[kept]
 
     def _mention_loss(
         self,
