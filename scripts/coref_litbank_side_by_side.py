@@ -25,10 +25,9 @@ few documents) and would depend on this machine's load. The CPU time each system
 
 Runs go seed-major (every system of seed 1, then of seed 2, ...), in the order ours, ours_topk, ours_coarse,
 ours_coarse_topk, allennlp-models, F-coref, LingMess, Maverick, so an interrupted run still compares systems; a run
-whose result exists is not run again
-(start the same command to resume), and a failed run does not stop the others. A seed sets allennlp's seeds and our
-reader's ``window_seed`` for the allennlp systems, and ``--seed`` of the anchors' adapters. Each training has one
-torch thread; ``--parallel N`` runs N at a time (the anchors take up to ~5 GB each).
+whose result exists is not run again (start the same command to resume), and a failed run does not stop the others. A
+seed sets allennlp's seeds and our reader's ``window_seed`` for the allennlp systems, and ``--seed`` of the anchors'
+adapters. Each training has one torch thread; ``--parallel N`` runs N at a time (the anchors take up to ~5 GB each).
 
 Measured per run: training CPU and wall seconds (ours: the ``allennlp train`` process; allennlp-models: its
 ``train_model`` call - both validate on the dev documents after every epoch, as their configs say; the anchors: their
