@@ -110,7 +110,14 @@ def final_point(folder: Path, data: Path) -> Optional[Point]:
 
 
 def budget_epochs(folder: Path) -> int:
-    """The epochs a run folder's budget gave: ``..._epochs<N>/`` (the side-by-side's ``--epochs N``), else 6."""
+    """The epochs a run trained for, from its own record: an anchor's ``run.json``, an allennlp run's
+    ``config.json`` (``trainer.num_epochs``); else from the folder the side-by-side's ``--epochs N`` names
+    (``..._epochs<N>/``), else 6."""
+    epochs = read_json(folder / ADAPTER_RECORD).get("epochs") or read_json(folder / "config.json").get(
+        "trainer", {}
+    ).get("num_epochs")
+    if epochs:
+        return int(epochs)
     name = folder.parent.name
     return int(name.rsplit("_epochs", 1)[1]) if "_epochs" in name else FULL.epochs
 

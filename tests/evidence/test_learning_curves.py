@@ -144,3 +144,17 @@ def test_a_missing_output_folder_is_one_line(tmp_path):
     )
     assert completed.returncode == 1 and "no such output folder" in completed.stderr
     assert "Traceback" not in completed.stderr
+
+
+def test_a_runs_epochs_come_from_its_own_record_whatever_its_folder(tmp_path):
+    """A run written with a custom ``--out`` is not labelled 6 epochs: an anchor's ``run.json`` and an allennlp run's
+    ``config.json`` say how long it trained; the folder's ``_epochs<N>`` name only when neither is there."""
+    curves = load_file_module(CURVES)
+    anchor, ours = tmp_path / "custom" / "maverick_seed1", tmp_path / "custom" / "ours_seed1"
+    unrecorded = tmp_path / "out_epochs9" / "fcoref_seed1"
+    for folder in (anchor, ours, unrecorded, tmp_path / "custom" / "fcoref_seed2"):
+        folder.mkdir(parents=True)
+    (anchor / "run.json").write_text(json.dumps({"epochs": 12.0}))
+    (ours / "config.json").write_text(json.dumps({"trainer": {"num_epochs": 4}}))
+    assert curves.budget_epochs(anchor) == 12 and curves.budget_epochs(ours) == 4
+    assert curves.budget_epochs(unrecorded) == 9 and curves.budget_epochs(tmp_path / "custom" / "fcoref_seed2") == 6
