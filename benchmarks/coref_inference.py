@@ -462,6 +462,36 @@ def measure(system, sentences: List[List[str]], repeats: int, threads: int) -> D
     }
 
 
+class Autocast:
+    """A system whose ``predict`` runs inside ``torch.autocast("cpu", torch.bfloat16)``."""
+
+    def __init__(self, system) -> None:
+        self.system = system
+
+    def prepare(self, sentences: List[List[str]]) -> Any:
+        return self.system.prepare(sentences)
+
+    def predict(self, prepared: Any) -> List[List[List[int]]]:
+        import torch
+
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            return self.system.predict(prepared)
+
+    def details(self, prepared: Any) -> Dict[str, Any]:
+        return self.system.details(prepared) if hasattr(self.system, "details") else {}
+
+
+def in_bfloat16(system):
+    """``--bf16``: each system in bfloat16 its own way. Ours through its encoder's ``inference_dtype`` (the
+    transformer in bfloat16, span and antecedent scoring in float32, as a user sets it in the config); a system
+    without such an option (allennlp-models, the anchors) inside ``torch.autocast``, as its user would wrap it."""
+    model = getattr(system, "model", None)
+    encoders = [module for module in model.modules() if hasattr(module, "inference_dtype")] if model else []
+    for encoder in encoders:
+        encoder.inference_dtype = "bfloat16"
+    return system if encoders else Autocast(system)
+
+
 def measure_main(args) -> None:
     """The subprocess: caps its address space, loads the system, measures, prints ``RESULT {json}``."""
     limit = int(args.memory_limit_gb * 2**30)
@@ -472,6 +502,8 @@ def measure_main(args) -> None:
             system = load_runner_system(args.runner, args.model, args.threads)
         else:
             system = load_library_system(args.measure, args.threads, args.model)
+        if args.bf16:
+            system = in_bfloat16(system)
         result = measure(system, sentences, args.repeats, args.threads)
     except (MemoryError, RuntimeError) as error:
         if "memory" not in str(error).lower() and not isinstance(error, MemoryError):
@@ -495,7 +527,7 @@ def available_gb() -> Optional[float]:
 
 
 def run_measurement(
-    system: str, document: Path, repeats: int, threads: int, cap_gb: float, timeout: float
+    system: str, document: Path, repeats: int, threads: int, cap_gb: float, timeout: float, bf16: bool = False
 ) -> Dict[str, Any]:
     """One subprocess in the system's interpreter (this one for the library's systems)."""
     from spanbert_lib.evidence.runs import offline_env
@@ -526,6 +558,7 @@ def run_measurement(
         "--memory-limit-gb",
         f"{cap_gb:.2f}",
         *extra,
+        *(["--bf16"] if bf16 else []),
     ]
     env = dict(offline_env(threads), PYTHONWARNINGS="ignore")
     if external is not None:  # the runner's helpers (and the classes its checkpoint names) live beside it
@@ -672,6 +705,11 @@ def main(argv=None) -> int:
     parser.add_argument("--memory-limit-gb", type=float, default=16.0)
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per measurement")
     parser.add_argument("--json", help="also write the raw results here")
+    parser.add_argument(
+        "--bf16",
+        action="store_true",
+        help="every system predicts in bfloat16: ours with the encoder's inference_dtype, the others in torch.autocast",
+    )
     parser.add_argument("--measure", choices=SYSTEMS, help=argparse.SUPPRESS)  # the subprocess's side
     parser.add_argument("--document", help=argparse.SUPPRESS)
     parser.add_argument("--runner", help=argparse.SUPPRESS)
@@ -684,7 +722,8 @@ def main(argv=None) -> int:
         print(f"encoder not found at {ENCODER} (run scripts/bootstrap.sh)", file=sys.stderr)
         return 1
     print(
-        f"text: {'LitBank' if litbank_dir() else 'synthetic'}; threads: {args.threads}; settings: {SETTINGS}",
+        f"text: {'LitBank' if litbank_dir() else 'synthetic'}; threads: {args.threads}; "
+        f"{'bfloat16 (--bf16)' if args.bf16 else 'float32'}; settings: {SETTINGS}",
         flush=True,
     )
     unavailable = {name: reason for name in args.systems if (reason := why_unavailable(name)) is not None}
@@ -706,7 +745,7 @@ def main(argv=None) -> int:
                     result = {"system": system, "unavailable": unavailable.get(system) or skips[system]}
                 else:
                     result = run_measurement(
-                        system, document, args.repeats, args.threads, args.memory_limit_gb, args.timeout
+                        system, document, args.repeats, args.threads, args.memory_limit_gb, args.timeout, args.bf16
                     )
                 result["words_requested"] = size
                 results.append(result)

@@ -99,3 +99,30 @@ def test_text_field_embedding_from_params_and_word_spans(documents, indexer):
     starts.sum().backward()
     grads = [p.grad for p in embedder.parameters() if p.requires_grad]
     assert any(g is not None and g.abs().sum() > 0 for g in grads)
+
+
+def test_bfloat16_inference_is_close_to_float32_and_training_stays_float32(documents, indexer):
+    full = SegmentedTransformerEmbedder(TINY_BERT).eval()
+    half = SegmentedTransformerEmbedder(TINY_BERT, inference_dtype="bfloat16").eval()
+    text = batch_tensors([d.sentences for d in documents], indexer)["tokens"]
+    with torch.no_grad():
+        expected, output = full(**text), half(**text)
+    assert output.dtype == torch.float32 and output.shape == expected.shape
+    real = text["mask"]
+    assert not torch.equal(output[real], expected[real])  # the transformer did run in bfloat16
+    similarity = torch.nn.functional.cosine_similarity(output[real], expected[real], dim=-1)
+    assert float(similarity.min()) > 0.99
+    assert output[~real].abs().sum() == 0
+    full.train()
+    half.train()
+    torch.manual_seed(0)
+    trained_full = full(**text)
+    torch.manual_seed(0)
+    trained_half = half(**text)
+    assert torch.equal(trained_full, trained_half)  # training: float32, the same dropout masks
+    trained_half.sum().backward()  # and differentiable
+
+
+def test_an_unknown_inference_dtype_is_a_configuration_error():
+    with pytest.raises(Exception, match="inference_dtype must be one of .*'bfloat16'.*got 'float8'"):
+        SegmentedTransformerEmbedder(TINY_BERT, inference_dtype="float8")

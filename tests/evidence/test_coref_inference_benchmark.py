@@ -138,3 +138,25 @@ def test_trained_rows_are_held_to_the_anchor_goals_not_to_allennlp_models(bench)
     assert len(ours) == 1 and "allennlp-models" not in ours[0]
     assert ours[0].startswith(f"  {bench.OURS_LITBANK} (outputs/x/model.tar.gz: 7 clusters) vs the fastest anchor")
     assert "2.00x faster (goal >= 1.5x): yes" in ours[0] and "peak memory 0.40x theirs" in ours[0]
+
+
+def test_bf16_runs_ours_through_the_encoders_option_and_the_others_in_autocast(bench):
+    import torch
+
+    from spanbert_lib.common.token_embedders import SegmentedTransformerEmbedder
+
+    class Runner:  # an anchor's runner: prepare / predict only
+        def prepare(self, sentences):
+            return sentences
+
+        def predict(self, prepared):
+            return [[[0, 0]]] if torch.is_autocast_enabled("cpu") else []
+
+    wrapped = bench.in_bfloat16(Runner())
+    assert isinstance(wrapped, bench.Autocast)
+    assert wrapped.prepare([["a"]]) == [["a"]] and wrapped.predict(None) == [[[0, 0]]]
+    assert wrapped.details(None) == {} and not torch.is_autocast_enabled("cpu")
+
+    encoder = SegmentedTransformerEmbedder(str(REPO_ROOT / "fixtures" / "tiny_bert"))
+    ours = bench.LibrarySystem(torch.nn.Sequential(encoder, torch.nn.Linear(2, 2)), make_instance=None)
+    assert bench.in_bfloat16(ours) is ours and encoder.inference_dtype == "bfloat16"
