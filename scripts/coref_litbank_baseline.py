@@ -215,14 +215,15 @@ def dev_scores(
 
 
 def our_dev_scores(
-    archive_file: Path, dev_files: str = DEV_FILES, predictions_file: Optional[Path] = None
+    archive_file: Path, dev_files: str = DEV_FILES, predictions_file: Optional[Path] = None, overrides: str = ""
 ) -> Dict[str, Any]:
-    """This library's trained ``spanbert_coref`` archive on the same dev documents, scored the same way."""
+    """This library's trained ``spanbert_coref`` archive on the same dev documents, scored the same way
+    (``overrides``: JSON applied to the archive's config, e.g. a prediction-time option)."""
     from allennlp.models.archival import load_archive
 
     from spanbert_lib.coref.predictors.conll_predictions import predict_documents
 
-    archive = load_archive(str(archive_file))
+    archive = load_archive(str(archive_file), overrides=overrides)
     start, cpu = time.perf_counter(), time.process_time()
     predictions = predict_documents(archive.model, archive.validation_dataset_reader, f"{LITBANK}#files={dev_files}")
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
@@ -284,6 +285,12 @@ def main(argv=None) -> int:
     parser.add_argument("--score-only", action="store_true")
     parser.add_argument("--ours", type=Path, help="also score this spanbert_coref model.tar.gz the same way")
     parser.add_argument("--ours-json", type=Path, help="write --ours's scores to this file")
+    parser.add_argument(
+        "--ours-overrides",
+        default="",
+        help="JSON overrides of --ours's config, e.g. "
+        '\'{"model.encoder.token_embedders.tokens.inference_dtype": "bfloat16"}\'',
+    )
     parser.add_argument("--train-files", default=TRAIN_FILES, help=f"training slice of LitBank (default {TRAIN_FILES})")
     parser.add_argument("--dev-files", default=DEV_FILES, help=f"dev slice of LitBank (default {DEV_FILES})")
     parser.add_argument("--predictions", type=Path, help="write -s's dev clusters (JSONL) to this file")
@@ -317,7 +324,9 @@ def main(argv=None) -> int:
         print("allennlp-models coref", json.dumps(scores, indent=2))
         (args.serialization_dir / "dev_scores_spanbert_lib_scorer.json").write_text(json.dumps(scores, indent=2))
     if args.ours:
-        ours = our_dev_scores(args.ours, args.dev_files, args.ours_predictions)
+        ours = our_dev_scores(args.ours, args.dev_files, args.ours_predictions, args.ours_overrides)
+        if args.ours_overrides:
+            ours["overrides"] = args.ours_overrides
         ours["peak_rss_mb"] = peak_rss_mb()
         print("spanbert_coref", args.ours, json.dumps(ours, indent=2))
         if args.ours_json:
