@@ -482,13 +482,13 @@ class Autocast:
 
 
 def in_bfloat16(system):
-    """``--bf16``: each system in bfloat16 its own way. Ours through its encoder's ``inference_dtype`` (the
+    """``--bf16``: each system in bfloat16 its own way. Ours through its encoder's ``autocast_dtype`` (the
     transformer in bfloat16, span and antecedent scoring in float32, as a user sets it in the config); a system
     without such an option (allennlp-models, the anchors) inside ``torch.autocast``, as its user would wrap it."""
     model = getattr(system, "model", None)
-    encoders = [module for module in model.modules() if hasattr(module, "inference_dtype")] if model else []
+    encoders = [module for module in model.modules() if hasattr(module, "autocast_dtype")] if model else []
     for encoder in encoders:
-        encoder.inference_dtype = "bfloat16"
+        encoder.autocast_dtype = "bfloat16"
     return system if encoders else Autocast(system)
 
 
@@ -708,7 +708,7 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--bf16",
         action="store_true",
-        help="every system predicts in bfloat16: ours with the encoder's inference_dtype, the others in torch.autocast",
+        help="every system predicts in bfloat16: ours with the encoder's autocast_dtype, the others in torch.autocast",
     )
     parser.add_argument("--measure", choices=SYSTEMS, help=argparse.SUPPRESS)  # the subprocess's side
     parser.add_argument("--document", help=argparse.SUPPRESS)

@@ -289,7 +289,7 @@ def main(argv=None) -> int:
         "--ours-overrides",
         default="",
         help="JSON overrides of --ours's config, e.g. "
-        '\'{"model.encoder.token_embedders.tokens.inference_dtype": "bfloat16"}\'',
+        '\'{"model.encoder.token_embedders.tokens.autocast_dtype": "bfloat16"}\'',
     )
     parser.add_argument("--train-files", default=TRAIN_FILES, help=f"training slice of LitBank (default {TRAIN_FILES})")
     parser.add_argument("--dev-files", default=DEV_FILES, help=f"dev slice of LitBank (default {DEV_FILES})")

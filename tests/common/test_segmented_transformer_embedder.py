@@ -103,7 +103,7 @@ def test_text_field_embedding_from_params_and_word_spans(documents, indexer):
 
 def test_bfloat16_inference_is_close_to_float32_and_training_stays_float32(documents, indexer):
     full = SegmentedTransformerEmbedder(TINY_BERT).eval()
-    half = SegmentedTransformerEmbedder(TINY_BERT, inference_dtype="bfloat16").eval()
+    half = SegmentedTransformerEmbedder(TINY_BERT, autocast_dtype="bfloat16").eval()
     text = batch_tensors([d.sentences for d in documents], indexer)["tokens"]
     with torch.no_grad():
         expected, output = full(**text), half(**text)
@@ -123,6 +123,6 @@ def test_bfloat16_inference_is_close_to_float32_and_training_stays_float32(docum
     trained_half.sum().backward()  # and differentiable
 
 
-def test_an_unknown_inference_dtype_is_a_configuration_error():
-    with pytest.raises(Exception, match="inference_dtype must be one of .*'bfloat16'.*got 'float8'"):
-        SegmentedTransformerEmbedder(TINY_BERT, inference_dtype="float8")
+def test_an_unknown_autocast_dtype_is_a_configuration_error():
+    with pytest.raises(Exception, match="autocast_dtype must name a torch dtype, got 'float8'"):
+        SegmentedTransformerEmbedder(TINY_BERT, autocast_dtype="float8")

@@ -159,4 +159,4 @@ def test_bf16_runs_ours_through_the_encoders_option_and_the_others_in_autocast(b
 
     encoder = SegmentedTransformerEmbedder(str(REPO_ROOT / "fixtures" / "tiny_bert"))
     ours = bench.LibrarySystem(torch.nn.Sequential(encoder, torch.nn.Linear(2, 2)), make_instance=None)
-    assert bench.in_bfloat16(ours) is ours and encoder.inference_dtype == "bfloat16"
+    assert bench.in_bfloat16(ours) is ours and encoder.autocast_dtype == "bfloat16"

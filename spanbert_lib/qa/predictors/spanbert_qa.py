@@ -31,6 +31,7 @@ from allennlp.data import Instance
 from allennlp.models import Model
 from allennlp.predictors import Predictor
 
+from spanbert_lib.common.autocast import autocast_dtype_of
 from spanbert_lib.qa.dataset_readers.examples import QADataError
 from spanbert_lib.qa.dataset_readers.windowed_qa import WindowedQAReader
 from spanbert_lib.qa.predictors.official_files import JsonObjectWriter
@@ -80,9 +81,7 @@ class SpanBertQAPredictor(Predictor):
     ) -> None:
         super().__init__(model, dataset_reader, frozen)
         self.max_questions_per_forward = max_questions_per_forward
-        self._autocast_dtype = getattr(torch, autocast_dtype, None) if autocast_dtype is not None else None
-        if autocast_dtype is not None and not isinstance(self._autocast_dtype, torch.dtype):
-            raise ValueError(f"autocast_dtype must name a torch dtype, got {autocast_dtype!r}")
+        self._autocast_dtype = autocast_dtype_of(autocast_dtype)
         self._writers = {
             key: JsonObjectWriter(path)
             for key, path in (

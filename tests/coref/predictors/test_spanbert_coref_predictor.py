@@ -160,11 +160,11 @@ def test_conll_prediction_writer_is_an_allennlp_subcommand():
 
 
 def test_a_trained_archive_predicts_in_bfloat16_through_an_override(archive_path, predictor):
-    """What docs/coref.md tells a user: the encoder's ``inference_dtype`` set on a trained model when loading it."""
-    override = json.dumps({"model.encoder.token_embedders.tokens.inference_dtype": "bfloat16"})
+    """What docs/coref.md tells a user: the encoder's ``autocast_dtype`` set on a trained model when loading it."""
+    override = json.dumps({"model.encoder.token_embedders.tokens.autocast_dtype": "bfloat16"})
     fast = Predictor.from_archive(load_archive(archive_path, overrides=override), "spanbert_coref")
-    assert fast._model.encoder.token_embedder_tokens.inference_dtype == "bfloat16"
-    assert predictor._model.encoder.token_embedder_tokens.inference_dtype is None
+    assert fast._model.encoder.token_embedder_tokens.autocast_dtype == "bfloat16"
+    assert predictor._model.encoder.token_embedder_tokens.autocast_dtype is None
     output, expected = fast.predict(TEXT), predictor.predict(TEXT)
     assert output["document"] == expected["document"]
     assert set(output) == set(expected) and isinstance(output["clusters"], list)
