@@ -198,6 +198,14 @@ def main() -> int:
     parser.add_argument("--data", type=Path, default=DATA[FULL], help="litbank_export.py's folder (the dev keys)")
     parser.add_argument("--out", type=Path, default=REPO_ROOT / "outputs" / "coref_litbank_curves")
     parser.add_argument("--png", type=Path, default=None, help="default OUT/curves.png")
+    plain = [key for key, system in BY_KEY.items() if not system.overrides]
+    parser.add_argument(
+        "--systems",
+        nargs="+",
+        choices=list(BY_KEY),
+        default=plain,
+        help=f"default: {' '.join(plain)} (not the variants of our configs with an option off)",
+    )
     args = parser.parse_args()
     missing = [str(output) for output in args.outputs if not output.is_dir()]
     if missing:
@@ -205,7 +213,8 @@ def main() -> int:
     if not (args.data / "coref_dev_key.conll").exists():
         sys.exit(f"error: {args.data} holds no coref_dev_key.conll (scripts/baselines/litbank_export.py writes it)")
     curves, skipped = [], []
-    for system, seed, folder in (run for output in args.outputs for run in run_dirs_in(output.resolve())):
+    runs = [run for output in args.outputs for run in run_dirs_in(output.resolve()) if run[0].key in args.systems]
+    for system, seed, folder in runs:
         try:
             curve = curve_of(system, seed, folder, args.data)
         except (ScoringFailed, OSError, ValueError, KeyError) as error:

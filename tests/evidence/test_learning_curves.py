@@ -110,6 +110,9 @@ def test_curves_of_ours_and_an_anchor_are_scored_and_plotted(dev_data, tmp_path)
     curve = {"every_epochs": 2, "points": points}
     (fcoref / "run.json").write_text(json.dumps({"epochs": 4, "timings": timings, "learning_curve": curve}))
     (out / "maverick_seed1").mkdir()  # started, nothing written yet
+    topk = out / "ours_topk_seed1"  # a variant of our config with an option off: plotted only when asked
+    write_predictions(topk, dev_data, lambda clusters: clusters)
+    (topk / "metrics_epoch_0.json").write_text(json.dumps({"validation_conll_f1": 0.4}))
     png = tmp_path / "curves.png"
     completed = subprocess.run(
         [sys.executable, str(CURVES), str(out), "--data", str(dev_data), "--out", str(tmp_path), "--png", str(png)],
@@ -119,6 +122,7 @@ def test_curves_of_ours_and_an_anchor_are_scored_and_plotted(dev_data, tmp_path)
     )
     assert completed.returncode == 0, completed.stderr
     curves = {c["key"]: c for c in json.loads((tmp_path / "curves.json").read_text())["curves"]}
+    assert sorted(curves) == ["fcoref", "ours"]
     assert [(p["epoch"], p["with_singletons"], p["cpu_minutes"]) for p in curves["ours"]["points"]] == [
         (1, 30.0, 2.0),
         (2, 45.0, 4.0),
