@@ -128,6 +128,12 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--fastcoref-python", default=None, help="interpreter of a venv with fastcoref and spaCy")
     parser.add_argument("--fastcoref-config", default="{}", help="JSON config of nlp.add_pipe('fastcoref', config=...)")
+    parser.add_argument(
+        "--overrides",
+        default="",
+        help="JSON config overrides of our archives (the component's 'overrides'): a second row per archive with them, "
+        'e.g. \'{"model.encoder.token_embedders.tokens.autocast_dtype": "bfloat16"}\'',
+    )
     parser.add_argument("--json", default=None, help="also write the results here")
     arguments = parser.parse_args()
     if arguments.archive is None:
@@ -144,14 +150,13 @@ def main() -> None:
     texts = benchmark_texts(arguments.texts, arguments.words)
     systems = {}
     for archive in arguments.archive:
-        systems[f"spanbert_coref ({Path(archive).parent.name})"] = (
-            sys.executable,
-            {
-                "imports": [],
-                "component": "spanbert_coref",
-                "config": {"archive": str(Path(archive).resolve()), "batch_size": arguments.batch_size},
-            },
-        )
+        config = {"archive": str(Path(archive).resolve()), "batch_size": arguments.batch_size}
+        variants = {"": config, ", overrides": {**config, "overrides": arguments.overrides}}
+        for suffix, variant in variants.items() if arguments.overrides else [("", config)]:
+            systems[f"spanbert_coref ({Path(archive).parent.name}{suffix})"] = (
+                sys.executable,
+                {"imports": [], "component": "spanbert_coref", "config": variant},
+            )
     if arguments.fastcoref_python:
         systems[FASTCOREF] = (
             arguments.fastcoref_python,

@@ -47,15 +47,31 @@ class ArchiveSource:
         the original archive, and ``from_disk`` then gives the copy saved with the pipeline.
     cuda_device : `int`, optional (default = `-1`)
         As ``load_archive``'s.
+    overrides : `str`, optional (default = `""`)
+        As ``load_archive``'s (and ``allennlp predict -o``): a JSON object of settings of the archive's config to
+        change when loading it, e.g. ``'{"model.encoder.token_embedders.tokens.autocast_dtype": "bfloat16"}'``.
     """
 
     def __init__(
-        self, component: str, model_type: str, predictor_name: str, path: Optional[str] = None, cuda_device: int = -1
+        self,
+        component: str,
+        model_type: str,
+        predictor_name: str,
+        path: Optional[str] = None,
+        cuda_device: int = -1,
+        overrides: str = "",
     ) -> None:
         self.component = component
         self.model_type = model_type
         self.predictor_name = predictor_name
         self.cuda_device = cuda_device
+        self.overrides = overrides
+        try:
+            parsed = json.loads(overrides) if overrides else {}
+        except json.JSONDecodeError as error:
+            raise ValueError(f"{component}: overrides must be a JSON object, got {overrides!r}: {error}") from error
+        if not isinstance(parsed, dict):
+            raise ValueError(f"{component}: overrides must be a JSON object, got {overrides!r}")
         self.path: Optional[Path] = None
         self._predictor: Any = None
         if path is not None:
@@ -98,7 +114,7 @@ class ArchiveSource:
 
             import spanbert_lib.plugin  # noqa: F401  (registers the library's models, readers and predictors)
 
-            archive = load_archive(str(self.path), cuda_device=self.cuda_device)
+            archive = load_archive(str(self.path), cuda_device=self.cuda_device, overrides=self.overrides)
             self._predictor = Predictor.from_archive(archive, self.predictor_name)
         return self._predictor
 

@@ -54,12 +54,22 @@ class SpanBertCorefComponent(ArchiveComponent):
         Most documents per forward pass (``nlp.pipe`` hands the component its own batches).
     words : `str`
         ``"doc"`` or ``"predictor"`` (see :class:`ArchiveComponent`).
+    overrides : `str`, optional (default = `""`)
+        JSON settings of the archive's config changed when loading it (see :class:`ArchiveSource`), e.g. the
+        encoder in bfloat16: ``'{"model.encoder.token_embedders.tokens.autocast_dtype": "bfloat16"}'``.
     """
 
     def __init__(
-        self, nlp: Language, name: str, archive: Optional[str], cuda_device: int, batch_size: int, words: str
+        self,
+        nlp: Language,
+        name: str,
+        archive: Optional[str],
+        cuda_device: int,
+        batch_size: int,
+        words: str,
+        overrides: str = "",
     ) -> None:
-        source = ArchiveSource("spanbert_coref", "spanbert_coref", "spanbert_coref", archive, cuda_device)
+        source = ArchiveSource("spanbert_coref", "spanbert_coref", "spanbert_coref", archive, cuda_device, overrides)
         super().__init__(nlp, name, source, batch_size, words)
         self.documents_per_call = batch_size
         register_extensions()
@@ -82,11 +92,17 @@ class SpanBertCorefComponent(ArchiveComponent):
 
 @Language.factory(
     "spanbert_coref",
-    default_config={"archive": None, "cuda_device": -1, "batch_size": 8, "words": "doc"},
+    default_config={"archive": None, "cuda_device": -1, "batch_size": 8, "words": "doc", "overrides": ""},
     assigns=["doc._.coref_clusters", "doc._.resolved_text"],
 )
 def make_coref_component(
-    nlp: Language, name: str, archive: Optional[str], cuda_device: int, batch_size: int, words: str
+    nlp: Language,
+    name: str,
+    archive: Optional[str],
+    cuda_device: int,
+    batch_size: int,
+    words: str,
+    overrides: str,
 ) -> SpanBertCorefComponent:
     """The ``spanbert_coref`` factory (``nlp.add_pipe("spanbert_coref", config={"archive": ...})``)."""
-    return SpanBertCorefComponent(nlp, name, archive, cuda_device, batch_size, words)
+    return SpanBertCorefComponent(nlp, name, archive, cuda_device, batch_size, words, overrides)

@@ -55,6 +55,8 @@ class SpanBertSpanNerComponent(ArchiveComponent):
     set_ents : `bool`
         Also write the best non-overlapping entities into ``doc.ents`` (which replaces the Doc's
         entities, e.g. those of a pipeline's ``ner``).
+    overrides : `str`, optional (default = `""`)
+        JSON settings of the archive's config changed when loading it (see :class:`ArchiveSource`).
     """
 
     def __init__(
@@ -67,8 +69,11 @@ class SpanBertSpanNerComponent(ArchiveComponent):
         words: str,
         spans_key: str,
         set_ents: bool,
+        overrides: str = "",
     ) -> None:
-        source = ArchiveSource("spanbert_span_ner", "spanbert_span_ner", "spanbert_span_ner", archive, cuda_device)
+        source = ArchiveSource(
+            "spanbert_span_ner", "spanbert_span_ner", "spanbert_span_ner", archive, cuda_device, overrides
+        )
         super().__init__(nlp, name, source, batch_size, words)
         self.spans_key = spans_key
         self.set_ents = set_ents
@@ -109,6 +114,7 @@ class SpanBertSpanNerComponent(ArchiveComponent):
         "words": "doc",
         "spans_key": "spanbert_ner",
         "set_ents": False,
+        "overrides": "",
     },
     assigns=["doc.spans", "doc.ents"],
 )
@@ -121,6 +127,7 @@ def make_span_ner_component(
     words: str,
     spans_key: str,
     set_ents: bool,
+    overrides: str,
 ) -> SpanBertSpanNerComponent:
     """The ``spanbert_span_ner`` factory (``nlp.add_pipe("spanbert_span_ner", config={"archive": ...})``)."""
-    return SpanBertSpanNerComponent(nlp, name, archive, cuda_device, batch_size, words, spans_key, set_ents)
+    return SpanBertSpanNerComponent(nlp, name, archive, cuda_device, batch_size, words, spans_key, set_ents, overrides)

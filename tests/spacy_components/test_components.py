@@ -6,6 +6,7 @@ from the model's words), ``nlp.pipe`` batching through the model with the result
 time, ``to_disk`` / ``spacy.load`` carrying the model, and a clear error for an archive of another task.
 """
 
+import json
 import shutil
 
 import pytest
@@ -234,3 +235,21 @@ def test_best_non_overlapping_prefers_the_higher_score():
     spans = [doc[2:3], doc[2:4], doc[0:1]]
     assert best_non_overlapping(spans, [0.8, 0.9, 0.99]) == [doc[0:1], doc[2:4]]
     assert best_non_overlapping(spans, [0.95, 0.9, 0.99]) == [doc[0:1], doc[2:3]]
+
+
+def test_overrides_change_the_archive_config_when_loading_and_are_saved_with_the_pipeline(archives, tmp_path):
+    """E.g. the encoder in bfloat16 (docs/coref.md, Fast prediction in bfloat16)."""
+    override = json.dumps({"model.encoder.token_embedders.tokens.autocast_dtype": "bfloat16"})
+    nlp = spacy.blank("en")
+    nlp.add_pipe("spanbert_coref", config={"archive": str(archives["coref"]), "overrides": override})
+    encoder = nlp.get_pipe("spanbert_coref").predictor._model.encoder.token_embedder_tokens
+    assert encoder.autocast_dtype == "bfloat16"
+    doc = nlp(COREF_TEXT)
+    assert doc._.coref_clusters is not None
+    nlp.to_disk(tmp_path / "pipeline")
+    loaded = spacy.load(tmp_path / "pipeline").get_pipe("spanbert_coref")
+    assert loaded.predictor._model.encoder.token_embedder_tokens.autocast_dtype == "bfloat16"
+    for component in ("spanbert_coref", "spanbert_span_ner"):
+        for bad in ("{not json", '["a list"]'):
+            with pytest.raises(ValueError, match=f"{component}: overrides must be a JSON object"):
+                spacy.blank("en").add_pipe(component, config={"archive": str(archives["coref"]), "overrides": bad})
