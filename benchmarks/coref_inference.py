@@ -13,8 +13,17 @@ table each goal is printed beside its measurement: ours >= 8x allennlp-models at
 under 4 GB (issue #21). An anchor's time depends on its weights where its clustering works on the mentions it
 found (Maverick): the goal line names the anchor's model folder and how many clusters it predicted.
 
-Both library-side models are randomly initialised on top of the pretrained encoder (timing and
-memory do not depend on training). Every measurement runs in its own subprocess, started with
+``spanbert_coref`` and ``spanbert_coref_coarse`` are randomly initialised on top of the pretrained encoder and keep
+0.4 spans per word (timing and memory do not depend on training: the like-for-like rows against allennlp-models).
+``spanbert_coref_litbank`` and ``spanbert_coref_coarse_litbank`` are our LitBank models as trained by
+``scripts/coref_litbank_side_by_side.py`` (the best dev-scoring ``outputs/coref_litbank*/ours_seedN`` /
+``ours_coarse_seedN`` archive), with their configs' ``min_mention_score``: they keep only the spans their weights
+score as mentions, like Maverick, so they are the like-for-like rows against the trained anchors.
+
+``--bf16``: every system predicts in bfloat16 its own way (ours: the encoder's ``autocast_dtype``; the others inside
+``torch.autocast``, as their users would wrap them); faster on CPUs with AMX / AVX512-BF16.
+
+Every measurement runs in its own subprocess, started with
 the system's interpreter on THIS file (``--measure``): the measuring code below the driver imports
 nothing but the standard library at module level, so another virtual environment runs it as it
 is. The driver writes the document (``{"sentences": [[word, ...], ...]}``) to a JSON file; the
