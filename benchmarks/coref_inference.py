@@ -611,8 +611,9 @@ def report(results: List[Dict[str, Any]]) -> str:
     by_key = {(r["system"], r["words_requested"]): r for r in results}
     sizes = sorted({r["words_requested"] for r in results})
     systems = list(dict.fromkeys(r["system"] for r in results))
+    width = max([len("system"), *map(len, systems)])
     header = (
-        f"{'words':>6} {'system':<21} {'cands':>7} | {'seconds':>8} {'ours is':>8} | "
+        f"{'words':>6} {'system':<{width}} {'cands':>7} | {'seconds':>8} {'ours is':>8} | "
         f"{'peak MB':>8} {'+MB':>7} {'mem ratio':>9} | {'clusters':>8}"
     )
     lines = [header, "-" * len(header)]
@@ -624,7 +625,7 @@ def report(results: List[Dict[str, Any]]) -> str:
             if result is None:
                 continue
             if "unavailable" in result:
-                lines.append(f"{words:>6} {system:<21} not available: {result['unavailable']}")
+                lines.append(f"{words:>6} {system:<{width}} not available: {result['unavailable']}")
                 continue
             faster = mem_ratio = "-"
             if system != OURS and isinstance(ours.get("seconds"), float):
@@ -638,7 +639,7 @@ def report(results: List[Dict[str, Any]]) -> str:
                 elif result.get("oom"):
                     mem_ratio = f"<{ours['forward_peak_mb'] / (1024 * result['memory_cap_gb']):.2f}"
             lines.append(
-                f"{words:>6} {system:<21} {_cell(result, 'candidate_spans', 'd'):>7} | "
+                f"{words:>6} {system:<{width}} {_cell(result, 'candidate_spans', 'd'):>7} | "
                 f"{_cell(result, 'seconds', '.2f'):>8} {faster:>8} | "
                 f"{_cell(result, 'forward_peak_mb', '.0f'):>8} {_cell(result, 'forward_peak_increase_mb', '.0f'):>7} "
                 f"{mem_ratio:>9} | {_cell(result, 'clusters', 'd'):>8}"
