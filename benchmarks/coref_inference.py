@@ -272,12 +272,39 @@ def novel_sentences(name: str, num_words: int) -> Optional[List[List[str]]]:
 # ---------------------------------------------------------------- the library-side systems (main interpreter)
 
 
+# where a spanbert_coref prediction spends its time: (attribute of the model, its method) per phase
+PHASES = {
+    "encoder": ("encoder", "forward"),
+    "candidate_scoring": ("_mention_scorer", "score_candidates"),
+    "coarse_antecedents": ("_coarse_scorer", "top_antecedents"),
+    "pair_ffnn": ("_pairwise_scorer", "forward"),
+    "refinement": ("_refiner", "forward"),
+}
+
+
 class LibrarySystem:
-    """An allennlp model and its instance maker as ``prepare`` / ``predict``."""
+    """An allennlp model and its instance maker as ``prepare`` / ``predict``; ``details`` adds the candidate and kept
+    spans of the last prediction and, for ``spanbert_coref``, the seconds of each of its :data:`PHASES`."""
 
     def __init__(self, model, make_instance: Callable) -> None:
         self.model = model.eval()
         self.make_instance = make_instance
+        self.kept_spans: Optional[int] = None
+        self.phase_seconds: Dict[str, float] = {}
+        for phase, (attribute, method) in PHASES.items():
+            owner = getattr(model, attribute, None)
+            if owner is not None and hasattr(owner, method):
+                setattr(owner, method, self._timed(phase, getattr(owner, method)))
+
+    def _timed(self, phase: str, method: Callable) -> Callable:
+        def timed(*args, **kwargs):
+            start = time.perf_counter()
+            try:
+                return method(*args, **kwargs)
+            finally:
+                self.phase_seconds[phase] = self.phase_seconds.get(phase, 0.0) + time.perf_counter() - start
+
+        return timed
 
     def prepare(self, sentences: List[List[str]]) -> Dict[str, Any]:
         from allennlp.data import Batch
@@ -289,13 +316,17 @@ class LibrarySystem:
     def predict(self, tensors: Dict[str, Any]) -> List[List[List[int]]]:
         import torch
 
+        self.phase_seconds = {}
         with torch.no_grad():
             output = self.model.make_output_human_readable(self.model(**tensors))
+        self.kept_spans = int((output["top_spans"][0, :, 0] >= 0).sum())
         return output["clusters"][0]
 
-    @staticmethod
-    def details(tensors: Dict[str, Any]) -> Dict[str, Any]:
-        return {"candidate_spans": int((tensors["spans"][0, :, 0] >= 0).sum())}
+    def details(self, tensors: Dict[str, Any]) -> Dict[str, Any]:
+        details = {"candidate_spans": int((tensors["spans"][0, :, 0] >= 0).sum()), "kept_spans": self.kept_spans}
+        if self.phase_seconds:
+            details["phase_seconds"] = {phase: round(seconds, 3) for phase, seconds in self.phase_seconds.items()}
+        return details
 
 
 def build_spanbert_coref(fine_scoring: bool = True):
@@ -613,7 +644,7 @@ def report(results: List[Dict[str, Any]]) -> str:
     systems = list(dict.fromkeys(r["system"] for r in results))
     width = max([len("system"), *map(len, systems)])
     header = (
-        f"{'words':>6} {'system':<{width}} {'cands':>7} | {'seconds':>8} {'ours is':>8} | "
+        f"{'words':>6} {'system':<{width}} {'cands':>7} {'kept':>6} | {'seconds':>8} {'ours is':>8} | "
         f"{'peak MB':>8} {'+MB':>7} {'mem ratio':>9} | {'clusters':>8}"
     )
     lines = [header, "-" * len(header)]
@@ -639,12 +670,14 @@ def report(results: List[Dict[str, Any]]) -> str:
                 elif result.get("oom"):
                     mem_ratio = f"<{ours['forward_peak_mb'] / (1024 * result['memory_cap_gb']):.2f}"
             lines.append(
-                f"{words:>6} {system:<{width}} {_cell(result, 'candidate_spans', 'd'):>7} | "
+                f"{words:>6} {system:<{width}} {_cell(result, 'candidate_spans', 'd'):>7} "
+                f"{_cell(result, 'kept_spans', 'd'):>6} | "
                 f"{_cell(result, 'seconds', '.2f'):>8} {faster:>8} | "
                 f"{_cell(result, 'forward_peak_mb', '.0f'):>8} {_cell(result, 'forward_peak_increase_mb', '.0f'):>7} "
                 f"{mem_ratio:>9} | {_cell(result, 'clusters', 'd'):>8}"
             )
     lines.append(
+        "kept = spans that went on to antecedent scoring; "
         "ours is = system seconds / spanbert_coref seconds (how many times faster ours is); mem ratio = "
         "spanbert_coref / system peak RSS during the prediction (whole process, model included); +MB = rise of "
         "RSS during it; OOM: the system could not allocate within the cap (n/a, mem ratio bounded by the cap)"
