@@ -413,8 +413,7 @@ def load_trained_spanbert_coref(archive_file: str):
     import spanbert_lib.plugin  # noqa: F401
 
     archive = load_archive(archive_file)
-    reader = archive.validation_dataset_reader
-    return archive.model, lambda sentences: reader.text_to_instance(sentences)
+    return archive.model, archive.validation_dataset_reader.text_to_instance
 
 
 def load_library_system(name: str, threads: int, model: Optional[str] = None) -> LibrarySystem:
@@ -704,9 +703,9 @@ def goals(results: List[Dict[str, Any]], novel_words: int) -> List[str]:
         ours = by_key.get((ours_name, GOAL_WORDS))
         if ours is None:
             continue
-        theirs = by_key.get((ALLENNLP, GOAL_WORDS))
-        ratio = theirs["seconds"] / ours["seconds"] if theirs else None
         if ours_name not in TRAINED_RUNS:
+            theirs = by_key.get((ALLENNLP, GOAL_WORDS))
+            ratio = theirs["seconds"] / ours["seconds"] if theirs else None
             lines.append(
                 f"  {ours_name} vs allennlp-models at {ours['words']} words: "
                 f"{'-' if ratio is None else format(ratio, '.2f') + 'x'} faster (goal >= {GOAL_VS_ALLENNLP:.0f}x): "

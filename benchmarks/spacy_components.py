@@ -151,8 +151,10 @@ def main() -> None:
     systems = {}
     for archive in arguments.archive:
         config = {"archive": str(Path(archive).resolve()), "batch_size": arguments.batch_size}
-        variants = {"": config, ", overrides": {**config, "overrides": arguments.overrides}}
-        for suffix, variant in variants.items() if arguments.overrides else [("", config)]:
+        variants = [("", config)]
+        if arguments.overrides:
+            variants.append((", overrides", {**config, "overrides": arguments.overrides}))
+        for suffix, variant in variants:
             systems[f"spanbert_coref ({Path(archive).parent.name}{suffix})"] = (
                 sys.executable,
                 {"imports": [], "component": "spanbert_coref", "config": variant},

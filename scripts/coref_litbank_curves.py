@@ -92,8 +92,8 @@ def anchor_curve(folder: Path, data: Path) -> List[Point]:
     return points
 
 
-def final_point(folder: Path, data: Path) -> Optional[Point]:
-    """A finished run's final dev score and training CPU."""
+def final_point(folder: Path, data: Path, epochs: int) -> Optional[Point]:
+    """A finished run's final dev score and training CPU, after its ``epochs``."""
     if not (folder / PREDICTIONS).exists():
         return None
     scores = conll_scores(folder, data)
@@ -102,7 +102,7 @@ def final_point(folder: Path, data: Path) -> Optional[Point]:
     else:
         cpu = read_json(folder / COST_FILE).get("cpu_seconds")
     return {
-        "epoch": budget_epochs(folder),
+        "epoch": epochs,
         "cpu_minutes": round(cpu / 60, 2) if cpu else None,
         "with_singletons": scores["gold_with_singletons"]["conll_f1"],
         "without_singletons": scores["gold_without_singletons"]["conll_f1"],
@@ -129,7 +129,8 @@ def curve_of(system: System, seed: int, folder: Path, data: Path) -> Dict[str, A
         points, source = anchor_curve(folder, data), "dev predictions every --curve-every epochs (RUN/curve/)"
     else:
         points, source = [], "final score only"
-    final = final_point(folder, data)
+    epochs = budget_epochs(folder)
+    final = final_point(folder, data, epochs)
     if final is not None and points and final["with_singletons"] is not None and system.config is not None:
         last = points[-1]["with_singletons"]
         if abs(last - final["with_singletons"]) > 0.01:
@@ -138,7 +139,7 @@ def curve_of(system: System, seed: int, folder: Path, data: Path) -> Dict[str, A
         "system": system.label,
         "key": system.key,
         "seed": seed,
-        "epochs": budget_epochs(folder),
+        "epochs": epochs,
         "folder": str(folder.relative_to(REPO_ROOT) if folder.is_relative_to(REPO_ROOT) else folder),
         "points": points,
         "final": final,

@@ -197,11 +197,11 @@ class SpanBertCoreference(Model):
             raise ConfigurationError(f"spanbert_coref: mention_loss_weight must be >= 0, got {mention_loss_weight}")
         if min_mention_score is not None:
             min_mention_score = float(min_mention_score)  # jsonnet writes 0.0 as 0
-        if min_mention_score is not None and mention_loss_weight == 0:
-            raise ConfigurationError(
-                f"spanbert_coref: min_mention_score {min_mention_score} needs mention scores trained as "
-                "mention/non-mention logits: set singletons: true or a positive mention_loss_weight"
-            )
+            if mention_loss_weight == 0:
+                raise ConfigurationError(
+                    f"spanbert_coref: min_mention_score {min_mention_score} needs mention scores trained as "
+                    "mention/non-mention logits: set singletons: true or a positive mention_loss_weight"
+                )
         self.encoder = encoder
         hidden = encoder.get_output_dim()
         self._span_embedder = SpanEmbedder(hidden, feature_size, max_span_width, dropout)
