@@ -3,6 +3,7 @@ the goal lines printed under its table (no model is run here)."""
 
 import json
 import os
+import time
 
 import pytest
 
@@ -160,3 +161,44 @@ def test_bf16_runs_ours_through_the_encoders_option_and_the_others_in_autocast(b
     encoder = SegmentedTransformerEmbedder(str(REPO_ROOT / "fixtures" / "tiny_bert"))
     ours = bench.LibrarySystem(torch.nn.Sequential(encoder, torch.nn.Linear(2, 2)), make_instance=None)
     assert bench.in_bfloat16(ours) is ours and encoder.autocast_dtype == "bfloat16"
+
+
+def test_the_speed_goal_is_also_held_on_words_to_clusters_time(bench):
+    ours = result(bench.OURS_LITBANK, 8074, 3.8, 1100.0, 8000) | {"model": "m", "total_seconds": 3.9}
+    maverick = result("maverick", 8074, 3.4, 2400.0, 8000) | {"total_seconds": 5.9}
+    fastcoref = result("fastcoref", 8074, 9.7, 2500.0, 8000) | {"total_seconds": 9.8}
+    lines = bench.goals([ours, maverick, fastcoref], 0)
+    (line,) = [line for line in lines if line.startswith(f"  {bench.OURS_LITBANK} ")]
+    assert "0.89x faster (goal >= 1.5x): no" in line
+    assert line.endswith("words to clusters (input preparation included) 1.51x faster than maverick (goal >= 1.5x): yes")
+    # without the time (an older result file) the line stops at the memory goal
+    del ours["total_seconds"]
+    (line,) = [line for line in bench.goals([ours, maverick], 0) if line.startswith(f"  {bench.OURS_LITBANK} ")]
+    assert line.endswith("(goal <= 0.5x): yes")
+
+
+def test_the_table_shows_both_times_and_both_ratios(bench):
+    ours = result(bench.OURS, 8074, 4.0, 1200.0, 8000) | {"total_seconds": 4.1}
+    maverick = result("maverick", 8074, 3.4, 2400.0, 8000) | {"total_seconds": 8.2}
+    row = [line for line in bench.report([ours, maverick]).splitlines() if " maverick " in line][0]
+    assert "3.40    0.85x |     8.20    2.00x |" in row
+    ours_row = [line for line in bench.report([ours, maverick]).splitlines() if f" {bench.OURS} " in line][0]
+    assert "4.00        - |     4.10        - |" in ours_row
+
+
+def test_measure_times_the_input_preparation_best_of_the_repeats(bench):
+    class Slow:  # preparation slow on its first document-sized call only
+        calls = 0
+
+        def prepare(self, sentences):
+            if sentences is not bench.WARM_UP:
+                Slow.calls += 1
+                time.sleep(0.3 if Slow.calls == 1 else 0.05)
+            return sentences
+
+        def predict(self, prepared):
+            return [[[0, 1]]]
+
+    measured = bench.measure(Slow(), [["a", "b"]], repeats=3, threads=1)
+    assert Slow.calls == 3 and 0.05 <= measured["prepare_seconds"] < 0.3
+    assert measured["total_seconds"] == pytest.approx(measured["prepare_seconds"] + measured["seconds"])
