@@ -4,10 +4,12 @@ attention (LUKE, ``training_configs/ner/litbank_minilm.jsonnet``), with ordinary
 (``litbank_minilm_plain_attention.jsonnet``) and without entity tokens (``litbank_minilm_no_entities.jsonnet``:
 ``[x_first; x_last]``, what allennlp's ``enumerate_spans`` + ``EndpointSpanExtractor`` + a linear layer compute),
 beside SpanMarker (PyPI ``span-marker``, ``scripts/baselines/spanmarker_litbank.py``, in the anchors' own environment).
-Writes ``OUT/side_by_side.json`` and prints per-seed scores, mean and standard deviation.
+Writes ``OUT/side_by_side.json`` and prints per-seed scores, mean and standard deviation of every finished run of
+``OUT`` (a command that trains one system keeps the others' figures; unfinished run folders are listed as left out).
 
     .venv/bin/python scripts/ner_litbank_side_by_side.py [--seeds 1 2 3] [--parallel 2] [--out outputs/ner_litbank]
     .venv/bin/python scripts/ner_litbank_side_by_side.py --systems entity_aware spanmarker        # a subset
+    .venv/bin/python scripts/ner_litbank_side_by_side.py --summarise-only                         # trains nothing
 
 Same encoder (MiniLM, ``pretrained/all-MiniLM-L6-v2``), data (LitBank's files sorted by name: the first 70 train, the
 next 10 dev), budget (2,400 training sentences: ours one epoch of 300 batches of 8, SpanMarker ``--epochs 0.386`` of
@@ -29,12 +31,20 @@ import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from spanbert_lib.evidence.anchors import ANCHORS_PYTHON, BASELINES, anchors_python, ensure_litbank_export
 from spanbert_lib.evidence.external_data import require
 from spanbert_lib.evidence.repository import REPO_ROOT, tool
-from spanbert_lib.evidence.runs import Run, RunFailed, RunResult, allennlp_train_run, best_validation_percent, run_all
+from spanbert_lib.evidence.runs import (
+    Run,
+    RunFailed,
+    RunResult,
+    allennlp_train_run,
+    best_validation_percent,
+    finished,
+    run_all,
+)
 from spanbert_lib.evidence.summary import seed_summary, seed_table
 
 SCORES = ("precision", "recall", "f1")
@@ -103,6 +113,34 @@ def training_run(system: str, seed: int, out: Path, data: Optional[Path] = None,
     )
 
 
+def run_folder_name(system: System, seed: int) -> str:
+    """The run folder of one system and seed inside the output folder (what :func:`training_run` writes)."""
+    return f"{Path(system.config).stem if system.config else system.key}_seed{seed}"
+
+
+def runs_on_disk(out: Path, data: Optional[Path], python: Optional[str]) -> Tuple[List[Run], List[str]]:
+    """
+    The finished runs of every system in ``out`` (any seed), and a line for each run folder left out (unfinished,
+    or made by another command): the summary holds the whole folder, not only one command's runs.
+    """
+    by_folder_prefix = {run_folder_name(system, 0)[: -len("0")]: system for system in SYSTEMS}
+    found, left_out = [], []
+    for folder in sorted(path for path in out.glob("*_seed*") if path.is_dir()):
+        prefix, _, seed = folder.name.rpartition("_seed")
+        system = by_folder_prefix.get(f"{prefix}_seed")
+        if system is None or not seed.isdigit():
+            continue
+        run = training_run(system.label, int(seed), out, data, python)
+        try:
+            if finished(run):
+                found.append(run)
+            else:
+                left_out.append(f"{run.name}: not finished")
+        except RunFailed as error:
+            left_out.append(str(error).splitlines()[0])
+    return found, left_out
+
+
 def scores_of(result: RunResult) -> Dict[str, Any]:
     """Dev precision / recall / F1 (%) of a finished run and its measured cost (ours: allennlp's training duration)."""
     figures = json.loads(result.run.result_file.read_text())
@@ -123,34 +161,46 @@ def main() -> int:
     parser.add_argument("--out", default="outputs/ner_litbank")
     parser.add_argument("--systems", nargs="+", choices=list(BY_KEY), default=list(BY_KEY), help="default: all")
     parser.add_argument("--data", type=Path, default=REPO_ROOT / "runs" / "baselines" / "data")
+    parser.add_argument("--summarise-only", action="store_true", help="print the table of the finished runs")
     args = parser.parse_args()
     require("ner/litbank", "LitBank NER")
     out = REPO_ROOT / args.out
     out.mkdir(parents=True, exist_ok=True)
     systems: List[System] = [BY_KEY[key] for key in args.systems]
     python = None
-    if any(system.adapter for system in systems):
+    if not args.summarise_only and any(system.adapter for system in systems):
         python = anchors_python()
         if python is None:
             systems = [system for system in systems if system.adapter is None]
         else:
             ensure_litbank_export(args.data, TRAIN_FILES, DEV_FILES, NER_FILES)
-    runs = [training_run(system.label, seed, out, args.data, python) for seed in args.seeds for system in systems]
-    results: Dict[str, Dict[int, Dict[str, Any]]] = {system.label: {} for system in systems}
+    runs = (
+        []
+        if args.summarise_only
+        else [training_run(system.label, seed, out, args.data, python) for seed in args.seeds for system in systems]
+    )
     try:
-        finished = run_all(runs, parallel=args.parallel)
+        done = run_all(runs, parallel=args.parallel)
     except RunFailed as failure:
         print(f"FAILED: {str(failure).splitlines()[0]}", file=sys.stderr)
         return 1
-    for result in finished:
-        results[result.run.system][result.run.seed] = scores_of(result)
+    # every finished run of the folder, not only this command's: a run of one system keeps the others' figures
+    others, left_out = runs_on_disk(out, args.data, python)
+    done += run_all([run for run in others if run.name not in {run.name for run in runs}])
+    per_system: Dict[str, Dict[int, Dict[str, Any]]] = {}
+    for result in done:
+        per_system.setdefault(result.run.system, {})[result.run.seed] = scores_of(result)
+    results = {system.label: per_system[system.label] for system in SYSTEMS if system.label in per_system}
     summary = {
         label: {"config": BY_LABEL[label].config or BY_LABEL[label].adapter, **seed_summary(per_seed, SCORES)}
         for label, per_seed in results.items()
     }
-    print(f"dev exact-span scores (%), LitBank documents 70-79, seeds {args.seeds}")
+    seeds = sorted({seed for per_seed in results.values() for seed in per_seed})
+    print(f"dev exact-span scores (%), LitBank documents 70-79, every finished run of {out} (seeds {seeds})")
     print(seed_table(results, [("precision", "P"), ("recall", "R"), ("f1", "F1")]))
-    (out / "side_by_side.json").write_text(json.dumps(summary, indent=2, default=str))
+    for line in left_out:
+        print(f"left out: {line}")
+    (out / "side_by_side.json").write_text(json.dumps(summary | {"left_out": left_out}, indent=2, default=str))
     return 0
 
 

@@ -170,7 +170,9 @@ def test_the_speed_goal_is_also_held_on_words_to_clusters_time(bench):
     lines = bench.goals([ours, maverick, fastcoref], 0)
     (line,) = [line for line in lines if line.startswith(f"  {bench.OURS_LITBANK} ")]
     assert "0.89x faster (goal >= 1.5x): no" in line
-    assert line.endswith("words to clusters (input preparation included) 1.51x faster than maverick (goal >= 1.5x): yes")
+    assert line.endswith(
+        "words to clusters (input preparation included) 1.51x faster than maverick (goal >= 1.5x): yes"
+    )
     # without the time (an older result file) the line stops at the memory goal
     del ours["total_seconds"]
     (line,) = [line for line in bench.goals([ours, maverick], 0) if line.startswith(f"  {bench.OURS_LITBANK} ")]

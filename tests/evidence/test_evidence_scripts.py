@@ -90,6 +90,31 @@ def test_ner_reads_a_finished_spanmarker_run_back(ner, tmp_path):
     )
 
 
+def test_ner_summary_holds_every_finished_run_of_the_folder_not_only_this_commands(ner, tmp_path):
+    data = tmp_path / "data"
+    finished_ours = ner.training_run("entity-aware attention", 2, tmp_path)
+    finished_ours.result_file.parent.mkdir()
+    finished_ours.result_file.write_text("{}")
+    anchor = ner.training_run(ner.BY_KEY["spanmarker"].label, 1, tmp_path, data, "/anchors/python")
+    anchor.result_file.parent.mkdir()
+    anchor.result_file.write_text("{}")
+    anchor.record_path.write_text(json.dumps({"command": anchor.command}))
+    (tmp_path / "spanmarker_seed2").mkdir()  # interrupted: no result yet
+    stranger = ner.training_run("no entity tokens ([x_first; x_last])", 1, tmp_path)
+    stranger.result_file.parent.mkdir()
+    stranger.result_file.write_text("{}")
+    stranger.record_path.write_text(json.dumps({"command": ["allennlp", "train", "other.jsonnet"]}))
+    (tmp_path / "notes_seed1").mkdir()  # not a system's folder
+
+    found, left_out = ner.runs_on_disk(tmp_path, data, "/anchors/python")
+    assert [(run.system, run.seed) for run in found] == [
+        ("entity-aware attention", 2),
+        ("SpanMarker 1.8.1", 1),
+    ]
+    assert left_out[0].startswith("litbank_minilm_no_entities_seed1: ") and "another command" in left_out[0]
+    assert left_out[1:] == ["spanmarker_seed2: not finished"]
+
+
 def test_semeval_reads_the_last_and_best_epoch_of_our_run(semeval, tmp_path):
     run_dir = tmp_path / "ours_seed3"
     run_dir.mkdir()
