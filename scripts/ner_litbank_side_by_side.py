@@ -52,7 +52,14 @@ ENCODER = "pretrained/all-MiniLM-L6-v2"
 TRAIN_FILES, DEV_FILES = ":70", "70:80"
 NER_FILES = ("ner_train.jsonl", "ner_dev.jsonl")
 # 300 batches of 8 = 2,400 of the 6,216 training sentences, the budget of training_configs/ner/litbank_minilm.libsonnet
-SPANMARKER_EPOCHS = "0.386"
+BUDGET_STEPS = 300
+SPANMARKER_EPOCHS_PER_BUDGET = 0.386  # of SpanMarker's 777 batches of 8 a epoch: ceil(0.386 * 777) = 300 steps
+
+
+def spanmarker_epochs(budgets: int) -> str:
+    """SpanMarker's ``--epochs`` for ``budgets`` times our budget (its trainer stops after ceil(epochs * 777)
+    steps: 300, 600, 900, ...)."""
+    return f"{SPANMARKER_EPOCHS_PER_BUDGET * budgets:.3f}"  # 0.078 steps short a budget: whole budgets up to 12
 
 
 @dataclass(frozen=True)
@@ -83,22 +90,34 @@ BY_KEY = {system.key: system for system in SYSTEMS}
 BY_LABEL = {system.label: system for system in SYSTEMS}
 
 
-def training_run(system: str, seed: int, out: Path, data: Optional[Path] = None, python: Optional[str] = None) -> Run:
+def training_run(
+    system: str,
+    seed: int,
+    out: Path,
+    data: Optional[Path] = None,
+    python: Optional[str] = None,
+    budgets: int = 1,
+) -> Run:
     """
-    One system (its label) with one seed: ``allennlp train`` of our config (``metrics.json`` is the result), or the
-    anchor's adapter in the anchors' interpreter ``python`` on ``data``'s exported files, scored afterwards
-    (``dev_scores.json`` is the result).
+    One system (its label) with one seed for ``budgets`` times the budget: ``allennlp train`` of our config
+    (``metrics.json`` is the result; with several budgets, one epoch each, validated after each), or the anchor's
+    adapter in the anchors' interpreter ``python`` on ``data``'s exported files (with several budgets its dev
+    predictions after each but the last, ``--curve-every-steps``), scored afterwards (``dev_scores.json`` is the
+    result).
     """
     spec = BY_LABEL[system]
     if spec.config is not None:
-        return allennlp_train_run(system, seed, spec.config, out / f"{Path(spec.config).stem}_seed{seed}")
+        run_dir = out / f"{Path(spec.config).stem}_seed{seed}"
+        epochs = {"trainer.num_epochs": budgets} if budgets > 1 else None
+        return allennlp_train_run(system, seed, spec.config, run_dir, epochs)
     data = data or REPO_ROOT / "runs" / "baselines" / "data"
     run_dir = out / f"{spec.key}_seed{seed}"
     command = [
         python or str(ANCHORS_PYTHON),
         str(BASELINES / spec.adapter),
         *("--train", str(data / "ner_train.jsonl"), "--dev", str(data / "ner_dev.jsonl"), "--encoder", ENCODER),
-        *("--epochs", SPANMARKER_EPOCHS, "--seed", str(seed), "--out", str(run_dir)),
+        *("--epochs", spanmarker_epochs(budgets), "--seed", str(seed), "--out", str(run_dir)),
+        *(("--curve-every-steps", str(BUDGET_STEPS)) if budgets > 1 else ()),
     ]
     score = [tool("python"), str(BASELINES / "score_predictions.py"), "ner", "--data", str(data), "--run", str(run_dir)]
     return Run(
@@ -118,7 +137,9 @@ def run_folder_name(system: System, seed: int) -> str:
     return f"{Path(system.config).stem if system.config else system.key}_seed{seed}"
 
 
-def runs_on_disk(out: Path, data: Optional[Path], python: Optional[str]) -> Tuple[List[Run], List[str]]:
+def runs_on_disk(
+    out: Path, data: Optional[Path], python: Optional[str], budgets: int = 1
+) -> Tuple[List[Run], List[str]]:
     """
     The finished runs of every system in ``out`` (any seed), and a line for each run folder left out (unfinished,
     or made by another command): the summary holds the whole folder, not only one command's runs.
@@ -130,7 +151,7 @@ def runs_on_disk(out: Path, data: Optional[Path], python: Optional[str]) -> Tupl
         system = by_folder_prefix.get(f"{prefix}_seed")
         if system is None or not seed.isdigit():
             continue
-        run = training_run(system.label, int(seed), out, data, python)
+        run = training_run(system.label, int(seed), out, data, python, budgets)
         try:
             if finished(run):
                 found.append(run)
@@ -158,13 +179,20 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
     parser.add_argument("--parallel", type=int, default=2)
-    parser.add_argument("--out", default="outputs/ner_litbank")
+    parser.add_argument(
+        "--budgets",
+        type=int,
+        default=1,
+        help="train for N times the budget (the anchors' fair chance), scored after each: ours one epoch a budget, "
+        "SpanMarker a learning curve every 300 steps (default 1; output folder outputs/ner_litbank_budgets<N>)",
+    )
+    parser.add_argument("--out", default=None, help="default outputs/ner_litbank (with --budgets N > 1: _budgets<N>)")
     parser.add_argument("--systems", nargs="+", choices=list(BY_KEY), default=list(BY_KEY), help="default: all")
     parser.add_argument("--data", type=Path, default=REPO_ROOT / "runs" / "baselines" / "data")
     parser.add_argument("--summarise-only", action="store_true", help="print the table of the finished runs")
     args = parser.parse_args()
     require("ner/litbank", "LitBank NER")
-    out = REPO_ROOT / args.out
+    out = REPO_ROOT / (args.out or "outputs/ner_litbank" + (f"_budgets{args.budgets}" if args.budgets > 1 else ""))
     out.mkdir(parents=True, exist_ok=True)
     systems: List[System] = [BY_KEY[key] for key in args.systems]
     python = None
@@ -177,7 +205,11 @@ def main() -> int:
     runs = (
         []
         if args.summarise_only
-        else [training_run(system.label, seed, out, args.data, python) for seed in args.seeds for system in systems]
+        else [
+            training_run(system.label, seed, out, args.data, python, args.budgets)
+            for seed in args.seeds
+            for system in systems
+        ]
     )
     try:
         done = run_all(runs, parallel=args.parallel)
@@ -185,7 +217,7 @@ def main() -> int:
         print(f"FAILED: {str(failure).splitlines()[0]}", file=sys.stderr)
         return 1
     # every finished run of the folder, not only this command's: a run of one system keeps the others' figures
-    others, left_out = runs_on_disk(out, args.data, python)
+    others, left_out = runs_on_disk(out, args.data, python, args.budgets)
     done += run_all([run for run in others if run.name not in {run.name for run in runs}])
     per_system: Dict[str, Dict[int, Dict[str, Any]]] = {}
     for result in done:

@@ -174,27 +174,31 @@ class Stopwatch:
 
 class LearningCurve:
     """
-    Dev predictions during training: :meth:`after_epoch` predicts the dev documents after every ``every`` epochs
-    (and after the last) with ``predict()`` (-> ``{"doc_key", "clusters"}`` records) into
-    ``RUN/curve/epoch_NNN/dev_predictions.jsonl`` (a folder ``score_predictions.py --run`` scores), with the training
-    CPU seconds spent so far. The seconds the predictions take are kept apart (:meth:`deduct` takes them out of the
-    training timing); a prediction that runs out of memory is recorded as such and training goes on.
+    Dev predictions during training: :meth:`after` predicts the dev documents after every ``every`` epochs (or
+    optimizer steps: ``unit="step"``) and after the last (``epochs``) with ``predict()`` (-> one record per dev
+    document or sentence, as the adapter's final ``dev_predictions.jsonl``) into ``RUN/curve/<unit>_NNN/`` (a folder
+    ``score_predictions.py --run`` scores), with the training CPU seconds spent so far. The seconds the predictions
+    take are kept apart (:meth:`deduct` takes them out of the training timing); a prediction that runs out of memory
+    is recorded as such and training goes on.
     """
 
-    def __init__(self, out: Path, every: int, epochs: int, predict: Callable[[], List[Dict]]) -> None:
-        self.folder, self.every, self.epochs, self.predict = out / "curve", every, epochs, predict
+    def __init__(
+        self, out: Path, every: int, epochs: int, predict: Callable[[], List[Dict]], unit: str = "epoch"
+    ) -> None:
+        self.folder, self.every, self.epochs, self.predict, self.unit = out / "curve", every, epochs, predict, unit
         self.points: List[Dict] = []
         self.spent = {"wall_seconds": 0.0, "cpu_seconds": 0.0}
         self._start_cpu = cpu_seconds()
 
-    def due(self, epoch: int) -> bool:
-        return self.every > 0 and (epoch % self.every == 0 or epoch == self.epochs)
+    def due(self, count: int) -> bool:
+        return self.every > 0 and (count % self.every == 0 or count == self.epochs)
 
-    def after_epoch(self, epoch: int) -> None:
-        if not self.due(epoch) or any(point["epoch"] == epoch for point in self.points):
+    def after(self, count: int) -> None:
+        """Called after every epoch (``unit`` step) ``count``; predicts when :meth:`due`, once per count."""
+        if not self.due(count) or any(point[self.unit] == count for point in self.points):
             return
         point: Dict = {
-            "epoch": epoch,
+            self.unit: count,
             "training_cpu_seconds": round(cpu_seconds() - self._start_cpu - self.spent["cpu_seconds"], 2),
         }
         wall, cpu = time.perf_counter(), cpu_seconds()
@@ -206,7 +210,7 @@ class LearningCurve:
                 raise
             point["error"] = line
         else:
-            folder = self.folder / f"epoch_{epoch:03d}"
+            folder = self.folder / f"{self.unit}_{count:03d}"
             folder.mkdir(parents=True, exist_ok=True)
             write_jsonl(folder / "dev_predictions.jsonl", records)
             point["run"] = str(folder)
@@ -217,14 +221,14 @@ class LearningCurve:
         self.folder.mkdir(parents=True, exist_ok=True)
         self.points.append(point)
         write_json(self.folder / "points.json", self.record())  # kept as it grows: an interrupted run keeps its curve
-        print(f"curve: epoch {epoch} {point.get('error', 'predicted')}", flush=True)
+        print(f"curve: {self.unit} {count} {point.get('error', 'predicted')}", flush=True)
 
     def deduct(self, training: Dict[str, float]) -> Dict[str, float]:
         """``training`` (a :class:`Stopwatch` record) less the seconds the curve's predictions took."""
         return {name: round(value - self.spent[name], 2) for name, value in training.items()}
 
     def record(self) -> Dict:
-        return {"every_epochs": self.every, "points": self.points, "prediction_seconds_total": self.spent}
+        return {f"every_{self.unit}s": self.every, "points": self.points, "prediction_seconds_total": self.spent}
 
 
 def finish(out: Path, stopwatch: Stopwatch, documents: int, extra: Dict) -> None:

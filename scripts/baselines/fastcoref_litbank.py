@@ -113,7 +113,7 @@ def train(args, out: Path):
     if args.curve_every:
         evaluate_as_curve(trainer, curve)
     trainer.train()
-    curve.after_epoch(epochs)
+    curve.after(epochs)
     return trainer, losses.losses, curve
 
 
@@ -137,7 +137,7 @@ def evaluate_as_curve(trainer, curve: LearningCurve) -> None:
 
     def evaluate(test: bool = False, prefix: str = "") -> Dict[str, float]:
         step = int(prefix.rsplit("_", 1)[1])  # the trainer's prefix: step_<global step>
-        curve.after_epoch(step // steps_per_epoch[-1])
+        curve.after(step // steps_per_epoch[-1])
         return {"f1": -1.0}
 
     coref_dataset.create_batches = create_batches

@@ -104,7 +104,7 @@ def curve_follower(curve: LearningCurve):
         """The learning curve's dev prediction at the end of its epochs (the module back in training mode after)."""
 
         def on_train_epoch_end(self, trainer, pl_module) -> None:
-            curve.after_epoch(trainer.current_epoch + 1)
+            curve.after(trainer.current_epoch + 1)
             pl_module.train()
 
     return FollowCurve()

@@ -26,8 +26,10 @@ predicts no nested entity.
 
 import sys
 from pathlib import Path
+from typing import Dict, List
 
 from anchor_common import (
+    LearningCurve,
     Stopwatch,
     base_parser,
     check_inputs,
@@ -73,7 +75,25 @@ def training_dataset(records, label_ids):
     )
 
 
-def train(args, records, out: Path):
+def curve_callback(curve: LearningCurve, model):
+    """A trainer callback that hands every optimizer step but the last to ``curve`` (the last step's point is the
+    run's final predictions), the model in eval mode while it predicts."""
+    from transformers import TrainerCallback
+
+    class Curve(TrainerCallback):
+        def on_train_begin(self, args, state, control, **kwargs):
+            curve.epochs = state.max_steps
+
+        def on_step_end(self, args, state, control, **kwargs):
+            if state.global_step < state.max_steps and curve.due(state.global_step):
+                model.eval()
+                curve.after(state.global_step)
+                model.train()
+
+    return Curve()
+
+
+def train(args, records, dev, out: Path):
     from span_marker import SpanMarkerModel, Trainer
     from transformers import TrainingArguments
 
@@ -104,11 +124,17 @@ def train(args, records, out: Path):
         dataloader_num_workers=0,
         disable_tqdm=True,
     )
-    trainer = Trainer(model=model, args=training_args, train_dataset=training_dataset(records, label_ids))
+    curve = LearningCurve(out, args.curve_every_steps, 0, lambda: dev_records(model, dev), unit="step")
+    trainer = Trainer(
+        model=model,
+        args=training_args,
+        train_dataset=training_dataset(records, label_ids),
+        callbacks=[curve_callback(curve, model)] if args.curve_every_steps else None,
+    )
     trainer.label_normalizer = pass_through_normalizer(model.config)
     trainer.train()
     losses = [[entry["step"], entry["loss"]] for entry in trainer.state.log_history if "loss" in entry]
-    return model, losses
+    return model, losses, curve
 
 
 def predict(model, records, batch_size: int):
@@ -116,6 +142,13 @@ def predict(model, records, batch_size: int):
     return [
         [[entity["word_start_index"], entity["word_end_index"] - 1, entity["label"]] for entity in sentence]
         for sentence in sentences
+    ]
+
+
+def dev_records(model, dev) -> List[Dict]:
+    """``{"id", "entities"}`` per dev sentence, in the file's order."""
+    return [
+        {"id": record["id"], "entities": entities} for record, entities in zip(dev, predict(model, dev, batch_size=16))
     ]
 
 
@@ -127,6 +160,13 @@ def main() -> int:
     parser.add_argument("--model-max-length", type=int, default=256, help="wordpieces of a sentence")
     parser.add_argument("--marker-max-length", type=int, default=128, help="span markers per encoder pass")
     parser.add_argument("--logging-steps", type=int, default=20)
+    parser.add_argument(
+        "--curve-every-steps",
+        type=int,
+        default=0,
+        help="also predict the dev sentences after every N optimizer steps (RUN/curve/step_NNN/): a learning curve; "
+        "its time is left out of the training time (default 0: no curve)",
+    )
     args = parser.parse_args()
     check_inputs(args)
     out = Path(args.out)
@@ -138,13 +178,11 @@ def main() -> int:
     records, dev = read_jsonl(args.train), read_jsonl(args.dev)
     stopwatch = Stopwatch()
     with stopwatch.measure("training"):
-        model, losses = train(args, records, out)
+        model, losses, curve = train(args, records, dev, out)
+    stopwatch.records["training"] = curve.deduct(stopwatch.records["training"])
     with stopwatch.measure("prediction"):
-        predicted = predict(model.eval(), dev, batch_size=16)
-    write_jsonl(
-        out / "dev_predictions.jsonl",
-        ({"id": record["id"], "entities": entities} for record, entities in zip(dev, predicted)),
-    )
+        predicted = dev_records(model.eval(), dev)
+    write_jsonl(out / "dev_predictions.jsonl", predicted)
     finish(
         out,
         stopwatch,
@@ -157,6 +195,7 @@ def main() -> int:
             "training_sentences": len(records),
             "settings": {k: getattr(args, k) for k in ("lr", "batch_size", "entity_max_length", "model_max_length")},
             "losses": losses,
+            **({"learning_curve": curve.record()} if args.curve_every_steps else {}),
         },
     )
     print(f"{out / 'dev_predictions.jsonl'}: {len(dev)} sentences")

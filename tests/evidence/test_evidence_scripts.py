@@ -1,6 +1,7 @@
 """The NER and SemEval side-by-side scripts on the harness: what they run, and how they read finished runs back."""
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -88,6 +89,19 @@ def test_ner_reads_a_finished_spanmarker_run_back(ner, tmp_path):
         26.67,
         5400.0,
     )
+
+
+def test_ner_budgets_give_every_system_n_times_the_budget_scored_after_each(ner, tmp_path):
+    ours = ner.training_run("entity-aware attention", 1, tmp_path, budgets=3)
+    assert json.loads(ours.command[-1])["trainer.num_epochs"] == 3  # one epoch of 300 batches a budget
+    assert "trainer.num_epochs" not in json.loads(ner.training_run("entity-aware attention", 1, tmp_path).command[-1])
+    anchor = ner.training_run(ner.BY_KEY["spanmarker"].label, 1, tmp_path, tmp_path, "python", budgets=2)
+    option = dict(zip(anchor.command[2::2], anchor.command[3::2]))
+    assert option["--epochs"] == "0.772" and option["--curve-every-steps"] == "300"
+    # SpanMarker's trainer runs ceil(epochs * 777) steps (6,216 sentences in batches of 8): whole budgets of 300
+    assert [math.ceil(float(ner.spanmarker_epochs(n)) * 777) for n in (1, 2, 3, 4)] == [300, 600, 900, 1200]
+    single = ner.training_run(ner.BY_KEY["spanmarker"].label, 1, tmp_path, tmp_path, "python")
+    assert "--curve-every-steps" not in single.command
 
 
 def test_ner_summary_holds_every_finished_run_of_the_folder_not_only_this_commands(ner, tmp_path):

@@ -34,8 +34,8 @@ def test_a_curve_predicts_every_n_epochs_and_after_the_last(anchor_common, tmp_p
 
     curve = anchor_common.LearningCurve(tmp_path, every=2, epochs=5, predict=predict)
     for epoch in range(1, 6):
-        curve.after_epoch(epoch)
-    curve.after_epoch(5)  # a second call for an epoch already predicted (the adapter's after-training call)
+        curve.after(epoch)
+    curve.after(5)  # a second call for an epoch already predicted (the adapter's after-training call)
     assert [point["epoch"] for point in curve.points] == [2, 4, 5] and len(calls) == 3
     written = tmp_path / "curve" / "epoch_004" / "dev_predictions.jsonl"
     assert json.loads(written.read_text()) == {"doc_key": "d", "clusters": [[[0, 0], [2, 2]]]}
@@ -49,7 +49,7 @@ def test_a_curve_predicts_every_n_epochs_and_after_the_last(anchor_common, tmp_p
 def test_no_curve_predicts_nothing(anchor_common, tmp_path):
     curve = anchor_common.LearningCurve(tmp_path, every=0, epochs=3, predict=lambda: pytest.fail("predicted"))
     for epoch in (1, 2, 3):
-        curve.after_epoch(epoch)
+        curve.after(epoch)
     assert curve.points == [] and not (tmp_path / "curve").exists()
     assert curve.deduct({"wall_seconds": 10.0, "cpu_seconds": 8.0}) == {"wall_seconds": 10.0, "cpu_seconds": 8.0}
 
@@ -59,7 +59,7 @@ def test_the_curve_time_is_taken_out_of_training_and_memory_errors_are_points(an
         raise RuntimeError("[enforce fail at alloc_cpu.cpp:127] DefaultCPUAllocator: can't allocate memory")
 
     curve = anchor_common.LearningCurve(tmp_path, every=1, epochs=1, predict=out_of_memory)
-    curve.after_epoch(1)
+    curve.after(1)
     [point] = curve.points
     assert "out of memory" in point["error"] and "can't allocate" in point["error"] and "run" not in point
     curve.spent = {"wall_seconds": 3.0, "cpu_seconds": 2.5}
@@ -69,7 +69,7 @@ def test_the_curve_time_is_taken_out_of_training_and_memory_errors_are_points(an
         raise RuntimeError("shape mismatch")
 
     with pytest.raises(RuntimeError, match="shape mismatch"):
-        anchor_common.LearningCurve(tmp_path, every=1, epochs=1, predict=other_failure).after_epoch(1)
+        anchor_common.LearningCurve(tmp_path, every=1, epochs=1, predict=other_failure).after(1)
 
 
 @pytest.fixture(scope="module")
