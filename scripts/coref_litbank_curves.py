@@ -41,6 +41,7 @@ from coref_litbank_side_by_side import (  # noqa: E402 (a script beside this one
     run_dirs_in,
 )
 
+from spanbert_lib.evidence.curve_plot import plot_curves  # noqa: E402
 from spanbert_lib.evidence.repository import REPO_ROOT  # noqa: E402
 
 Point = Dict[str, Any]  # epoch, cpu_minutes, with_singletons, without_singletons (None where not measured)
@@ -148,49 +149,26 @@ def curve_of(system: System, seed: int, folder: Path, data: Path) -> Dict[str, A
 
 
 def plot(curves: List[Dict[str, Any]], path: Path) -> None:
-    """Two panels, F1 against epochs and against training CPU minutes; one colour per system."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    """Two panels, F1 against epochs and against training CPU minutes; one colour per system, dashed where a run
+    trained for more epochs than the side-by-side budget."""
     colours = {key: f"C{index}" for index, key in enumerate(BY_KEY)}
-    figure, axes = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
-    labelled = set()
-    for curve in curves:
-        points = [p for p in curve["points"] if p["with_singletons"] is not None]
-        final, epochs = curve["final"], curve["epochs"]
-        label = f"{curve['system']} ({epochs} epochs)"
-        label = None if label in labelled else label
-        labelled.add(label)
-        colour = colours[curve["key"]]
-        style = "-" if epochs == FULL.epochs else "--"
-        for axis, x in zip(axes, ("epoch", "cpu_minutes")):
-            if points and all(p[x] is not None for p in points):
-                axis.plot(
-                    [p[x] for p in points],
-                    [p["with_singletons"] for p in points],
-                    style,
-                    color=colour,
-                    marker="o",
-                    markersize=3,
-                    label=label,
-                )
-            elif final and final[x] is not None:
-                axis.plot([final[x]], [final["with_singletons"]], "s", color=colour, label=label)
-            for failed in (p for p in curve["points"] if "error" in p and p[x] is not None):
-                axis.plot([failed[x]], [0], "x", color=colour)
-    axes[0].set_xlabel("epoch")
-    axes[1].set_xlabel("training CPU minutes (one thread)")
-    axes[0].set_ylabel("dev CoNLL F1, key with singletons")
-    for axis in axes:
-        axis.grid(alpha=0.3)
-    axes[1].legend(fontsize=8, loc="lower right")
-    figure.suptitle("LitBank coreference from MiniLM: 70 training documents, 10 dev documents (x: out of memory)")
-    figure.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(path, dpi=100)
-    plt.close(figure)
+    shown = [
+        {
+            "label": f"{curve['system']} ({curve['epochs']} epochs)",
+            "colour": colours[curve["key"]],
+            "style": "-" if curve["epochs"] == FULL.epochs else "--",
+            "points": curve["points"],
+            "final": curve["final"],
+        }
+        for curve in curves
+    ]
+    plot_curves(
+        shown,
+        path,
+        [("epoch", "epoch"), ("cpu_minutes", "training CPU minutes (one thread)")],
+        ("with_singletons", "dev CoNLL F1, key with singletons"),
+        "LitBank coreference from MiniLM: 70 training documents, 10 dev documents (x: out of memory)",
+    )
 
 
 def main() -> int:

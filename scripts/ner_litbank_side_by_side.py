@@ -137,6 +137,18 @@ def run_folder_name(system: System, seed: int) -> str:
     return f"{Path(system.config).stem if system.config else system.key}_seed{seed}"
 
 
+def run_folders(out: Path) -> List[Tuple[System, int, Path]]:
+    """``(system, seed, folder)`` for every run folder of an output folder (what :func:`run_folder_name` names)."""
+    by_prefix = {run_folder_name(system, 0)[: -len("0")]: system for system in SYSTEMS}
+    found = []
+    for folder in sorted(path for path in out.glob("*_seed*") if path.is_dir()):
+        prefix, _, seed = folder.name.rpartition("_seed")
+        system = by_prefix.get(f"{prefix}_seed")
+        if system is not None and seed.isdigit():
+            found.append((system, int(seed), folder))
+    return found
+
+
 def runs_on_disk(
     out: Path, data: Optional[Path], python: Optional[str], budgets: int = 1
 ) -> Tuple[List[Run], List[str]]:
@@ -144,14 +156,9 @@ def runs_on_disk(
     The finished runs of every system in ``out`` (any seed), and a line for each run folder left out (unfinished,
     or made by another command): the summary holds the whole folder, not only one command's runs.
     """
-    by_folder_prefix = {run_folder_name(system, 0)[: -len("0")]: system for system in SYSTEMS}
     found, left_out = [], []
-    for folder in sorted(path for path in out.glob("*_seed*") if path.is_dir()):
-        prefix, _, seed = folder.name.rpartition("_seed")
-        system = by_folder_prefix.get(f"{prefix}_seed")
-        if system is None or not seed.isdigit():
-            continue
-        run = training_run(system.label, int(seed), out, data, python, budgets)
+    for system, seed, _ in run_folders(out):
+        run = training_run(system.label, seed, out, data, python, budgets)
         try:
             if finished(run):
                 found.append(run)

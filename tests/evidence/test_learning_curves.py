@@ -162,3 +162,42 @@ def test_a_runs_epochs_come_from_its_own_record_whatever_its_folder(tmp_path):
     (ours / "config.json").write_text(json.dumps({"trainer": {"num_epochs": 4}}))
     assert curves.budget_epochs(anchor) == 12 and curves.budget_epochs(ours) == 4
     assert curves.budget_epochs(unrecorded) == 9 and curves.budget_epochs(tmp_path / "custom" / "fcoref_seed2") == 6
+
+
+def test_ner_curves_put_our_epochs_and_spanmarkers_steps_on_one_budget_axis(tmp_path):
+    """``scripts/ner_litbank_curves.py`` on a side-by-side folder written here: our validation per epoch (one
+    budget each), SpanMarker's curve point after 300 steps scored against the dev sentences, then its final run."""
+    curves_script = load_file_module(REPO_ROOT / "scripts" / "ner_litbank_curves.py")
+    data, out = tmp_path / "data", tmp_path / "outputs" / "ner_litbank_budgets2"
+    data.mkdir()
+    gold = [{"id": "s1", "entities": [[0, 0, "PER"], [0, 2, "PER"]]}, {"id": "s2", "entities": [[1, 1, "LOC"]]}]
+    (data / "ner_dev.jsonl").write_text("".join(json.dumps(record) + "\n" for record in gold))
+    ours = out / "litbank_minilm_seed1"
+    ours.mkdir(parents=True)
+    for epoch, f1 in enumerate((0.25, 0.5)):
+        (ours / f"metrics_epoch_{epoch}.json").write_text(json.dumps({"validation_f1": f1}))
+    (ours / "metrics.run.json").write_text(json.dumps({"cpu_seconds": 600.0}))
+    anchor = out / "spanmarker_seed1"
+    step = anchor / "curve" / "step_300"
+    step.mkdir(parents=True)
+    predicted = [{"id": "s1", "entities": [[0, 0, "PER"]]}, {"id": "s2", "entities": [[1, 1, "PER"]]}]
+    (step / "dev_predictions.jsonl").write_text("".join(json.dumps(record) + "\n" for record in predicted))
+    point = {"step": 300, "training_cpu_seconds": 3600.0, "run": str(step)}
+    record = {"epochs": 0.772, "timings": {"training": {"cpu_seconds": 7200.0}}, "learning_curve": {"points": [point]}}
+    (anchor / "run.json").write_text(json.dumps(record))
+    (anchor / "dev_scores.json").write_text(json.dumps({"precision": 50.0, "recall": 33.33, "f1": 40.0}))
+    (out / "spanmarker_seed2").mkdir()  # still training: nothing to show
+
+    png = tmp_path / "ner.png"
+    assert curves_script.main([str(out), "--data", str(data), "--out", str(tmp_path / "c"), "--png", str(png)]) == 0
+    curves = {curve["key"]: curve for curve in json.loads((tmp_path / "c" / "curves.json").read_text())["curves"]}
+    assert curves["entity_aware"]["points"] == [
+        {"budgets": 1, "cpu_minutes": 5.0, "f1": 25.0},
+        {"budgets": 2, "cpu_minutes": 10.0, "f1": 50.0},
+    ]
+    # 1 of 2 predictions right, 1 of 3 gold entities found: P 50, R 33.33, F1 40
+    assert curves["spanmarker"]["points"] == [
+        {"budgets": 1.0, "cpu_minutes": 60.0, "f1": 40.0},
+        {"budgets": 2.0, "cpu_minutes": 120.0, "f1": 40.0},
+    ]
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -1,0 +1,171 @@
+"""
+Learning curves of the LitBank span NER side-by-side runs (``scripts/ner_litbank_side_by_side.py``): dev exact-match
+span F1 against budgets (one budget = 2,400 training sentences, 300 batches of 8) and against training CPU minutes,
+for every run folder of the given output folders:
+
+    .venv/bin/python scripts/ner_litbank_curves.py outputs/ner_litbank outputs/ner_litbank_budgets2 \
+        --png docs/ner_litbank_curves.png
+
+- this library's runs: the trainer's validation after every epoch (one epoch is one budget; ``metrics_epoch_N.json``'s
+  ``validation_f1``, the library's ``ner_span_f1`` on the dev sentences); CPU minutes prorated over the epochs from
+  the run's measured training CPU;
+- SpanMarker runs with ``--budgets N`` (``--curve-every-steps 300``): its dev predictions after every budget but the
+  last (``RUN/curve/step_NNN/``), scored like its final predictions (``score_predictions.py ner``), at the training
+  CPU measured when they were made (prediction time left out); the last point is the run's final predictions.
+
+Writes ``OUT/curves.json`` (default ``outputs/ner_litbank_curves``) and a PNG (``--png``, default ``OUT/curves.png``),
+and prints one line per curve.
+"""
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE), str(HERE / "baselines")]  # the side-by-side script, and the anchors' scorer
+
+from ner_litbank_side_by_side import (  # noqa: E402 (a script beside this one)
+    BUDGET_STEPS,
+    SPANMARKER_EPOCHS_PER_BUDGET,
+    SYSTEMS,
+    System,
+    run_folders,
+)
+from score_predictions import score_ner  # noqa: E402 (scripts/baselines, the main environment's side)
+
+from spanbert_lib.evidence.curve_plot import plot_curves  # noqa: E402
+from spanbert_lib.evidence.repository import REPO_ROOT  # noqa: E402
+
+ADAPTER_RECORD, OUR_COST = "run.json", "metrics.run.json"
+SENTENCES_PER_BUDGET = 2400
+Point = Dict[str, Any]  # budgets, cpu_minutes, f1 (None where not measured)
+
+
+def read_json(path: Path) -> Dict[str, Any]:
+    """A JSON file's object; {} when the file is not there."""
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+def validation_curve(folder: Path) -> List[Point]:
+    """Our runs: one point per epoch (= budget) from ``metrics_epoch_N.json``; CPU prorated from the run's record."""
+    epochs = sorted(folder.glob("metrics_epoch_*.json"), key=lambda path: int(path.stem.rsplit("_", 1)[1]))
+    cpu = read_json(folder / OUR_COST).get("cpu_seconds")
+    points = []
+    for index, path in enumerate(epochs):
+        f1 = json.loads(path.read_text()).get("validation_f1")
+        points.append(
+            {
+                "budgets": index + 1,
+                "cpu_minutes": round(cpu * (index + 1) / len(epochs) / 60, 2) if cpu else None,
+                "f1": round(100 * f1, 2) if f1 is not None else None,
+            }
+        )
+    return points
+
+
+def spanmarker_curve(folder: Path, data: Path) -> List[Point]:
+    """SpanMarker's curve points (``run.json``'s, or ``curve/points.json`` of a run still going), scored, then its
+    final predictions at the run's whole budget."""
+    record = read_json(folder / ADAPTER_RECORD)
+    curve = record.get("learning_curve") or read_json(folder / "curve" / "points.json")
+    points = []
+    for raw in curve.get("points", []):
+        point: Point = {
+            "budgets": raw["step"] / BUDGET_STEPS,
+            "cpu_minutes": round(raw["training_cpu_seconds"] / 60, 2),
+            "f1": None,
+        }
+        if "error" in raw:
+            point["error"] = raw["error"]
+        else:
+            point["f1"] = score_ner(data, Path(raw["run"]))["f1"]
+        points.append(point)
+    final = read_json(folder / "dev_scores.json")
+    if record and final:
+        points.append(
+            {
+                "budgets": round(float(record["epochs"]) / SPANMARKER_EPOCHS_PER_BUDGET, 2),
+                "cpu_minutes": round(record["timings"]["training"]["cpu_seconds"] / 60, 2),
+                "f1": final["f1"],
+            }
+        )
+    return points
+
+
+def curve_of(system: System, seed: int, folder: Path, data: Path) -> Dict[str, Any]:
+    points = validation_curve(folder) if system.config else spanmarker_curve(folder, data)
+    return {
+        "system": system.label,
+        "key": system.key,
+        "seed": seed,
+        "budgets": points[-1]["budgets"] if points else None,
+        "folder": str(folder.relative_to(REPO_ROOT) if folder.is_relative_to(REPO_ROOT) else folder),
+        "points": points,
+    }
+
+
+def plot(curves: List[Dict[str, Any]], path: Path) -> None:
+    """Two panels, F1 against budgets and against training CPU minutes; one colour per system."""
+    colours = {system.key: f"C{index}" for index, system in enumerate(SYSTEMS)}
+    shown = [
+        {
+            "label": curve["system"],
+            "colour": colours[curve["key"]],
+            "style": "-" if curve["key"] != "spanmarker" else "--",
+            "points": curve["points"],
+            "final": None,
+        }
+        for curve in curves
+    ]
+    plot_curves(
+        shown,
+        path,
+        [
+            ("budgets", f"budgets (x {SENTENCES_PER_BUDGET:,} training sentences)"),
+            ("cpu_minutes", "training CPU minutes (one thread)"),
+        ],
+        ("f1", "dev exact-match span F1"),
+        "LitBank nested NER from MiniLM: 6,216 training sentences, 740 dev sentences (x: out of memory)",
+    )
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.strip().split("\n\n")[0])
+    parser.add_argument("outputs", type=Path, nargs="+", help="ner_litbank_side_by_side.py output folders")
+    parser.add_argument(
+        "--data", type=Path, default=REPO_ROOT / "runs" / "baselines" / "data", help="litbank_export.py's folder"
+    )
+    parser.add_argument("--out", type=Path, default=REPO_ROOT / "outputs" / "ner_litbank_curves")
+    parser.add_argument("--png", type=Path, default=None, help="default OUT/curves.png")
+    args = parser.parse_args(argv)
+    missing = [str(output) for output in args.outputs if not output.is_dir()]
+    if missing:
+        sys.exit(f"error: no such output folder: {', '.join(missing)} (run scripts/ner_litbank_side_by_side.py)")
+    curves, skipped = [], []
+    for system, seed, folder in (run for output in args.outputs for run in run_folders(output.resolve())):
+        try:
+            curve = curve_of(system, seed, folder, args.data)
+        except (OSError, ValueError, KeyError) as error:
+            skipped.append(f"{folder.name}: {str(error).splitlines()[0]}")
+            continue
+        if curve["points"]:
+            curves.append(curve)
+        else:
+            skipped.append(f"{folder}: nothing finished yet")
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "curves.json").write_text(json.dumps({"curves": curves, "skipped": skipped}, indent=2) + "\n")
+    png = args.png or args.out / "curves.png"
+    plot(curves, png)
+    for curve in curves:
+        shown = " ".join(f"{p['budgets']:g}:{p['f1'] if p['f1'] is not None else 'OOM'}" for p in curve["points"])
+        print(f"{curve['folder']}: budgets:F1 {shown}")
+    for line in skipped:
+        print(f"skipped: {line}")
+    print(f"wrote {args.out / 'curves.json'} and {png}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

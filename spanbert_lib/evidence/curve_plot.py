@@ -1,0 +1,65 @@
+"""
+Learning curves of the side-by-side runs as a PNG: one panel per x axis (e.g. epochs or budgets, and training CPU
+minutes), one colour per system, dev score on y. Used by ``scripts/coref_litbank_curves.py`` and
+``scripts/ner_litbank_curves.py``.
+"""
+
+from pathlib import Path
+from typing import Any, Dict, List, Sequence, Tuple
+
+Curve = Dict[str, Any]
+"""``{"label", "colour", "style", "points": [point], "final": point or None}``; a point maps each x key and the
+y key to a number (None where not measured) and holds ``"error"`` where its prediction failed."""
+
+
+def plot_curves(
+    curves: List[Curve], path: Path, axes_x: Sequence[Tuple[str, str]], y: Tuple[str, str], title: str
+) -> None:
+    """
+    Writes ``path``. A curve whose points all have the panel's x is a line with markers; one without such points
+    shows its final score as a square; a failed point is an ``x`` at 0. Each label is shown once in the legend.
+
+    # Parameters
+
+    curves : `List[Curve]`
+        The curves (module docstring).
+    path : `Path`
+        The PNG to write (its folder is made).
+    axes_x : `Sequence[Tuple[str, str]]`
+        ``(point key, axis label)`` per panel, left to right.
+    y : `Tuple[str, str]`
+        ``(point key, axis label)`` of the score.
+    title : `str`
+        The figure's title.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    y_key, y_label = y
+    figure, axes = plt.subplots(1, len(axes_x), figsize=(6 * len(axes_x), 4.5), sharey=True, squeeze=False)
+    labelled = set()
+    for curve in curves:
+        points = [point for point in curve["points"] if point.get(y_key) is not None]
+        final = curve.get("final")
+        label = None if curve["label"] in labelled else curve["label"]
+        labelled.add(curve["label"])
+        for axis, (x_key, _) in zip(axes[0], axes_x):
+            if points and all(point.get(x_key) is not None for point in points):
+                xs, ys = [point[x_key] for point in points], [point[y_key] for point in points]
+                axis.plot(xs, ys, curve["style"], color=curve["colour"], marker="o", markersize=3, label=label)
+            elif final and final.get(x_key) is not None and final.get(y_key) is not None:
+                axis.plot([final[x_key]], [final[y_key]], "s", color=curve["colour"], label=label)
+            for failed in (p for p in curve["points"] if "error" in p and p.get(x_key) is not None):
+                axis.plot([failed[x_key]], [0], "x", color=curve["colour"])
+    for axis, (_, x_label) in zip(axes[0], axes_x):
+        axis.set_xlabel(x_label)
+        axis.grid(alpha=0.3)
+    axes[0][0].set_ylabel(y_label)
+    axes[0][-1].legend(fontsize=8, loc="lower right")
+    figure.suptitle(title)
+    figure.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path, dpi=100)
+    plt.close(figure)
