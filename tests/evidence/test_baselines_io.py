@@ -244,3 +244,29 @@ def test_a_saved_fastcoref_model_names_its_architecture(tmp_path, monkeypatch):
     (tmp_path / "config.json").write_text(json.dumps({"architectures": ["BertModel"]}))
     with pytest.raises(ValueError, match="names no fastcoref architecture"):
         architecture_of(tmp_path)
+
+
+def test_spanmarkers_curve_callback_predicts_every_n_steps_but_the_last_in_eval_mode(tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    import torch
+
+    monkeypatch.syspath_prepend(str(BASELINES))
+    adapter = load("spanmarker_litbank")
+    model = torch.nn.Linear(1, 1)
+    modes = []
+
+    def predict():
+        modes.append(model.training)
+        return [{"id": "s1", "entities": []}]
+
+    curve = load("anchor_common").LearningCurve(tmp_path, every=300, epochs=0, predict=predict, unit="step")
+    callback = adapter.curve_callback(curve, model)
+    callback.on_train_begin(None, SimpleNamespace(max_steps=900), None)
+    for step in range(1, 901):
+        callback.on_step_end(None, SimpleNamespace(global_step=step, max_steps=900), None)
+    # steps 300 and 600; step 900's point is the run's final predictions
+    assert [point["step"] for point in curve.points] == [300, 600] and curve.epochs == 900
+    assert modes == [False, False] and model.training
+    assert (tmp_path / "curve" / "step_600" / "dev_predictions.jsonl").exists()
+    assert json.loads((tmp_path / "curve" / "points.json").read_text())["every_steps"] == 300
