@@ -194,7 +194,7 @@ class LearningCurve:
         return self.every > 0 and (count % self.every == 0 or count == self.epochs)
 
     def after(self, count: int) -> None:
-        """Called after every epoch (``unit`` step) ``count``; predicts when :meth:`due`, once per count."""
+        """Called after each epoch (or optimizer step, as ``unit`` says) ``count``; predicts when :meth:`due`, once."""
         if not self.due(count) or any(point[self.unit] == count for point in self.points):
             return
         point: Dict = {
