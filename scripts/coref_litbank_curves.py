@@ -41,33 +41,28 @@ from coref_litbank_side_by_side import (  # noqa: E402 (a script beside this one
     run_dirs_in,
 )
 
-from spanbert_lib.evidence.curve_plot import plot_curves  # noqa: E402
+from spanbert_lib.evidence.learning_curves import (  # noqa: E402
+    collect_curves,
+    plot_curves,
+    read_json,
+    validation_points,
+)
 from spanbert_lib.evidence.repository import REPO_ROOT  # noqa: E402
 
 Point = Dict[str, Any]  # epoch, cpu_minutes, with_singletons, without_singletons (None where not measured)
 
 
-def read_json(path: Path) -> Dict[str, Any]:
-    """A JSON file's object; {} when the file is not there."""
-    return json.loads(path.read_text()) if path.exists() else {}
-
-
 def validation_curve(folder: Path) -> List[Point]:
     """Our runs: one point per epoch from ``metrics_epoch_N.json``; CPU prorated from ``training_cost.json``."""
-    epochs = sorted(folder.glob("metrics_epoch_*.json"), key=lambda path: int(path.stem.rsplit("_", 1)[1]))
-    cpu = read_json(folder / COST_FILE).get("cpu_seconds")
-    points = []
-    for index, path in enumerate(epochs):
-        metrics = json.loads(path.read_text())
-        points.append(
-            {
-                "epoch": index + 1,
-                "cpu_minutes": round(cpu * (index + 1) / len(epochs) / 60, 2) if cpu else None,
-                "with_singletons": round(100 * metrics["validation_conll_f1"], 2),
-                "without_singletons": None,
-            }
-        )
-    return points
+    return [
+        {
+            "epoch": point["epoch"],
+            "cpu_minutes": point["cpu_minutes"],
+            "with_singletons": point["score"],
+            "without_singletons": None,
+        }
+        for point in validation_points(folder, "conll_f1", COST_FILE)
+    ]
 
 
 def anchor_curve(folder: Path, data: Path) -> List[Point]:
@@ -191,18 +186,11 @@ def main() -> int:
         sys.exit(f"error: no such output folder: {', '.join(missing)} (run scripts/coref_litbank_side_by_side.py)")
     if not (args.data / "coref_dev_key.conll").exists():
         sys.exit(f"error: {args.data} holds no coref_dev_key.conll (scripts/baselines/litbank_export.py writes it)")
-    curves, skipped = [], []
-    runs = [run for output in args.outputs for run in run_dirs_in(output.resolve()) if run[0].key in args.systems]
-    for system, seed, folder in runs:
-        try:
-            curve = curve_of(system, seed, folder, args.data)
-        except (ScoringFailed, OSError, ValueError, KeyError) as error:
-            skipped.append(f"{folder.name}: {str(error).splitlines()[0]}")
-            continue
-        if curve["points"] or curve["final"]:
-            curves.append(curve)
-        else:
-            skipped.append(f"{folder}: nothing finished yet")
+    curves, skipped = collect_curves(
+        (run for output in args.outputs for run in run_dirs_in(output.resolve()) if run[0].key in args.systems),
+        lambda system, seed, folder: curve_of(system, seed, folder, args.data),
+        (ScoringFailed, OSError, ValueError, KeyError),
+    )
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "curves.json").write_text(json.dumps({"curves": curves, "skipped": skipped}, indent=2) + "\n")
     png = args.png or args.out / "curves.png"

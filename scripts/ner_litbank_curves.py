@@ -35,7 +35,12 @@ from ner_litbank_side_by_side import (  # noqa: E402 (a script beside this one)
 )
 from score_predictions import score_ner  # noqa: E402 (scripts/baselines, the main environment's side)
 
-from spanbert_lib.evidence.curve_plot import plot_curves  # noqa: E402
+from spanbert_lib.evidence.learning_curves import (  # noqa: E402
+    collect_curves,
+    plot_curves,
+    read_json,
+    validation_points,
+)
 from spanbert_lib.evidence.repository import REPO_ROOT  # noqa: E402
 
 ADAPTER_RECORD, OUR_COST = "run.json", "metrics.run.json"
@@ -43,26 +48,12 @@ SENTENCES_PER_BUDGET = 2400
 Point = Dict[str, Any]  # budgets, cpu_minutes, f1 (None where not measured)
 
 
-def read_json(path: Path) -> Dict[str, Any]:
-    """A JSON file's object; {} when the file is not there."""
-    return json.loads(path.read_text()) if path.exists() else {}
-
-
 def validation_curve(folder: Path) -> List[Point]:
     """Our runs: one point per epoch (= budget) from ``metrics_epoch_N.json``; CPU prorated from the run's record."""
-    epochs = sorted(folder.glob("metrics_epoch_*.json"), key=lambda path: int(path.stem.rsplit("_", 1)[1]))
-    cpu = read_json(folder / OUR_COST).get("cpu_seconds")
-    points = []
-    for index, path in enumerate(epochs):
-        f1 = json.loads(path.read_text()).get("validation_f1")
-        points.append(
-            {
-                "budgets": index + 1,
-                "cpu_minutes": round(cpu * (index + 1) / len(epochs) / 60, 2) if cpu else None,
-                "f1": round(100 * f1, 2) if f1 is not None else None,
-            }
-        )
-    return points
+    return [
+        {"budgets": point["epoch"], "cpu_minutes": point["cpu_minutes"], "f1": point["score"]}
+        for point in validation_points(folder, "f1", OUR_COST)
+    ]
 
 
 def spanmarker_curve(folder: Path, data: Path) -> List[Point]:
@@ -143,17 +134,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     missing = [str(output) for output in args.outputs if not output.is_dir()]
     if missing:
         sys.exit(f"error: no such output folder: {', '.join(missing)} (run scripts/ner_litbank_side_by_side.py)")
-    curves, skipped = [], []
-    for system, seed, folder in (run for output in args.outputs for run in run_folders(output.resolve())):
-        try:
-            curve = curve_of(system, seed, folder, args.data)
-        except (OSError, ValueError, KeyError) as error:
-            skipped.append(f"{folder.name}: {str(error).splitlines()[0]}")
-            continue
-        if curve["points"]:
-            curves.append(curve)
-        else:
-            skipped.append(f"{folder}: nothing finished yet")
+    curves, skipped = collect_curves(
+        (run for output in args.outputs for run in run_folders(output.resolve())),
+        lambda system, seed, folder: curve_of(system, seed, folder, args.data),
+        (OSError, ValueError, KeyError),
+    )
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "curves.json").write_text(json.dumps({"curves": curves, "skipped": skipped}, indent=2) + "\n")
     png = args.png or args.out / "curves.png"

@@ -1,11 +1,63 @@
 """
-Learning curves of the side-by-side runs as a PNG: one panel per x axis (e.g. epochs or budgets, and training CPU
-minutes), one colour per system, dev score on y. Used by ``scripts/coref_litbank_curves.py`` and
-``scripts/ner_litbank_curves.py``.
+Learning curves of the side-by-side runs (``scripts/coref_litbank_curves.py``, ``scripts/ner_litbank_curves.py``):
+our runs' validation after every epoch, and the curves as a PNG (one panel per x axis, e.g. epochs or budgets and
+training CPU minutes; one colour per system; dev score on y).
 """
 
+import json
 from pathlib import Path
-from typing import Any, Dict, List, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Type
+
+
+def read_json(path: Path) -> Dict[str, Any]:
+    """A JSON file's object; {} when the file is not there."""
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+def validation_points(folder: Path, metric: str, cost_file: str) -> List[Dict[str, Optional[float]]]:
+    """
+    An allennlp run's validation after every epoch: ``{"epoch", "cpu_minutes", "score"}`` per
+    ``metrics_epoch_N.json`` in epoch order (epochs counted from 1), ``score`` = 100 x its ``validation_<metric>``
+    (None where missing), CPU minutes prorated over the epochs from the ``cpu_seconds`` of ``folder/cost_file``
+    (None without it).
+    """
+    epochs = sorted(folder.glob("metrics_epoch_*.json"), key=lambda path: int(path.stem.rsplit("_", 1)[1]))
+    cpu = read_json(folder / cost_file).get("cpu_seconds")
+    points = []
+    for index, path in enumerate(epochs):
+        score = json.loads(path.read_text()).get(f"validation_{metric}")
+        points.append(
+            {
+                "epoch": index + 1,
+                "cpu_minutes": round(cpu * (index + 1) / len(epochs) / 60, 2) if cpu else None,
+                "score": round(100 * score, 2) if score is not None else None,
+            }
+        )
+    return points
+
+
+def collect_curves(
+    runs: Iterable[Tuple[Any, int, Path]],
+    curve_of: Callable[[Any, int, Path], Dict[str, Any]],
+    failures: Tuple[Type[Exception], ...],
+) -> Tuple[List[Dict[str, Any]], List[str]]:
+    """
+    ``curve_of(system, seed, folder)`` for each run folder: the curves with a point or a final score, and a line for
+    each run left out (one that raised one of ``failures``, or has nothing finished yet).
+    """
+    curves, skipped = [], []
+    for system, seed, folder in runs:
+        try:
+            curve = curve_of(system, seed, folder)
+        except failures as error:
+            skipped.append(f"{folder.name}: {str(error).splitlines()[0]}")
+            continue
+        if curve["points"] or curve.get("final"):
+            curves.append(curve)
+        else:
+            skipped.append(f"{folder}: nothing finished yet")
+    return curves, skipped
+
 
 Curve = Dict[str, Any]
 """``{"label", "colour", "style", "points": [point], "final": point or None}``; a point maps each x key and the
