@@ -84,6 +84,22 @@ def test_batched_equals_one_document_at_a_time(documents, indexer):
             torch.testing.assert_close(together[row, : alone.size(1)], alone[0], atol=1e-5, rtol=1e-4)
 
 
+def test_segments_are_encoded_a_few_at_a_time_by_default_with_the_same_states(documents, indexer):
+    """A document of more segments than one pass takes (the default, 8): the states of all segments at once."""
+    sentences = [sentence for document in documents for sentence in document.sentences] * 6
+    text = batch_tensors([sentences], indexer)["tokens"]
+    segments = int(text["segment_mask"].any(-1).sum())
+    default = SegmentedTransformerEmbedder(TINY_BERT).eval()
+    assert default.max_segments_per_pass == 8 and segments > 8
+    calls = []
+    default.segment_encoder.register_forward_hook(lambda module, inputs, output: calls.append(inputs[0].size(0)))
+    all_at_once = SegmentedTransformerEmbedder(TINY_BERT, max_segments_per_pass=None).eval()
+    all_at_once.load_state_dict(default.state_dict())
+    with torch.no_grad():
+        torch.testing.assert_close(default(**text), all_at_once(**text), atol=1e-5, rtol=1e-4)
+    assert max(calls) == 8 and sum(calls) == segments
+
+
 def test_text_field_embedding_from_params_and_word_spans(documents, indexer):
     embedder = TextFieldEmbedder.from_params(
         Params({"token_embedders": {"tokens": {"type": "segmented_transformer", "model_name": TINY_BERT}}})
