@@ -14,7 +14,6 @@ from allennlp.nn import util
 
 from spanbert_lib.common.autocast import autocast_dtype_of
 
-
 DEFAULT_SEGMENTS_PER_PASS = 8
 
 
