@@ -21,7 +21,6 @@ Writes ``OUT/curves.json`` (default ``outputs/coref_litbank_curves``) and a PNG 
 """
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any, Dict, List, Optional
@@ -45,6 +44,7 @@ from spanbert_lib.evidence.learning_curves import (  # noqa: E402
     collect_curves,
     plot_curves,
     read_json,
+    save_curves,
     validation_points,
 )
 from spanbert_lib.evidence.repository import REPO_ROOT  # noqa: E402
@@ -166,6 +166,15 @@ def plot(curves: List[Dict[str, Any]], path: Path) -> None:
     )
 
 
+def describe(curve: Dict[str, Any]) -> str:
+    """One line: the folder, F1 (key with singletons) per epoch point, and the final score."""
+    shown = " ".join(
+        f"{p['epoch']}:{p['with_singletons'] if p['with_singletons'] is not None else 'OOM'}" for p in curve["points"]
+    )
+    final = curve["final"]["with_singletons"] if curve["final"] else None
+    return f"{curve['folder']}: epoch:F1 {shown or '-'}; final {final}"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.strip().split("\n\n")[0])
     parser.add_argument("outputs", type=Path, nargs="+", help="coref_litbank_side_by_side.py output folders")
@@ -191,20 +200,7 @@ def main() -> int:
         lambda system, seed, folder: curve_of(system, seed, folder, args.data),
         (ScoringFailed, OSError, ValueError, KeyError),
     )
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "curves.json").write_text(json.dumps({"curves": curves, "skipped": skipped}, indent=2) + "\n")
-    png = args.png or args.out / "curves.png"
-    plot(curves, png)
-    for curve in curves:
-        shown = " ".join(
-            f"{p['epoch']}:{p['with_singletons'] if p['with_singletons'] is not None else 'OOM'}"
-            for p in curve["points"]
-        )
-        final = curve["final"]["with_singletons"] if curve["final"] else None
-        print(f"{curve['folder']}: epoch:F1 {shown or '-'}; final {final}")
-    for line in skipped:
-        print(f"skipped: {line}")
-    print(f"wrote {args.out / 'curves.json'} and {png}")
+    save_curves(args.out, args.png or args.out / "curves.png", curves, skipped, plot, describe)
     return 0
 
 

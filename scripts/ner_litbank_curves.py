@@ -18,7 +18,6 @@ and prints one line per curve.
 """
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any, Dict, List, Optional
@@ -39,6 +38,7 @@ from spanbert_lib.evidence.learning_curves import (  # noqa: E402
     collect_curves,
     plot_curves,
     read_json,
+    save_curves,
     validation_points,
 )
 from spanbert_lib.evidence.repository import REPO_ROOT  # noqa: E402
@@ -122,6 +122,12 @@ def plot(curves: List[Dict[str, Any]], path: Path) -> None:
     )
 
 
+def describe(curve: Dict[str, Any]) -> str:
+    """One line: the folder and F1 per budget point."""
+    shown = " ".join(f"{p['budgets']:g}:{p['f1'] if p['f1'] is not None else 'OOM'}" for p in curve["points"])
+    return f"{curve['folder']}: budgets:F1 {shown}"
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.strip().split("\n\n")[0])
     parser.add_argument("outputs", type=Path, nargs="+", help="ner_litbank_side_by_side.py output folders")
@@ -139,16 +145,14 @@ def main(argv: Optional[List[str]] = None) -> int:
         lambda system, seed, folder: curve_of(system, seed, folder, args.data),
         (OSError, ValueError, KeyError),
     )
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "curves.json").write_text(json.dumps({"curves": curves, "skipped": skipped}, indent=2) + "\n")
-    png = args.png or args.out / "curves.png"
-    plot(curves, png)
-    for curve in curves:
-        shown = " ".join(f"{p['budgets']:g}:{p['f1'] if p['f1'] is not None else 'OOM'}" for p in curve["points"])
-        print(f"{curve['folder']}: budgets:F1 {shown}")
-    for line in skipped:
-        print(f"skipped: {line}")
-    print(f"wrote {args.out / 'curves.json'} and {png}")
+    save_curves(
+        args.out,
+        args.png or args.out / "curves.png",
+        curves,
+        skipped,
+        plot,
+        describe,
+    )
     return 0
 
 

@@ -90,6 +90,11 @@ BY_KEY = {system.key: system for system in SYSTEMS}
 BY_LABEL = {system.label: system for system in SYSTEMS}
 
 
+def run_folder_name(system: System, seed: int) -> str:
+    """The run folder of one system and seed inside the output folder (what :func:`training_run` writes)."""
+    return f"{Path(system.config).stem if system.config else system.key}_seed{seed}"
+
+
 def training_run(
     system: str,
     seed: int,
@@ -106,12 +111,11 @@ def training_run(
     result).
     """
     spec = BY_LABEL[system]
+    run_dir = out / run_folder_name(spec, seed)
     if spec.config is not None:
-        run_dir = out / f"{Path(spec.config).stem}_seed{seed}"
         epochs = {"trainer.num_epochs": budgets} if budgets > 1 else None
         return allennlp_train_run(system, seed, spec.config, run_dir, epochs)
     data = data or REPO_ROOT / "runs" / "baselines" / "data"
-    run_dir = out / f"{spec.key}_seed{seed}"
     command = [
         python or str(ANCHORS_PYTHON),
         str(BASELINES / spec.adapter),
@@ -130,11 +134,6 @@ def training_run(
         then=[score],
         record_file=run_dir / "training_cost.json",
     )
-
-
-def run_folder_name(system: System, seed: int) -> str:
-    """The run folder of one system and seed inside the output folder (what :func:`training_run` writes)."""
-    return f"{Path(system.config).stem if system.config else system.key}_seed{seed}"
 
 
 def run_folders(out: Path) -> List[Tuple[System, int, Path]]:
@@ -225,7 +224,8 @@ def main() -> int:
         return 1
     # every finished run of the folder, not only this command's: a run of one system keeps the others' figures
     others, left_out = runs_on_disk(out, args.data, python, args.budgets)
-    done += run_all([run for run in others if run.name not in {run.name for run in runs}])
+    this_command = {run.name for run in runs}
+    done += run_all([other for other in others if other.name not in this_command])
     per_system: Dict[str, Dict[int, Dict[str, Any]]] = {}
     for result in done:
         per_system.setdefault(result.run.system, {})[result.run.seed] = scores_of(result)

@@ -59,6 +59,26 @@ def collect_curves(
     return curves, skipped
 
 
+def save_curves(
+    out: Path,
+    png: Path,
+    curves: List[Dict[str, Any]],
+    skipped: List[str],
+    plot: Callable[[List[Dict[str, Any]], Path], None],
+    describe: Callable[[Dict[str, Any]], str],
+) -> None:
+    """Writes ``out/curves.json`` and ``plot(curves, png)``, and prints ``describe(curve)`` per curve, each skipped run
+    and where the files went."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "curves.json").write_text(json.dumps({"curves": curves, "skipped": skipped}, indent=2) + "\n")
+    plot(curves, png)
+    for curve in curves:
+        print(describe(curve))
+    for line in skipped:
+        print(f"skipped: {line}")
+    print(f"wrote {out / 'curves.json'} and {png}")
+
+
 Curve = Dict[str, Any]
 """``{"label", "colour", "style", "points": [point], "final": point or None}``; a point maps each x key and the
 y key to a number (None where not measured) and holds ``"error"`` where its prediction failed."""
