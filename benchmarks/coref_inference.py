@@ -20,8 +20,9 @@ found (Maverick): the goal line names the anchor's model folder and how many clu
 ``ours_coarse_seedN`` archive), with their configs' ``min_mention_score``: they keep only the spans their weights
 score as mentions, like Maverick, so they are the like-for-like rows against the trained anchors.
 
-``--bf16``: every system predicts in bfloat16 its own way (ours: the encoder's ``autocast_dtype``; the others inside
-``torch.autocast``, as their users would wrap them); faster on CPUs with AMX / AVX512-BF16.
+``--bf16``: every system predicts in bfloat16 its own way (ours: the encoder's ``autocast_dtype`` and the model's
+``pair_product_dtype``; the others inside ``torch.autocast``, as their users would wrap them); faster on CPUs with
+AMX / AVX512-BF16.
 
 Every measurement runs in its own subprocess, started with
 the system's interpreter on THIS file (``--measure``): the measuring code below the driver imports
@@ -528,13 +529,19 @@ class Autocast:
 
 
 def in_bfloat16(system):
-    """``--bf16``: each system in bfloat16 its own way. Ours through its encoder's ``autocast_dtype`` (the
-    transformer in bfloat16, span and antecedent scoring in float32, as a user sets it in the config); a system
-    without such an option (allennlp-models, the anchors) inside ``torch.autocast``, as its user would wrap it."""
+    """``--bf16``: each system in bfloat16 its own way. Ours through its encoder's ``autocast_dtype`` and its pair
+    scorer's ``product_dtype`` (the model's ``pair_product_dtype``: the transformer and the per-pair products in
+    bfloat16, the rest of span and antecedent scoring in float32, as a user sets it in the config); a system without
+    such options (allennlp-models, the anchors) inside ``torch.autocast``, as its user would wrap it."""
+    import torch
+
     model = getattr(system, "model", None)
-    encoders = [module for module in model.modules() if hasattr(module, "autocast_dtype")] if model else []
+    modules = list(model.modules()) if model else []
+    encoders = [module for module in modules if hasattr(module, "autocast_dtype")]
     for encoder in encoders:
         encoder.autocast_dtype = "bfloat16"
+    for scorer in (module for module in modules if hasattr(module, "product_dtype")):
+        scorer.product_dtype = torch.bfloat16
     return system if encoders else Autocast(system)
 
 
@@ -780,7 +787,8 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--bf16",
         action="store_true",
-        help="every system predicts in bfloat16: ours with the encoder's autocast_dtype, the others in torch.autocast",
+        help="every system predicts in bfloat16: ours with the encoder's autocast_dtype and pair_product_dtype, "
+        "the others in torch.autocast",
     )
     parser.add_argument("--measure", choices=SYSTEMS, help=argparse.SUPPRESS)  # the subprocess's side
     parser.add_argument("--document", help=argparse.SUPPRESS)

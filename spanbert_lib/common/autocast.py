@@ -5,12 +5,13 @@ from typing import Optional
 import torch
 
 
-def autocast_dtype_of(name: Optional[str]) -> Optional[torch.dtype]:
-    """The torch dtype an ``autocast_dtype`` option names (``"bfloat16"`` -> ``torch.bfloat16``); None for None.
-    Raises ``ValueError`` when ``name`` is not a torch dtype."""
+def autocast_dtype_of(name: Optional[str], option: str = "autocast_dtype") -> Optional[torch.dtype]:
+    """The torch dtype an ``autocast_dtype`` option (or another ``option`` naming a compute dtype) names
+    (``"bfloat16"`` -> ``torch.bfloat16``); None for None. Raises ``ValueError`` when ``name`` is not a floating
+    point torch dtype."""
     if name is None:
         return None
     dtype = getattr(torch, name, None)
-    if not isinstance(dtype, torch.dtype):
-        raise ValueError(f"autocast_dtype must name a torch dtype, got {name!r}")
+    if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
+        raise ValueError(f"{option} must name a floating point torch dtype, got {name!r}")
     return dtype

@@ -140,5 +140,5 @@ def test_bfloat16_inference_is_close_to_float32_and_training_stays_float32(docum
 
 
 def test_an_unknown_autocast_dtype_is_a_configuration_error():
-    with pytest.raises(Exception, match="autocast_dtype must name a torch dtype, got 'float8'"):
+    with pytest.raises(Exception, match="autocast_dtype must name a floating point torch dtype, got 'float8'"):
         SegmentedTransformerEmbedder(TINY_BERT, autocast_dtype="float8")

@@ -145,6 +145,7 @@ def test_bf16_runs_ours_through_the_encoders_option_and_the_others_in_autocast(b
     import torch
 
     from spanbert_lib.common.token_embedders import SegmentedTransformerEmbedder
+    from spanbert_lib.coref.models.pairwise_scorer import PairFeatures, PairwiseScorer
 
     class Runner:  # an anchor's runner: prepare / predict only
         def prepare(self, sentences):
@@ -159,8 +160,10 @@ def test_bf16_runs_ours_through_the_encoders_option_and_the_others_in_autocast(b
     assert wrapped.details(None) == {} and not torch.is_autocast_enabled("cpu")
 
     encoder = SegmentedTransformerEmbedder(str(REPO_ROOT / "fixtures" / "tiny_bert"))
-    ours = bench.LibrarySystem(torch.nn.Sequential(encoder, torch.nn.Linear(2, 2)), make_instance=None)
+    pairs = PairwiseScorer(4, PairFeatures(2), hidden_dim=3)
+    ours = bench.LibrarySystem(torch.nn.Sequential(encoder, pairs), make_instance=None)
     assert bench.in_bfloat16(ours) is ours and encoder.autocast_dtype == "bfloat16"
+    assert pairs.product_dtype == torch.bfloat16
 
 
 def test_the_speed_goal_is_also_held_on_words_to_clusters_time(bench):

@@ -258,6 +258,9 @@ class PairwiseScorer(torch.nn.Module):
         Hidden layers of the FFNN.
     dropout : `float`, optional (default = `0.0`)
         Dropout after each hidden layer.
+
+    Attribute :attr:`product_dtype` (None: the span embeddings' dtype): the dtype of the
+    gradient-free pass's per-pair products ``W_3 (g_i * g_j)`` (the model's ``pair_product_dtype``).
     """
 
     def __init__(
@@ -268,6 +271,7 @@ class PairwiseScorer(torch.nn.Module):
         self.scorer = FeedForwardScorer(
             [span_dim, span_dim, span_dim, features.get_output_dim()], hidden_dim, depth, dropout
         )
+        self.product_dtype: Optional[torch.dtype] = None
 
     def _feature_term(self, rows, antecedents, metadata) -> Optional[torch.Tensor]:
         """The features' share of the first layer, `[R, C, H]` (None without features)."""
@@ -350,7 +354,8 @@ class PairwiseScorer(torch.nn.Module):
         per-span and per-feature terms are summed into one `[R * C, H']` buffer (gathered with
         ``index_select``, bias folded into the target term) that the product term's matrix
         product then adds to in place (``addmm_``); blocks hold at most :data:`INFERENCE_BLOCK`
-        elements so that they stay in the CPU's caches.
+        elements so that they stay in the CPU's caches. With :attr:`product_dtype` (e.g. bfloat16)
+        the products and their matrix product run in that dtype, the sum stays in float32.
         """
         num_spans, slots = antecedents.shape
         dim = span_embeddings.size(1)
@@ -360,6 +365,10 @@ class PairwiseScorer(torch.nn.Module):
         antecedent_terms = scorer.part_projection(span_embeddings, ANTECEDENT)  # [K, H']
         start = self.scorer._bounds[PRODUCT]
         product_weight = scorer.first_weight[:, start : start + dim].t()  # [D, H']
+        low_precision = self.product_dtype is not None and self.product_dtype != span_embeddings.dtype
+        factors = span_embeddings.to(self.product_dtype) if low_precision else span_embeddings
+        if low_precision:
+            product_weight = product_weight.to(self.product_dtype).contiguous()
         features = self.features.projected_table(
             torch.arange(num_spans, device=antecedents.device),
             antecedents,
@@ -370,14 +379,18 @@ class PairwiseScorer(torch.nn.Module):
         for chunk in row_chunks(num_spans, slots * (dim + hidden), min(budget, INFERENCE_BLOCK)):
             rows = chunk.stop - chunk.start
             flat = antecedents[chunk].reshape(-1)  # [R * C]
-            products = span_embeddings.index_select(0, flat).view(rows, slots, dim)
-            products.mul_(span_embeddings[chunk].unsqueeze(1))
+            products = factors.index_select(0, flat).view(rows, slots, dim)
+            products.mul_(factors[chunk].unsqueeze(1))
             pre_activation = antecedent_terms.index_select(0, flat).view(rows, slots, hidden)
             pre_activation += targets[chunk].unsqueeze(1)
             if features is not None:
                 table, index = features
                 pre_activation += table.index_select(0, index[chunk].reshape(-1)).view(rows, slots, hidden)
-            pre_activation = pre_activation.view(-1, hidden).addmm_(products.view(-1, dim), product_weight)
+            pre_activation = pre_activation.view(-1, hidden)
+            if low_precision:  # the product in the low dtype (accumulated in float32 by the kernel), added in float32
+                pre_activation += products.view(-1, dim).mm(product_weight)
+            else:
+                pre_activation.addmm_(products.view(-1, dim), product_weight)
             del products
             scores[chunk] = scorer.from_first_layer(pre_activation, with_bias=True).view(rows, slots)
         return scores

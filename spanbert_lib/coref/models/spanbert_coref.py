@@ -48,6 +48,7 @@ from allennlp.modules import TextFieldEmbedder
 from allennlp.nn import InitializerApplicator, util
 from allennlp.training.metrics import Average
 
+from spanbert_lib.common.autocast import autocast_dtype_of
 from spanbert_lib.common.span_types import Span
 from spanbert_lib.coref.metrics import ConllCorefScores
 from spanbert_lib.coref.models.antecedent_loss import antecedent_labels, marginal_log_likelihood_loss
@@ -112,6 +113,12 @@ class SpanBertCoreference(Model):
         coarse score alone (mention scores + bilinear term + distance prior, as F-coref's), which
         needs ``coref_depth: 1`` (the refinements are driven by the fine scores) and leaves the pair
         features unused. Inference then skips the ``k * c`` products through the FFNN.
+    pair_product_dtype : `str`, optional (default = `None`)
+        E.g. ``"bfloat16"``: when not training (prediction, validation), the ``k * c`` per-pair
+        products through the pair FFNN (``W_3 (g_i * g_j)``, most of the fine scoring's time) are
+        computed in that dtype and added to the rest of the scores in float32: fine scoring about
+        2.5x faster on CPUs with bfloat16 matrix units (AMX) and on GPUs. Pair it with the
+        encoder's ``autocast_dtype``. None: float32. Training is unaffected.
     use_speaker, use_genre, use_segment_distance, use_distance : `bool`, optional (default = `True`)
         Pair features.
     num_genres : `int`, optional (default = `8`)
@@ -158,6 +165,7 @@ class SpanBertCoreference(Model):
         max_top_antecedents: int = 50,
         coref_depth: int = 2,
         fine_scoring: bool = True,
+        pair_product_dtype: Optional[str] = None,
         use_speaker: bool = True,
         use_genre: bool = True,
         num_genres: int = 8,
@@ -221,6 +229,15 @@ class SpanBertCoreference(Model):
         self._pairwise_scorer = (
             PairwiseScorer(span_dim, features, ffnn_size, ffnn_depth, dropout) if fine_scoring else None
         )
+        if self._pairwise_scorer is not None:
+            try:
+                self._pairwise_scorer.product_dtype = autocast_dtype_of(pair_product_dtype, "pair_product_dtype")
+            except ValueError as error:
+                raise ConfigurationError(f"spanbert_coref: {error}") from None
+        elif pair_product_dtype is not None:
+            raise ConfigurationError(
+                "spanbert_coref: pair_product_dtype needs fine_scoring (without it there are no pair products)"
+            )
         self._refiner = GatedSpanRefiner(span_dim) if coref_depth > 1 else None
         self.max_span_width = max_span_width
         self.top_span_ratio = top_span_ratio

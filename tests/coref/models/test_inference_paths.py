@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import torch
 from allennlp.common import Params
+from allennlp.common.checks import ConfigurationError
 from allennlp.data import Batch, DatasetReader, Vocabulary
 from allennlp.models import Model
 
@@ -124,3 +125,46 @@ def test_pairwise_inference_over_many_blocks_equals_the_differentiable_scores(us
     with torch.no_grad():
         fast = scorer(g, antecedents, metadata)
     assert torch.allclose(fast, graded.detach(), atol=1e-5)
+
+
+def test_pair_products_in_bfloat16_stay_close_to_float32():
+    torch.manual_seed(7)
+    num_spans, slots, dim = 300, 20, 40
+    scorer = PairwiseScorer(dim, PairFeatures(5, num_genres=3), hidden_dim=300).eval()
+    g = torch.randn(num_spans, dim)
+    antecedents = torch.randint(0, num_spans, (num_spans, slots))
+    metadata = SpanMetadata(
+        torch.randint(0, 3, (num_spans,)), torch.arange(num_spans) // 60, torch.tensor(2, dtype=torch.long)
+    )
+    with torch.no_grad():
+        exact = scorer(g, antecedents, metadata)
+        scorer.product_dtype = torch.bfloat16
+        low = scorer(g, antecedents, metadata)
+    assert low.dtype == torch.float32
+    assert not torch.equal(low, exact)  # the products did run in bfloat16
+    assert torch.allclose(low, exact, atol=0.05 * float(exact.abs().max()))
+    ranks_agree = (low.argmax(dim=1) == exact.argmax(dim=1)).float().mean()
+    assert ranks_agree > 0.9
+    scorer.train()
+    with torch.no_grad():  # training mode ignores it
+        assert torch.allclose(scorer(g, antecedents, metadata), exact, atol=1e-5)
+
+
+def test_the_pair_product_dtype_option_reaches_the_scorer_and_is_checked():
+    model, tensors = model_and_tensors(
+        {"model.pair_product_dtype": "bfloat16", "model.max_top_antecedents": 3}, "segmented_document.gold_conll"
+    )
+    assert model._pairwise_scorer.product_dtype == torch.bfloat16
+    with torch.no_grad():
+        output = model.make_output_human_readable(model(**tensors))
+    reference, _ = model_and_tensors({"model.max_top_antecedents": 3}, "segmented_document.gold_conll")
+    with torch.no_grad():
+        expected = reference.make_output_human_readable(reference(**tensors))
+    assert torch.equal(output["top_spans"], expected["top_spans"])  # mention scoring stays float32
+    with pytest.raises(ConfigurationError, match="pair_product_dtype must name a floating point torch dtype"):
+        model_and_tensors({"model.pair_product_dtype": "int8"}, "segmented_document.gold_conll")
+    with pytest.raises(ConfigurationError, match="pair_product_dtype needs fine_scoring"):
+        model_and_tensors(
+            {"model.pair_product_dtype": "bfloat16", "model.fine_scoring": False, "model.coref_depth": 1},
+            "segmented_document.gold_conll",
+        )
