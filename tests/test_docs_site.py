@@ -14,6 +14,7 @@ from typing import Dict, Iterator, List, Tuple
 import pytest
 import yaml
 
+from spanbert_lib.common.testing.repository_files import load_file_module
 from tests.conftest import REPO_ROOT
 
 README = REPO_ROOT / "README.md"
@@ -139,3 +140,15 @@ def test_the_readme_keeps_the_two_commands():
     text = README.read_text(encoding="utf-8")
     assert "bash scripts/main.sh" in text and "bash scripts/test.sh" in text
     assert len(text.splitlines()) <= 200, "the README is a front page; the details live in docs/"
+
+
+def test_the_front_page_shows_the_readme_results():
+    """The README's results table is the one place the figures are edited; ``docs/index.md`` shows a copy."""
+    front_page = load_file_module("scripts/docs_front_page.py")
+    table = front_page.site_table(README.read_text(encoding="utf-8"))
+    assert any("](coref.md#" in row for row in table) and not any("](docs/" in row for row in table)
+    page = (DOCS / "index.md").read_text(encoding="utf-8")
+    assert front_page.with_table(page, table) == page, "docs/index.md: run python scripts/docs_front_page.py"
+    assert front_page.main(["--check"]) == 0
+    stale = page.replace(table[2], table[2].replace("**", "", 2))
+    assert stale != page and front_page.with_table(stale, table) == page  # an edited copy is put back
