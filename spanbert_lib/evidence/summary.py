@@ -1,6 +1,6 @@
 """
 Several seeds summarised the same way by every evidence script: mean and SAMPLE standard deviation
-(n - 1; 0.0 for a single seed), and one table with a row per seed and a ``mean ± std`` row per system.
+(n - 1; none for a single seed), and one table with a row per seed and a ``mean ± std`` row per system.
 """
 
 import math
@@ -15,17 +15,17 @@ def seed_overrides(seed: int) -> Dict[str, int]:
 
 def mean_std(values: Sequence[Optional[float]], digits: Optional[int] = None) -> Dict[str, Optional[float]]:
     """
-    ``{"mean": ..., "std": ...}`` of ``values``: the sample standard deviation (n - 1), 0.0 for one
-    value; rounded to ``digits`` when given. ``None`` entries (a figure a resumed run does not have)
+    ``{"mean": ..., "std": ...}`` of ``values``: the sample standard deviation (n - 1), None for one
+    value (a spread one seed cannot show); rounded to ``digits`` when given. ``None`` entries (a figure a resumed run does not have)
     are left out; both are ``None`` when nothing is left.
     """
     present = [float(value) for value in values if value is not None]
     if not present:
         return {"mean": None, "std": None}
     mean = statistics.mean(present)
-    std = statistics.stdev(present) if len(present) > 1 else 0.0
+    std = statistics.stdev(present) if len(present) > 1 else None
     if digits is not None:
-        mean, std = round(mean, digits), round(std, digits)
+        mean, std = round(mean, digits), None if std is None else round(std, digits)
     return {"mean": mean, "std": std}
 
 
@@ -42,9 +42,12 @@ def seed_summary(per_seed: Mapping[int, Mapping[str, float]], scores: Sequence[s
 
 
 def format_mean_std(values: Mapping[str, Optional[float]], digits: int = 1) -> str:
-    """``"43.0 ± 1.4"`` for a :func:`mean_std` result (``"-"`` when it has no mean)."""
+    """``"43.0 ± 1.4"`` for a :func:`mean_std` result (``"-"`` when it has no mean, ``"41.0 (1 seed)"`` without a
+    spread)."""
     if values["mean"] is None:
         return "-"
+    if values["std"] is None:
+        return f"{values['mean']:.{digits}f} (1 seed)"
     return f"{values['mean']:.{digits}f} ± {values['std']:.{digits}f}"
 
 

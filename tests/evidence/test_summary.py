@@ -20,7 +20,9 @@ def test_mean_and_sample_standard_deviation():
 
 
 def test_one_seed_has_no_spread_and_missing_figures_are_left_out():
-    assert mean_std([41.0]) == {"mean": 41.0, "std": 0.0}
+    assert mean_std([41.0]) == {"mean": 41.0, "std": None}  # one seed shows no spread
+    assert mean_std([41.04], digits=1) == {"mean": 41.0, "std": None}
+    assert format_mean_std(mean_std([41.0])) == "41.0 (1 seed)"
     assert mean_std([None, 10.0, 20.0]) == {"mean": 15.0, "std": pytest.approx(7.0711, abs=1e-4)}
     assert mean_std([None]) == {"mean": None, "std": None}
     assert format_mean_std(mean_std([None])) == "-"
@@ -40,8 +42,8 @@ def test_seed_table_has_a_row_per_seed_and_a_mean_row_per_system():
     assert lines[0].split() == ["system", "seed", "F1", "min"]
     assert lines[2].split() == ["ours", "1", "42.0", "17.0"]
     assert lines[3].split() == ["ours", "2", "44.0", "-"]
-    assert lines[4].split() == ["ours", "mean", "±", "std", "43.0", "±", "1.4", "17.0", "±", "0.0"]
-    assert lines[6].split() == ["theirs", "mean", "±", "std", "41.0", "±", "0.0", "48.0", "±", "0.0"]
+    assert lines[4].split() == ["ours", "mean", "±", "std", "43.0", "±", "1.4", "17.0", "(1", "seed)"]
+    assert lines[6].split() == ["theirs", "mean", "±", "std", "41.0", "(1", "seed)", "48.0", "(1", "seed)"]
     assert len({len(line) for line in lines[:4]}) == 1  # aligned columns
 
 
