@@ -1,5 +1,5 @@
 """
-``allennlp serve [--model NAME=ARCHIVE[:PREDICTOR] ...] [--host 127.0.0.1] [--port 8000]``
+``allennlp serve [--model NAME=ARCHIVE[:PREDICTOR] ...] [--overrides NAME=JSON ...] [--host 127.0.0.1] [--port 8000]``
 
 Serves trained archives (and, always, the span-masking preview) over a JSON API with an
 interactive page at ``/``; see :mod:`spanbert_lib.serving.app`. ``ARCHIVE`` may be a serialization
@@ -38,6 +38,15 @@ class Serve(Subcommand):
             default=[],
             metavar="NAME=ARCHIVE[:PREDICTOR]",
             help="a model.tar.gz or serialization directory to serve as NAME (repeatable)",
+        )
+        subparser.add_argument(
+            "--overrides",
+            "-o",
+            action="append",
+            default=[],
+            metavar="NAME=JSON",
+            help="settings of model NAME's archived config changed when loading it, a JSON object as in allennlp "
+            "predict -o (repeatable, once per model)",
         )
         subparser.add_argument(
             "--host",
@@ -153,7 +162,7 @@ def build_app(args: argparse.Namespace):
         return ServedModel(spec, cuda_device=args.cuda_device).warm_up()
 
     entries = []
-    for spec in parse_model_specs(args.model):
+    for spec in parse_model_specs(args.model, getattr(args, "overrides", [])):
         if not os.path.exists(spec.path):
             raise UserInputError(
                 f"--model {spec.name}: no such archive or serialization directory (to watch a training that "

@@ -16,8 +16,8 @@ def seed_overrides(seed: int) -> Dict[str, int]:
 def mean_std(values: Sequence[Optional[float]], digits: Optional[int] = None) -> Dict[str, Optional[float]]:
     """
     ``{"mean": ..., "std": ...}`` of ``values``: the sample standard deviation (n - 1), None for one
-    value (a spread one seed cannot show); rounded to ``digits`` when given. ``None`` entries (a figure a resumed run does not have)
-    are left out; both are ``None`` when nothing is left.
+    value (a spread one seed cannot show); rounded to ``digits`` when given. ``None`` entries (a figure
+    a resumed run does not have) are left out; both are ``None`` when nothing is left.
     """
     present = [float(value) for value in values if value is not None]
     if not present:

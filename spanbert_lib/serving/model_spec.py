@@ -1,9 +1,10 @@
-"""The ``--model NAME=ARCHIVE[:PREDICTOR]`` arguments of ``allennlp serve``."""
+"""The ``--model NAME=ARCHIVE[:PREDICTOR]`` and ``--overrides NAME=JSON`` arguments of ``allennlp serve``."""
 
+import json
 import os
 import re
-from dataclasses import dataclass
-from typing import Iterable, List, Optional
+from dataclasses import dataclass, replace
+from typing import Dict, Iterable, List, Optional
 
 from spanbert_lib.common.errors import UserInputError
 
@@ -27,11 +28,15 @@ class ModelSpec:
     predictor : `str`, optional (default = `None`)
         A registered predictor name; by default the one the task uses (the model's
         ``default_predictor`` for other models).
+    overrides : `str`, optional (default = `""`)
+        A JSON object of settings of the archive's config changed when loading it (``--overrides
+        NAME=JSON``, as ``allennlp predict -o``), e.g. a coreference model in bfloat16.
     """
 
     name: str
     path: str
     predictor: Optional[str] = None
+    overrides: str = ""
 
     @classmethod
     def parse(cls, text: str) -> "ModelSpec":
@@ -74,14 +79,17 @@ def _default_name(path: str) -> str:
     return os.path.basename(trimmed)
 
 
-def parse_model_specs(texts: Iterable[str]) -> List[ModelSpec]:
+def parse_model_specs(texts: Iterable[str], overrides: Iterable[str] = ()) -> List[ModelSpec]:
     """
-    Parses every ``--model`` argument.
+    Parses every ``--model`` argument, and the ``--overrides`` of some of them.
 
     # Parameters
 
     texts : `Iterable[str]`
-        The arguments (see :meth:`ModelSpec.parse`).
+        The ``--model`` arguments (see :meth:`ModelSpec.parse`).
+    overrides : `Iterable[str]`, optional (default = `()`)
+        ``--overrides`` arguments, ``NAME=JSON``: a JSON object for a model named by ``--model``,
+        at most one per model.
 
     # Returns
 
@@ -94,4 +102,19 @@ def parse_model_specs(texts: Iterable[str]) -> List[ModelSpec]:
         if spec.name in seen:
             raise UserInputError(f"--model: the name {spec.name!r} is given twice")
         seen.add(spec.name)
-    return specs
+    settings: Dict[str, str] = {}
+    for text in overrides:
+        name, separator, value = text.partition("=")
+        if not separator or name not in seen:
+            names = ", ".join(sorted(seen)) or "none given"
+            raise UserInputError(f"--overrides {text!r}: expected NAME=JSON, NAME one of the --model names ({names})")
+        if name in settings:
+            raise UserInputError(f"--overrides: the model {name!r} is given overrides twice (put them in one object)")
+        try:
+            parsed = json.loads(value)
+        except json.JSONDecodeError as error:
+            raise UserInputError(f"--overrides {name}: not JSON ({error.msg} at character {error.pos})") from None
+        if not isinstance(parsed, dict):
+            raise UserInputError(f"--overrides {name}: expected a JSON object of settings, got {value!r}")
+        settings[name] = value
+    return [replace(spec, overrides=settings.get(spec.name, "")) for spec in specs]

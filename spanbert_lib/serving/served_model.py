@@ -104,21 +104,29 @@ class ServedModel:
     # Parameters
 
     spec : `ModelSpec`
-        Name, archive path and optional predictor name.
+        Name, archive path, optional predictor name and config overrides (a setting the model does not
+        take is a :class:`UserInputError` naming the model).
     cuda_device : `int`, optional (default = `-1`)
         Passed to ``load_archive``.
     """
 
     def __init__(self, spec: ModelSpec, cuda_device: int = -1) -> None:
+        from allennlp.common.checks import ConfigurationError
         from allennlp.models.archival import load_archive
         from allennlp.predictors import Predictor
 
         import spanbert_lib.plugin  # noqa: F401  (the archive's components must be registered)
+        from spanbert_lib.common.errors import UserInputError
 
         self.spec = spec
         self.name = spec.name
         archive_path = resolve_archive_path(spec.path)
-        archive = load_archive(archive_path, cuda_device=cuda_device)
+        try:
+            archive = load_archive(archive_path, cuda_device=cuda_device, overrides=spec.overrides)
+        except (ConfigurationError, TypeError) as error:  # TypeError: a setting a constructor does not take
+            if not spec.overrides:
+                raise
+            raise UserInputError(f"--overrides {spec.name}: {error}", path=archive_path) from None
         config = archive.config.as_dict(quiet=True)
         model_type = str(config.get("model", {}).get("type", type(archive.model).__name__))
         reader_type = config.get("dataset_reader", {}).get("type")

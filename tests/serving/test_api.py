@@ -11,6 +11,7 @@ import urllib.request
 import warnings
 
 import pytest
+import torch
 
 from spanbert_lib.serving.app import create_app
 from spanbert_lib.serving.masking_preview import MaskingPreview
@@ -297,6 +298,46 @@ def test_model_spec_errors():
         parse_model_specs(["a=x.tar.gz", "a=y.tar.gz"])
     with pytest.raises(ValueError, match="may hold only"):
         ModelSpec.parse("a b=x.tar.gz")
+
+
+def test_overrides_attach_to_their_model_and_bad_ones_are_user_errors():
+    from spanbert_lib.common.errors import UserInputError
+    from spanbert_lib.serving.model_spec import parse_model_specs
+
+    setting = '{"model.pair_product_dtype": "bfloat16"}'
+    specs = parse_model_specs(["coref=c.tar.gz", "qa=q.tar.gz"], [f"coref={setting}"])
+    assert specs == [ModelSpec("coref", "c.tar.gz", overrides=setting), ModelSpec("qa", "q.tar.gz")]
+    for overrides, message in [
+        ([f"ner={setting}"], r"NAME one of the --model names \(coref\)"),
+        ([setting], "expected NAME=JSON"),
+        (["coref={model: 1}"], "--overrides coref: not JSON"),
+        (['coref=["x"]'], "expected a JSON object"),
+        ([f"coref={setting}", "coref={}"], "given overrides twice"),
+    ]:
+        with pytest.raises(UserInputError, match=message):
+            parse_model_specs(["coref=c.tar.gz"], overrides)
+
+
+def test_the_served_model_loads_with_its_overrides(tiny_archives):
+    from allennlp.commands.subcommand import Subcommand
+
+    from spanbert_lib.commands.serve import build_app
+    from spanbert_lib.common.errors import UserInputError
+
+    subparser = Subcommand.by_name("serve")().add_subparser(argparse.ArgumentParser().add_subparsers())
+    fast = '{"model.encoder.token_embedders.tokens.autocast_dtype": "bfloat16", "model.pair_product_dtype": "bfloat16"}'
+    model = f"coref={tiny_archives['coref']}"
+    args = subparser.parse_args(["--model", model, "-o", f"coref={fast}", "--masking-tokenizer", TINY_TOKENIZER])
+    with TestClient(build_app(args), base_url=LOCAL) as client:
+        answer = client.post("/predict/coref", json={"document": COREF_TEXT})
+        assert answer.status_code == 200 and "clusters" in answer.json()
+    loaded = ServedModel(ModelSpec("coref", str(tiny_archives["coref"]), overrides=fast))
+    assert loaded.predictor._model._pairwise_scorer.product_dtype is torch.bfloat16
+    assert loaded.predictor._model.encoder.token_embedder_tokens.autocast_dtype == "bfloat16"
+    typo = '{"model.pair_product_dtpye": "bfloat16"}'
+    args = subparser.parse_args(["--model", model, "-o", f"coref={typo}", "--masking-tokenizer", TINY_TOKENIZER])
+    with pytest.raises(UserInputError, match="--overrides coref: .*pair_product_dtpye"):
+        build_app(args)
 
 
 def test_a_missing_archive_is_one_user_error(tmp_path):
