@@ -1032,6 +1032,11 @@ def command_cases(ws: Workspace, archives: Dict[str, Path]) -> List[Case]:  # no
     add(case, ["serve", "--model", "a b=model.tar.gz"], names=("--model",))
     case = "serve_masker_bad_json"
     add(case, ["serve", "--masker", "{bad"], names=("--masker",))
+    case = "serve_overrides_setting_the_model_does_not_take"
+    typo = json.dumps({"model.pair_product_dtpye": "bfloat16"})
+    add(case, ["serve", "--model", f"coref={coref}", "-o", f"coref={typo}"], names=("--overrides coref",))
+    case = "serve_overrides_not_json"
+    add(case, ["serve", "--model", f"coref={coref}", "-o", "coref={bad"], names=("--overrides coref",))
     for option, value in (("--port", "70000"), ("--max-request-chars", "0"), ("--max-concurrent-predictions", "x")):
         case = f"serve{option.replace('-', '_')}_{value}"
         add(case, ["serve", option, value], names=(option,))
