@@ -56,7 +56,8 @@ class SpanBertCorefComponent(ArchiveComponent):
         ``"doc"`` or ``"predictor"`` (see :class:`ArchiveComponent`).
     overrides : `str`, optional (default = `""`)
         JSON settings of the archive's config changed when loading it (see :class:`ArchiveSource`), e.g. the
-        encoder in bfloat16: ``'{"model.encoder.token_embedders.tokens.autocast_dtype": "bfloat16"}'``.
+        encoder in bfloat16: ``'{"model.encoder.token_embedders.tokens.autocast_dtype": "bfloat16"}'`` (add
+        ``"model.pair_product_dtype": "bfloat16"`` for the pair products).
     """
 
     def __init__(
