@@ -35,7 +35,7 @@ def seed_summary(per_seed: Mapping[int, Mapping[str, float]], scores: Sequence[s
     deviation of ``f1``), the shape the side-by-side scripts write to ``side_by_side.json``.
     """
     return {
-        "per_seed": dict(per_seed),
+        "per_seed": dict(sorted(per_seed.items())),
         "mean": {name: mean_std([s[name] for s in per_seed.values()])["mean"] for name in scores},
         "f1_std": mean_std([s["f1"] for s in per_seed.values()])["std"],
     }
@@ -91,7 +91,7 @@ def seed_table(
     header = ["system", "seed"] + [heading for _, heading in columns]
     rows: List[List[str]] = []
     for system, per_seed in results.items():
-        for seed, figures in per_seed.items():
+        for seed, figures in sorted(per_seed.items()):  # in seed order, however the runs finished
             rows.append([system, str(seed)] + [_cell(figures.get(key), digits) for key, _ in columns])
         rows.append(
             [system, "mean ± std"]

@@ -35,7 +35,7 @@ def test_seed_overrides_set_all_three_allennlp_seeds():
 
 def test_seed_table_has_a_row_per_seed_and_a_mean_row_per_system():
     results = {
-        "ours": {1: {"f1": 42.0, "minutes": 17.0}, 2: {"f1": 44.0, "minutes": None}},
+        "ours": {2: {"f1": 44.0, "minutes": None}, 1: {"f1": 42.0, "minutes": 17.0}},  # seed 2 finished first
         "theirs": {1: {"f1": 41.0, "minutes": 48.0}},
     }
     lines = seed_table(results, [("f1", "F1"), ("minutes", "min")]).splitlines()
