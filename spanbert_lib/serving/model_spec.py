@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Dict, Iterable, List, Optional
 
+from spanbert_lib.common.config_overrides import overrides_object
 from spanbert_lib.common.errors import UserInputError
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -111,10 +112,10 @@ def parse_model_specs(texts: Iterable[str], overrides: Iterable[str] = ()) -> Li
         if name in settings:
             raise UserInputError(f"--overrides: the model {name!r} is given overrides twice (put them in one object)")
         try:
-            parsed = json.loads(value)
+            overrides_object(value)
         except json.JSONDecodeError as error:
             raise UserInputError(f"--overrides {name}: not JSON ({error.msg} at character {error.pos})") from None
-        if not isinstance(parsed, dict):
-            raise UserInputError(f"--overrides {name}: expected a JSON object of settings, got {value!r}")
+        except TypeError as error:
+            raise UserInputError(f"--overrides {name}: {error}") from None
         settings[name] = value
     return [replace(spec, overrides=settings.get(spec.name, "")) for spec in specs]

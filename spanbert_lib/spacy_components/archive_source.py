@@ -10,6 +10,8 @@ import tarfile
 from pathlib import Path
 from typing import Any, Optional, Union
 
+from spanbert_lib.common.config_overrides import overrides_object
+
 ARCHIVE_NAME = "model.tar.gz"
 
 
@@ -67,11 +69,11 @@ class ArchiveSource:
         self.cuda_device = cuda_device
         self.overrides = overrides
         try:
-            parsed = json.loads(overrides) if overrides else {}
+            overrides_object(overrides)
         except json.JSONDecodeError as error:
             raise ValueError(f"{component}: overrides must be a JSON object, got {overrides!r}: {error}") from error
-        if not isinstance(parsed, dict):
-            raise ValueError(f"{component}: overrides must be a JSON object, got {overrides!r}")
+        except TypeError:
+            raise ValueError(f"{component}: overrides must be a JSON object, got {overrides!r}") from None
         self.path: Optional[Path] = None
         self._predictor: Any = None
         if path is not None:
