@@ -545,6 +545,12 @@ def command_cases(ws: Workspace, archives: Dict[str, Path]) -> List[Case]:  # no
     )
     case = "predict_overrides_bad_json"
     add(case, ["predict", qa, questions(case, good_line), "-o", "{bad"], names=())
+    case = "predict_overrides_setting_the_model_does_not_take"
+    typo = json.dumps({"model.max_answer_lenght": 10})
+    add(case, ["predict", qa, questions(case, good_line), "-o", typo], names=("model.max_answer_lenght",))
+    case = "predict_overrides_key_leads_nowhere"
+    nowhere = json.dumps({"model.answer_head.size": 10})
+    add(case, ["predict", qa, questions(case, good_line), "-o", nowhere], names=("model.answer_head.size",))
     case = "predict_dataset_reader_truncated_json"
     add(
         case,
@@ -626,6 +632,9 @@ def command_cases(ws: Workspace, archives: Dict[str, Path]) -> List[Case]:  # no
     )
     case = "train_overrides_bad_json"
     add(case, ["train", qa_config, "-s", ws.case_dir(case) / "run", "-o", "{bad"], names=())
+    case = "train_config_value_of_the_wrong_type"
+    wrong_type = json.dumps({"dataset_reader.max_seq_length": "long"})
+    add(case, ["train", qa_config, "-s", ws.case_dir(case) / "run", "-o", wrong_type], names=("max_seq_length",))
     case = "train_serialization_dir_is_a_file"
     target = ws.copy(case, squad, "data.json")
     add(case, ["train", qa_config, "-s", target], names=("data.json",))

@@ -471,6 +471,45 @@ def test_train_evaluate_predict_report_one_line(relation_archive, tmp_path, monk
         assert_one_line_error(code, err, rf"^error: {re.escape(str(path))}{pattern}")
 
 
+def test_a_setting_mistake_in_the_overrides_is_one_line(relation_archive, tmp_path, monkeypatch, capsys):
+    """Three configuration mistakes allennlp raises as a bare TypeError / ValueError (issue #21's serve -o)."""
+    source = tmp_path / "input.jsonl"
+    source.write_text(TACRED_RECORD % "doctor" + "\n")
+    for overrides, message in [
+        (
+            {"model.dropuot": 0.2},
+            "model.dropuot: not a setting of 'spanbert_relation_classifier' (SpanBertRelationClassifier); "
+            "did you mean 'dropout'?",
+        ),
+        ({"model.pooling": 2}, "model.pooling: expected a string, got 2 (SpanBertRelationClassifier)"),
+        ({"model.head.size": 2}, "model.head.size: no such place in the configuration to override"),
+    ]:
+        code, _, err = run_command(
+            monkeypatch,
+            capsys,
+            "predict",
+            str(relation_archive),
+            str(source),
+            "--silent",
+            "--output-file",
+            str(tmp_path / "out.jsonl"),
+            "-o",
+            json.dumps(overrides),
+        )
+        assert_one_line_error(code, err, "^error: " + re.escape(message))
+    typo = json.dumps({"dataset_reader.max_seq_lenght": 16, "trainer.num_epochs": 1})
+    code, _, err = run_command(
+        monkeypatch, capsys, "train", str(RELATION_CONFIG), "-s", str(tmp_path / "run"), "-o", typo
+    )
+    assert_one_line_error(
+        code,
+        err,
+        r"^error: dataset_reader\.max_seq_lenght: not a setting of 'spanbert_tacred' .*"
+        r"did you mean 'max_seq_length'\?",
+    )
+    assert not (tmp_path / "out.jsonl").exists()
+
+
 def test_train_on_a_nul_only_corpus_fails(tmp_path, monkeypatch, capsys):
     corpus = tmp_path / "nul.txt"
     corpus.write_bytes(b"\x00" * 64)

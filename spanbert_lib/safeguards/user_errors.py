@@ -56,12 +56,15 @@ def find_user_error(error: BaseException) -> Optional[BaseException]:
     The exception whose message the user should see as one line, or None for a bug.
 
     The first :class:`UserInputError` anywhere in the cause/context chain of ``error``; else a
-    Hugging Face model path that did not load (:mod:`~spanbert_lib.safeguards.model_paths`); else
+    Hugging Face model path that did not load (:mod:`~spanbert_lib.safeguards.model_paths`) or a
+    setting that allennlp's ``from_params`` refused with a ``TypeError``
+    (:mod:`~spanbert_lib.safeguards.config_mistakes`); else
     ``error`` itself when it is allennlp's ``ConfigurationError``, a ``FileNotFoundError``, a
     directory given for a file (or the reverse), a permission error or a jsonnet error in a
     configuration file (only at the top: raised while handling something else, they may hide a bug).
     """
     from spanbert_lib.common.errors import UserInputError
+    from spanbert_lib.safeguards.config_mistakes import configuration_mistake
     from spanbert_lib.safeguards.model_paths import model_path_error
 
     for link in _exception_chain(error):
@@ -74,6 +77,9 @@ def find_user_error(error: BaseException) -> Optional[BaseException]:
         from_model_path = model_path_error(link)
         if from_model_path is not None:
             return from_model_path
+        from_configuration = configuration_mistake(link)
+        if from_configuration is not None:
+            return from_configuration
     if isinstance(error, ModuleNotFoundError):
         return _included_package_error(error)
     if isinstance(error, FileNotFoundError):

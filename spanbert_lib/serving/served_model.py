@@ -117,16 +117,18 @@ class ServedModel:
 
         import spanbert_lib.plugin  # noqa: F401  (the archive's components must be registered)
         from spanbert_lib.common.errors import UserInputError
+        from spanbert_lib.safeguards.config_mistakes import configuration_mistake
 
         self.spec = spec
         self.name = spec.name
         archive_path = resolve_archive_path(spec.path)
         try:
             archive = load_archive(archive_path, cuda_device=cuda_device, overrides=spec.overrides)
-        except (ConfigurationError, TypeError) as error:  # TypeError: a setting a constructor does not take
-            if not spec.overrides:
+        except (ConfigurationError, TypeError, ValueError) as error:
+            mistake = configuration_mistake(error)
+            if not spec.overrides or (mistake is None and not isinstance(error, ConfigurationError)):
                 raise
-            raise UserInputError(f"--overrides {spec.name}: {error}", path=archive_path) from None
+            raise UserInputError(f"--overrides {spec.name}: {mistake or error}", path=archive_path) from None
         config = archive.config.as_dict(quiet=True)
         model_type = str(config.get("model", {}).get("type", type(archive.model).__name__))
         reader_type = config.get("dataset_reader", {}).get("type")

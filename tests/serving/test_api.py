@@ -336,7 +336,10 @@ def test_the_served_model_loads_with_its_overrides(tiny_archives):
     assert loaded.predictor._model.encoder.token_embedder_tokens.autocast_dtype == "bfloat16"
     typo = '{"model.pair_product_dtpye": "bfloat16"}'
     args = subparser.parse_args(["--model", model, "-o", f"coref={typo}", "--masking-tokenizer", TINY_TOKENIZER])
-    with pytest.raises(UserInputError, match="--overrides coref: .*pair_product_dtpye"):
+    with pytest.raises(
+        UserInputError,
+        match="--overrides coref: model.pair_product_dtpye: not a setting .* did you mean .pair_product_dtype.\?",
+    ):
         build_app(args)
 
 
