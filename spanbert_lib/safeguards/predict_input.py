@@ -16,6 +16,8 @@ import json
 from types import ModuleType
 from typing import Iterator
 
+from spanbert_lib.common.json_kinds import json_kind
+
 
 def read_json_lines_input(get_json_data):
     """``_PredictManager._get_json_data`` with errors naming the input file and line (module docstring)."""
@@ -47,7 +49,7 @@ def read_json_lines_input(get_json_data):
                     ) from None
                 if not isinstance(data, dict):
                     raise UserInputError(
-                        f"expected a JSON object on each line, got {_json_kind(data)}",
+                        f"expected a JSON object on each line, got {json_kind(data)}",
                         path=self._input_file,
                         line=line_number,
                     )
@@ -62,14 +64,6 @@ def read_json_lines_input(get_json_data):
 
     get_json_data_naming_lines._spanbert_lib_shim = True  # type: ignore[attr-defined]
     return get_json_data_naming_lines
-
-
-def _json_kind(value) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    return {list: "an array", str: "a string"}.get(type(value), "a number")
 
 
 def locating_prediction_errors(predict_json):

@@ -3,6 +3,8 @@
 import json
 from typing import Any
 
+from spanbert_lib.common.json_kinds import json_kind
+
 
 class ApiError(Exception):
     """
@@ -123,17 +125,5 @@ def require_object(body: Any) -> dict:
         ``body`` itself; :class:`ApiError` 400 if it is not an object.
     """
     if not isinstance(body, dict):
-        raise ApiError(400, f"the request body must be a JSON object, got a JSON {_json_type(body)}")
+        raise ApiError(400, f"the request body must be a JSON object, got {json_kind(body)}")
     return body
-
-
-def _json_type(value: Any) -> str:
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, bool):
-        return "boolean"
-    if value is None:
-        return "null"
-    return "number"

@@ -67,8 +67,10 @@ def test_predict_short_and_long_passages(archive):
     )
     assert [o["question_id"] for o in batch] == ["a", "b"]
     check_answer(batch[1], "Alice met Bob.")
-    with pytest.raises(QADataError, match=r"^needs 'question' and 'passage'"):
+    with pytest.raises(QADataError, match=r"^needs 'question' and 'passage' \(or 'context'\) strings: no 'passage'$"):
         predictor.predict_json({"question": "Who?"})
+    with pytest.raises(QADataError, match=r"strings: 'question' is a number; 'context' is an array$"):
+        predictor.predict_json({"question": 5, "context": ["x"]})
     with pytest.raises(QADataError, match=r"^question 'q7': needs 'question' and 'passage'"):
         predictor.predict_json({"question": "Who?", "id": "q7"})
 

@@ -144,7 +144,7 @@ def test_masking_preview(client):
     [
         ("/predict/coref", "{not json", 400, "not valid JSON"),
         ("/predict/coref", "", 400, "empty"),
-        ("/predict/coref", "[1, 2]", 400, "must be a JSON object, got a JSON array"),
+        ("/predict/coref", "[1, 2]", 400, "must be a JSON object, got an array"),
         ("/predict/coref", '{"text": "x"}', 400, "needs a 'document'"),
         ("/predict/qa", '{"passage": "x"}', 400, "needs 'question' and 'passage'"),
         ("/predict/relation", '{"sentence": "Ann met Bob."}', 400, "lacks 'subj_type'"),
@@ -338,7 +338,7 @@ def test_the_served_model_loads_with_its_overrides(tiny_archives):
     args = subparser.parse_args(["--model", model, "-o", f"coref={typo}", "--masking-tokenizer", TINY_TOKENIZER])
     with pytest.raises(
         UserInputError,
-        match="--overrides coref: model.pair_product_dtpye: not a setting .* did you mean .pair_product_dtype.\?",
+        match=r"--overrides coref: model.pair_product_dtpye: not a setting .* did you mean .pair_product_dtype.\?",
     ):
         build_app(args)
 

@@ -32,6 +32,7 @@ from allennlp.models import Model
 from allennlp.predictors import Predictor
 
 from spanbert_lib.common.autocast import autocast_dtype_of
+from spanbert_lib.common.json_kinds import json_kind
 from spanbert_lib.qa.dataset_readers.examples import QADataError
 from spanbert_lib.qa.dataset_readers.windowed_qa import WindowedQAReader
 from spanbert_lib.qa.predictors.official_files import JsonObjectWriter
@@ -118,9 +119,13 @@ class SpanBertQAPredictor(Predictor):
         question_id = json_dict.get("id")
         if not isinstance(question, str) or not isinstance(passage, str):
             named = f"question {question_id!r}: " if question_id is not None else ""
-            raise QADataError(
-                f"{named}needs 'question' and 'passage' (or 'context') strings, got keys {sorted(json_dict)}"
-            )
+            passage_key = "passage" if "passage" in json_dict or "context" not in json_dict else "context"
+            problems = [
+                f"'{key}' is {json_kind(value)}" if key in json_dict else f"no '{key}'"
+                for key, value in (("question", question), (passage_key, passage))
+                if not isinstance(value, str)
+            ]
+            raise QADataError(f"{named}needs 'question' and 'passage' (or 'context') strings: {'; '.join(problems)}")
         return self._dataset_reader.text_to_instance(question, passage, question_id=question_id)
 
     def predict_instance(self, instance: Instance) -> JsonDict:
