@@ -536,7 +536,7 @@ def command_cases(ws: Workspace, archives: Dict[str, Path]) -> List[Case]:  # no
         names=("predictions_file",),
     )
     case = "predict_predictor_args_bad_json"
-    add(case, ["predict", qa, questions(case, good_line), "--predictor-args", "{bad"], names=())
+    add(case, ["predict", qa, questions(case, good_line), "--predictor-args", "{bad"], names=("--predictor-args",))
     case = "predict_unknown_predictor"
     add(
         case,
@@ -544,7 +544,7 @@ def command_cases(ws: Workspace, archives: Dict[str, Path]) -> List[Case]:  # no
         names=("no_such_predictor",),
     )
     case = "predict_overrides_bad_json"
-    add(case, ["predict", qa, questions(case, good_line), "-o", "{bad"], names=())
+    add(case, ["predict", qa, questions(case, good_line), "-o", "{bad"], names=("--overrides",))
     case = "predict_overrides_setting_the_model_does_not_take"
     typo = json.dumps({"model.max_answer_lenght": 10})
     add(case, ["predict", qa, questions(case, good_line), "-o", typo], names=("model.max_answer_lenght",))
@@ -631,7 +631,7 @@ def command_cases(ws: Workspace, archives: Dict[str, Path]) -> List[Case]:  # no
         names=("config.jsonnet",),
     )
     case = "train_overrides_bad_json"
-    add(case, ["train", qa_config, "-s", ws.case_dir(case) / "run", "-o", "{bad"], names=())
+    add(case, ["train", qa_config, "-s", ws.case_dir(case) / "run", "-o", "{bad"], names=("--overrides",))
     case = "train_config_value_of_the_wrong_type"
     wrong_type = json.dumps({"dataset_reader.max_seq_length": "long"})
     add(case, ["train", qa_config, "-s", ws.case_dir(case) / "run", "-o", wrong_type], names=("max_seq_length",))

@@ -1,7 +1,7 @@
 """
-Configuration mistakes that allennlp reports as a bare ``TypeError`` or ``ValueError``.
+Configuration mistakes that allennlp reports as a bare ``TypeError``, ``ValueError`` or jsonnet error.
 
-Three of them reach the user as a traceback otherwise:
+Three of them reach the user as a traceback otherwise, the fourth as a line that does not say where:
 
 - **a setting the class does not take**, in a class whose constructor passes ``**kwargs`` on to its
   base class (``spanbert_coref`` and most of our models): allennlp hands the unknown key through,
@@ -12,6 +12,7 @@ Three of them reach the user as a traceback otherwise:
 - **an override whose dotted key leads nowhere** (``-o '{"model.span_extractor.x": 1}'`` where the
   model has no ``span_extractor``): allennlp's ``with_overrides`` raises
   ``ValueError: overrides dict contains unused keys: [...]``.
+- **``-o`` text that does not parse**: jsonnet's ``STATIC ERROR: 1:5: ...`` names neither the option nor a file.
 
 :func:`configuration_mistake` recognises them from the error's traceback (the frames of
 ``allennlp/common/from_params.py`` / ``params.py`` and their local variables) and rebuilds each as
@@ -21,8 +22,9 @@ one :class:`~spanbert_lib.common.errors.UserInputError` naming the setting's ful
         'pair_product_dtype'?
     model.coref_depth: expected an int, got "two" (SpanBertCoreference)
     model.span_extractor.x: no such place in the configuration to override (...)
+    --overrides: not a JSON object (jsonnet: 1:5: expected token OPERATOR but got end of file)
 
-Any other ``TypeError`` or ``ValueError`` (a bug, also one raised inside a constructor) gives None.
+Any other error (a bug, also a ``TypeError`` raised inside a constructor) gives None.
 """
 
 import ast
@@ -165,14 +167,28 @@ def _override_nowhere_error(error: ValueError) -> Optional[Exception]:
     return None
 
 
+def _overrides_syntax_error(error: RuntimeError) -> Optional[Exception]:
+    """jsonnet's ``STATIC ERROR: 1:5: ...`` for the ``-o`` text, which names neither the option nor a file."""
+    parses = _allennlp_frames(error, "parse_overrides", _PARAMS_FILE)
+    message = str(error).strip()
+    if not parses or not message.startswith(("STATIC ERROR:", "RUNTIME ERROR:")):
+        return None
+    from spanbert_lib.common.errors import UserInputError
+
+    where = message.split(":", 1)[1].strip()
+    return UserInputError(f"--overrides: not a JSON object (jsonnet: {where})")
+
+
 def configuration_mistake(error: BaseException) -> Optional[Exception]:
     """
-    The :class:`UserInputError` for a configuration mistake that allennlp raised as a ``TypeError``
-    or ``ValueError`` (a setting the class does not take, a value of the wrong type, an override
-    key that leads nowhere), or None for any other error.
+    The :class:`UserInputError` for a configuration mistake that allennlp raised as a ``TypeError``,
+    ``ValueError`` or ``RuntimeError`` (a setting the class does not take, a value of the wrong type,
+    an override key that leads nowhere, ``-o`` text that does not parse), or None for any other error.
     """
     if isinstance(error, TypeError):
         return _unknown_setting_error(error) or _wrong_type_error(error)
     if isinstance(error, ValueError):
         return _override_nowhere_error(error)
+    if isinstance(error, RuntimeError):
+        return _overrides_syntax_error(error)
     return None

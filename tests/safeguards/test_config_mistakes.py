@@ -92,6 +92,15 @@ def test_an_override_that_leads_nowhere_names_its_key():
     assert inside_a_value.startswith("model.dropout.*: cannot override inside model.dropout, a single value")
 
 
+def test_overrides_text_that_does_not_parse_names_the_option():
+    from allennlp.common.params import parse_overrides
+
+    assert mistake_of(lambda: parse_overrides("{bad")) == (
+        "--overrides: not a JSON object (jsonnet: 1:5: expected token OPERATOR but got end of file)"
+    )
+    assert configuration_mistake(RuntimeError("STATIC ERROR: 1:5: x")) is None  # not from the -o text
+
+
 def test_registered_names_and_settings():
     from spanbert_lib.pretraining.masking.geometric_span import GeometricSpanMasker
 
