@@ -9,9 +9,11 @@ for every run folder of the given output folders:
 - this library's runs: the trainer's validation after every epoch (one epoch is one budget; ``metrics_epoch_N.json``'s
   ``validation_f1``, the library's ``ner_span_f1`` on the dev sentences); CPU minutes prorated over the epochs from
   the run's measured training CPU;
-- SpanMarker runs with ``--budgets N`` (``--curve-every-steps 300``): its dev predictions after every budget but the
-  last (``RUN/curve/step_NNN/``), scored like its final predictions (``score_predictions.py ner``), at the training
-  CPU measured when they were made (prediction time left out); the last point is the run's final predictions.
+- SpanMarker runs with ``--budgets N`` (``--curve-every-steps 528``, a budget of its steps): its dev predictions
+  after every budget but the last (``RUN/curve/step_NNN/``), scored like its final predictions
+  (``score_predictions.py ner``), at the training CPU measured when they were made (prediction time left out), at
+  ``step / steps a budget`` budgets (the run's own steps per epoch where it recorded them); the last point is the
+  run's final predictions. (A run made with ``--curve-every-steps 300`` has its points at 0.57, 1.14, ... budgets.)
 
 Writes ``OUT/curves.json`` (default ``outputs/ner_litbank_curves``) and a PNG (``--png``, default ``OUT/curves.png``),
 and prints one line per curve.
@@ -26,8 +28,8 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE / "baselines")]  # the side-by-side script, and the anchors' scorer
 
 from ner_litbank_side_by_side import (  # noqa: E402 (a script beside this one)
-    BUDGET_STEPS,
     SPANMARKER_EPOCHS_PER_BUDGET,
+    SPANMARKER_STEPS_PER_EPOCH,
     SYSTEMS,
     System,
     run_folders,
@@ -61,10 +63,11 @@ def spanmarker_curve(folder: Path, data: Path) -> List[Point]:
     final predictions at the run's whole budget."""
     record = read_json(folder / ADAPTER_RECORD)
     curve = record.get("learning_curve") or read_json(folder / "curve" / "points.json")
+    steps_per_budget = SPANMARKER_EPOCHS_PER_BUDGET * record.get("steps_per_epoch", SPANMARKER_STEPS_PER_EPOCH)
     points = []
     for raw in curve.get("points", []):
         point: Point = {
-            "budgets": raw["step"] / BUDGET_STEPS,
+            "budgets": round(raw["step"] / steps_per_budget, 2),
             "cpu_minutes": round(raw["training_cpu_seconds"] / 60, 2),
             "f1": None,
         }

@@ -134,7 +134,12 @@ def train(args, records, dev, out: Path):
     trainer.label_normalizer = pass_through_normalizer(model.config)
     trainer.train()
     losses = [[entry["step"], entry["loss"]] for entry in trainer.state.log_history if "loss" in entry]
-    return model, losses, curve
+    steps = {
+        "optimizer_steps": trainer.state.global_step,
+        # its samples spread a sentence's candidate spans over several, so an epoch is not sentences / batch size
+        "steps_per_epoch": round(trainer.state.global_step / trainer.state.epoch) if trainer.state.epoch else None,
+    }
+    return model, losses, curve, steps
 
 
 def predict(model, records, batch_size: int):
@@ -178,7 +183,7 @@ def main() -> int:
     records, dev = read_jsonl(args.train), read_jsonl(args.dev)
     stopwatch = Stopwatch()
     with stopwatch.measure("training"):
-        model, losses, curve = train(args, records, dev, out)
+        model, losses, curve, steps = train(args, records, dev, out)
     stopwatch.records["training"] = curve.deduct(stopwatch.records["training"])
     with stopwatch.measure("prediction"):
         predicted = dev_records(model.eval(), dev)
@@ -194,6 +199,7 @@ def main() -> int:
             "seed": args.seed,
             "training_sentences": len(records),
             "settings": {k: getattr(args, k) for k in ("lr", "batch_size", "entity_max_length", "model_max_length")},
+            **steps,
             "losses": losses,
             **({"learning_curve": curve.record()} if args.curve_every_steps else {}),
         },

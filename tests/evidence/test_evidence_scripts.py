@@ -97,9 +97,9 @@ def test_ner_budgets_give_every_system_n_times_the_budget_scored_after_each(ner,
     assert "trainer.num_epochs" not in json.loads(ner.training_run("entity-aware attention", 1, tmp_path).command[-1])
     anchor = ner.training_run(ner.BY_KEY["spanmarker"].label, 1, tmp_path, tmp_path, "python", budgets=2)
     option = dict(zip(anchor.command[2::2], anchor.command[3::2]))
-    assert option["--epochs"] == "0.772" and option["--curve-every-steps"] == "300"
-    # SpanMarker's trainer runs ceil(epochs * 777) steps (6,216 sentences in batches of 8): whole budgets of 300
-    assert [math.ceil(float(ner.spanmarker_epochs(n)) * 777) for n in (1, 2, 3, 4)] == [300, 600, 900, 1200]
+    assert option["--epochs"] == "0.772" and option["--curve-every-steps"] == "528"
+    # SpanMarker's trainer runs ceil(epochs * 1,367) steps (its samples in batches of 8): whole budgets of 528
+    assert [math.ceil(float(ner.spanmarker_epochs(n)) * 1367) for n in (1, 2)] == [528, 1056]
     single = ner.training_run(ner.BY_KEY["spanmarker"].label, 1, tmp_path, tmp_path, "python")
     assert "--curve-every-steps" not in single.command
 

@@ -166,7 +166,9 @@ def test_a_runs_epochs_come_from_its_own_record_whatever_its_folder(tmp_path):
 
 def test_ner_curves_put_our_epochs_and_spanmarkers_steps_on_one_budget_axis(tmp_path):
     """``scripts/ner_litbank_curves.py`` on a side-by-side folder written here: our validation per epoch (one
-    budget each), SpanMarker's curve point after 300 steps scored against the dev sentences, then its final run."""
+    budget each), SpanMarker's curve point after 300 steps scored against the dev sentences, then its final run.
+    A budget of SpanMarker is 528 steps (0.386 of its 1,367 a epoch; a run that recorded its own steps per epoch
+    uses those), so its point at step 300 stands at 0.57 budgets."""
     curves_script = load_file_module(REPO_ROOT / "scripts" / "ner_litbank_curves.py")
     data, out = tmp_path / "data", tmp_path / "outputs" / "ner_litbank_budgets2"
     data.mkdir()
@@ -197,7 +199,12 @@ def test_ner_curves_put_our_epochs_and_spanmarkers_steps_on_one_budget_axis(tmp_
     ]
     # 1 of 2 predictions right, 1 of 3 gold entities found: P 50, R 33.33, F1 40
     assert curves["spanmarker"]["points"] == [
-        {"budgets": 1.0, "cpu_minutes": 60.0, "f1": 40.0},
+        {"budgets": 0.57, "cpu_minutes": 60.0, "f1": 40.0},
         {"budgets": 2.0, "cpu_minutes": 120.0, "f1": 40.0},
     ]
+    record["steps_per_epoch"] = 777  # 300 steps a budget
+    (anchor / "run.json").write_text(json.dumps(record))
+    assert curves_script.main([str(out), "--data", str(data), "--out", str(tmp_path / "c"), "--png", str(png)]) == 0
+    curves = {curve["key"]: curve for curve in json.loads((tmp_path / "c" / "curves.json").read_text())["curves"]}
+    assert [point["budgets"] for point in curves["spanmarker"]["points"]] == [1.0, 2.0]
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
