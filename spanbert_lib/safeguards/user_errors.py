@@ -57,8 +57,9 @@ def find_user_error(error: BaseException) -> Optional[BaseException]:
 
     The first :class:`UserInputError` anywhere in the cause/context chain of ``error``; else a
     Hugging Face model path that did not load (:mod:`~spanbert_lib.safeguards.model_paths`) or a
-    setting that allennlp's ``from_params`` refused with a ``TypeError``
-    (:mod:`~spanbert_lib.safeguards.config_mistakes`); else
+    configuration mistake that allennlp raised as a bare ``TypeError``, ``ValueError`` or jsonnet error
+    (a setting unknown or of the wrong type, an ``-o`` key or text that does not fit:
+    :mod:`~spanbert_lib.safeguards.config_mistakes`); else
     ``error`` itself when it is allennlp's ``ConfigurationError``, a ``FileNotFoundError``, a
     directory given for a file (or the reverse), a permission error or a jsonnet error in a
     configuration file (only at the top: raised while handling something else, they may hide a bug).
