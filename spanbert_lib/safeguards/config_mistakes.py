@@ -37,6 +37,7 @@ from typing import Any, Iterable, Iterator, List, Optional
 
 _FROM_PARAMS_FILE = os.path.join("allennlp", "common", "from_params.py")
 _PARAMS_FILE = os.path.join("allennlp", "common", "params.py")
+JSONNET_ERROR_PREFIXES = ("STATIC ERROR:", "RUNTIME ERROR:")  # how jsonnet's errors begin
 _UNUSED_OVERRIDES = re.compile(r"^overrides dict contains unused keys: (?P<keys>\[.*\])$")
 _NOT_AN_OBJECT = re.compile(r"^overrides for '(?P<parent>[^']+)\.\*' expected list or dict in original")
 _UNEXPECTED_KEYWORD = re.compile(r"got an unexpected keyword argument '(?P<key>\w+)'$")
@@ -171,7 +172,7 @@ def _overrides_syntax_error(error: RuntimeError) -> Optional[Exception]:
     """jsonnet's ``STATIC ERROR: 1:5: ...`` for the ``-o`` text, which names neither the option nor a file."""
     parses = _allennlp_frames(error, "parse_overrides", _PARAMS_FILE)
     message = str(error).strip()
-    if not parses or not message.startswith(("STATIC ERROR:", "RUNTIME ERROR:")):
+    if not parses or not message.startswith(JSONNET_ERROR_PREFIXES):
         return None
     from spanbert_lib.common.errors import UserInputError
 

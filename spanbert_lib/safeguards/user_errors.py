@@ -31,10 +31,11 @@ import sys
 from types import ModuleType
 from typing import Callable, Optional, Set
 
+from spanbert_lib.safeguards.config_mistakes import JSONNET_ERROR_PREFIXES
+
 DEBUG_ENVIRONMENT_VARIABLE = "SPANBERT_LIB_DEBUG"
 USER_ERROR_EXIT_CODE = 1
 _TRUE_VALUES = ("1", "true", "yes", "on")
-JSONNET_ERROR_PREFIXES = ("STATIC ERROR:", "RUNTIME ERROR:")
 
 
 def debug_enabled() -> bool:
