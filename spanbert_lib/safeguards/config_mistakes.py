@@ -32,6 +32,7 @@ import difflib
 import json
 import os
 import re
+from traceback import walk_tb
 from types import FrameType, TracebackType
 from typing import Any, Iterable, Iterator, List, Optional
 
@@ -47,9 +48,7 @@ _TYPE_WORDS = {"a int": "an int", "a bool": "a bool (true or false)", "a string"
 
 def _frames(traceback: Optional[TracebackType]) -> Iterator[FrameType]:
     """The frames of ``traceback``, outermost first."""
-    while traceback is not None:
-        yield traceback.tb_frame
-        traceback = traceback.tb_next
+    return (frame for frame, _ in walk_tb(traceback))
 
 
 def _allennlp_frames(error: BaseException, function_name: str, file: str = _FROM_PARAMS_FILE) -> List[FrameType]:

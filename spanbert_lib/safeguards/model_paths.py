@@ -10,6 +10,7 @@ finds the path in the failing call (the ``pretrained_model_name_or_path`` argume
 """
 
 import os
+from traceback import walk_tb
 from types import TracebackType
 from typing import Optional
 
@@ -25,20 +26,16 @@ class ModelPathError(UserInputError):
 
 def _innermost_model_argument(traceback: Optional[TracebackType]) -> Optional[str]:
     found = None
-    while traceback is not None:
-        value = traceback.tb_frame.f_locals.get(_ARGUMENT)
+    for frame, _ in walk_tb(traceback):
+        value = frame.f_locals.get(_ARGUMENT)
         if isinstance(value, (str, os.PathLike)):
             found = os.fspath(value)
-        traceback = traceback.tb_next
     return found
 
 
 def _raised_in_hugging_face(traceback: Optional[TracebackType]) -> bool:
-    last = None
-    while traceback is not None:
-        last = traceback
-        traceback = traceback.tb_next
-    return last is not None and any(part in last.tb_frame.f_code.co_filename for part in _LIBRARIES)
+    frames = [frame for frame, _ in walk_tb(traceback)]
+    return bool(frames) and any(part in frames[-1].f_code.co_filename for part in _LIBRARIES)
 
 
 def model_path_error(error: BaseException) -> Optional[ModelPathError]:

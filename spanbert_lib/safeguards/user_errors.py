@@ -28,6 +28,7 @@ import functools
 import os
 import re
 import sys
+from traceback import walk_tb
 from types import ModuleType
 from typing import Callable, Optional, Set
 
@@ -117,14 +118,11 @@ def _included_package_error(error: ModuleNotFoundError) -> Optional[BaseExceptio
     """``--include-package NAME: ...`` when allennlp failed to import a package named on the command line."""
     from spanbert_lib.common.errors import UserInputError
 
-    traceback = error.__traceback__
-    while traceback is not None:
-        frame = traceback.tb_frame
+    for frame, _ in walk_tb(error.__traceback__):
         if frame.f_code.co_name == "import_module_and_submodules" and "allennlp" in frame.f_code.co_filename:
             package = frame.f_locals.get("package_name")
             what = "no such module" if error.name == package else f"importing it failed: {error}"
             return UserInputError(f"--include-package {package}: {what} (is it installed or on PYTHONPATH?)")
-        traceback = traceback.tb_next
     return None
 
 
