@@ -118,6 +118,11 @@ class Budget:
     def epochs_for(self, key: str) -> int:
         return dict(self.epochs_of).get(key, self.epochs)
 
+    def trains_like(self, other: "Budget") -> bool:
+        """The same files and epochs: a learning curve changes what is measured along the way, not what is
+        trained."""
+        return replace(self, curve_every=0) == replace(other, curve_every=0)
+
 
 FULL = Budget(":70", "70:80", 6)
 # The smoke run: every path end to end in minutes. Maverick trains 20 epochs there: one epoch of 3 documents is one
@@ -157,21 +162,23 @@ def training_run(
     """
     spec = BY_LABEL[system]
     predictions = run_dir / PREDICTIONS
-    slices = [] if budget == FULL else ["--dev-files", budget.dev_files]
+    full = budget.trains_like(FULL)
+    slices = [] if full else ["--dev-files", budget.dev_files]
     if spec.adapter is not None:
-        data = data or DATA[budget]
+        data = data or DATA[replace(budget, curve_every=0)]
+        curve_every = recorded_curve_every(run_dir, budget.curve_every)
         command = [
             anchors_python or str(ANCHORS_PYTHON),
             str(BASELINES / spec.adapter),
             *spec.adapter_args,
             *("--train", str(data / "coref_train.jsonl"), "--dev", str(data / "coref_dev.jsonl")),
             *("--epochs", str(budget.epochs_for(spec.key)), "--seed", str(seed), "--out", str(run_dir)),
-            *(("--curve-every", str(budget.curve_every)) if budget.curve_every else ()),
+            *(("--curve-every", str(curve_every)) if curve_every else ()),
         ]
         then, result_file = [], run_dir / ADAPTER_RECORD
     elif spec.config is not None:
         overrides = {
-            **(config_data_overrides(REPO_ROOT / spec.config) if budget == FULL else small_data_overrides(budget)),
+            **(config_data_overrides(REPO_ROOT / spec.config) if full else small_data_overrides(budget)),
             **seed_overrides(seed),
             "dataset_reader.window_seed": seed,  # a dotted key: a nested dict would replace the reader
             **dict(spec.overrides),
@@ -183,7 +190,7 @@ def training_run(
     else:  # the baseline script trains, then predicts and scores
         command = [tool("python"), str(BASELINE_SCRIPT), "-s", str(run_dir), "--seed", str(seed)]
         command += ["--predictions", str(predictions)]
-        if budget != FULL:
+        if not full:
             command += ["--epochs", str(budget.epochs), "--train-files", budget.train_files, *slices]
         then, result_file = [], run_dir / SCORE_FILE
     return Run(
@@ -196,6 +203,21 @@ def training_run(
         then=then,
         record_file=run_dir / COST_FILE,
     )
+
+
+def recorded_curve_every(run_dir: Path, asked: int) -> int:
+    """
+    ``--curve-every`` of the command that made the run in ``run_dir`` (its :data:`COST_FILE` record), or ``asked``
+    when there is none: a finished run keeps the learning curve it was made with, so that runs with and without
+    one sit in one table (the curve's predictions are left out of the training time, and do not change training).
+    """
+    try:
+        command = json.loads((run_dir / COST_FILE).read_text())["command"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return asked
+    if "--curve-every" not in command[:-1]:
+        return 0
+    return int(command[command.index("--curve-every") + 1])
 
 
 def small_data_overrides(budget: Budget) -> Dict[str, Any]:

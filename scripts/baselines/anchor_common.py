@@ -21,7 +21,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 ENVIRONMENT = ".venv-baselines/anchors"
 MAKE_ENVIRONMENT = ".venv/bin/python scripts/baselines/make_env.py"
 DEFAULT_ENCODER = str(REPO_ROOT / "pretrained" / "all-MiniLM-L6-v2")
-DEFAULT_MEMORY_LIMIT_GB = 12.0
+DEFAULT_MEMORY_LIMIT_GB = 18.0  # LingMess on LitBank's longest documents: ~10 GB RSS, over 12 GB of address space
 _memory_limit_gb = None  # the cap limit_memory set, named when a run goes over it
 
 

@@ -118,6 +118,30 @@ def test_a_longer_budget_with_a_curve_reaches_every_system(script, tmp_path):
     assert "--curve-every" not in plan(script, tmp_path, [1], keys=["fcoref"])[0].command
 
 
+def test_a_finished_run_keeps_the_learning_curve_it_was_made_with(script, tmp_path):
+    """A curve changes what is measured along the way, not what is trained: runs made with and without one sit in
+    one table whichever ``--curve-every`` the summarising command gives (they were all left out as "made by another
+    command"), and ours train the same either way."""
+    with_curve = replace(script.FULL, curve_every=2)
+    made = {}
+    for key, budget in (("lingmess", with_curve), ("fcoref", script.FULL)):
+        run = plan(script, tmp_path, [1], budget=budget, keys=[key])[0]
+        run.record_file.parent.mkdir(parents=True)
+        run.record_file.write_text(json.dumps({"command": run.command}))
+        run.result_file.write_text("{}")
+        made[key] = run.command
+    assert "--curve-every" in made["lingmess"] and "--curve-every" not in made["fcoref"]
+    for budget in (script.FULL, with_curve):
+        for key, command in made.items():
+            run = plan(script, tmp_path, [1], budget=budget, keys=[key])[0]
+            assert run.command == command and script.finished(run)
+    assert "--curve-every" in plan(script, tmp_path, [2], budget=with_curve, keys=["fcoref"])[0].command  # not made
+    ours = [
+        plan(script, tmp_path, [1], budget=budget, keys=["ours"])[0].command for budget in (script.FULL, with_curve)
+    ]
+    assert ours[0] == ours[1]
+
+
 def test_an_environment_that_cannot_be_made_is_said_in_one_line(script, monkeypatch, capsys):
     def fail(*_):
         raise EnvironmentSetupError("environment for anchors.lock: pip install failed (exit 1):\n    no network\n")
