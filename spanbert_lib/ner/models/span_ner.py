@@ -73,6 +73,14 @@ class SpanNer(Model):
         chosen non-entity spans of each instance (all when it has fewer); None: all spans, as
         LUKE. Training batches then report no precision/recall/F1 (the decoded candidates would
         be a sample); evaluation and prediction always use every span.
+    correct_sampled_prior : `bool`, optional (default = `False`)
+        With ``negative_spans_per_instance``: outside training, add ``log(max(S / n, 1))`` to each
+        span's non-entity logit, ``S`` the instance's candidate spans and ``n`` the negatives kept per
+        instance in training. Training saw only about ``n / S`` of the non-entity spans, so its
+        non-entity prior is that much too low and the model over-predicts entities; the shift is the
+        Bayes correction for that sampling rate (nearly every candidate is a non-entity), fixed by the
+        training recipe, nothing fitted. Changes prediction only: a trained model can take it at
+        ``evaluate`` / ``predict`` time (``-o '{"model.correct_sampled_prior": true}'``).
     label_namespace, outside_label : where the labels are and the non-entity label.
     """
 
@@ -88,6 +96,7 @@ class SpanNer(Model):
         dropout: float = 0.1,
         decoding: str = "flat",
         negative_spans_per_instance: Optional[int] = None,
+        correct_sampled_prior: bool = False,
         label_namespace: str = "labels",
         outside_label: str = "O",
         initializer: InitializerApplicator = InitializerApplicator(),
@@ -112,6 +121,7 @@ class SpanNer(Model):
         self.use_entities = use_entities
         self.max_entities_per_pass = max_entities_per_pass
         self.negative_spans_per_instance = negative_spans_per_instance
+        self.correct_sampled_prior = correct_sampled_prior
         hidden = encoder.get_output_dim()
         self.span_extractor = default_span_extractor(hidden, span_extractor)
         feature_dim = self.span_extractor.get_output_dim() + (hidden if use_entities else 0)
@@ -173,6 +183,8 @@ class SpanNer(Model):
             spans, span_labels = self.sample_training_spans(spans, span_labels)
         span_mask = spans[..., 0] >= 0
         logits = self.classifier(self.dropout(self.span_features(tokens, spans)))  # [B, S, K]
+        if not self.training and self.correct_sampled_prior and self.negative_spans_per_instance:
+            logits = self.with_sampling_corrected(logits, span_mask)
         probs = F.softmax(logits, dim=-1)
         scores, predicted = probs.max(dim=-1)
         output: Dict[str, Any] = {
@@ -196,6 +208,17 @@ class SpanNer(Model):
             if all(sentence is not None for sentence in gold):
                 self._metric(entities, gold)
         return output
+
+    def with_sampling_corrected(self, logits: torch.Tensor, span_mask: torch.Tensor) -> torch.Tensor:
+        """
+        ``logits`` ``[B, S, K]`` with ``log(max(S_i / n, 1))`` added to the non-entity logit of every span
+        of instance ``i`` (``S_i`` its real spans, ``n`` = ``negative_spans_per_instance``; see
+        ``correct_sampled_prior``). span_mask: ``[B, S]``.
+        """
+        candidates = span_mask.sum(dim=1).to(logits.dtype)  # [B]
+        shift = torch.log((candidates / self.negative_spans_per_instance).clamp(min=1.0))  # [B]
+        outside = F.one_hot(torch.tensor(self._outside, device=logits.device), logits.size(-1)).to(logits.dtype)
+        return logits + shift[:, None, None] * outside  # [B, S, K]
 
     def sample_training_spans(self, spans: torch.Tensor, span_labels: torch.Tensor):
         """

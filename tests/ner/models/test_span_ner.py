@@ -2,6 +2,7 @@
 
 import copy
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -178,6 +179,31 @@ class TestSpanNer(ModelTestCase):
         assert int(output["span_mask"].sum()) == gold_spans + 2 * 2 and "entities" not in output
         model.eval()
         assert int(model(**tensors)["span_mask"].sum()) == 18 + 26
+
+    def test_the_sampled_prior_correction_shifts_only_the_non_entity_logit_outside_training(self):
+        """log(S / n) on the "O" logit of every span of an instance with S candidates (n negatives kept per
+        instance in training); none with S <= n, none in training, none without the option."""
+        corrected = self.build(negative_spans_per_instance=2, correct_sampled_prior=True).eval()
+        plain = self.build(negative_spans_per_instance=2).eval()
+        tensors = tensors_of(self.instances[:4], self.vocab)
+        outside = self.vocab.get_token_index("O", "labels")
+        shifted, unshifted = corrected(**tensors), plain(**tensors)
+        mask = unshifted["span_mask"]
+        shift = shifted["logits"] - unshifted["logits"]  # [B, S, K]
+        for row, candidates in enumerate((18, 26, 26, 6)):
+            assert int(mask[row].sum()) == candidates
+            expected = torch.zeros_like(shift[row, mask[row]])
+            expected[:, outside] = math.log(candidates / 2)
+            torch.testing.assert_close(shift[row, mask[row]], expected, atol=1e-5, rtol=0)
+        assert (shifted["probs"][..., outside] >= unshifted["probs"][..., outside] - 1e-6)[mask].all()
+        one_span = tensors_of(self.instances[:4], self.vocab)
+        one_span["spans"][:, 2:] = -1  # 2 candidates each: S / n = 1, nothing to correct
+        torch.testing.assert_close(corrected(**one_span)["logits"], plain(**one_span)["logits"])
+        corrected.train(), plain.train()
+        torch.manual_seed(5)
+        training = corrected(**tensors)["logits"]
+        torch.manual_seed(5)
+        torch.testing.assert_close(training, plain(**tensors)["logits"])
 
     def test_decode_flat_and_nested_by_hand(self):
         labels = self.vocab.get_token_to_index_vocabulary("labels")
