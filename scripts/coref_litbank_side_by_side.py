@@ -118,10 +118,12 @@ class Budget:
     def epochs_for(self, key: str) -> int:
         return dict(self.epochs_of).get(key, self.epochs)
 
+    def without_curve(self) -> "Budget":
+        """What is trained (files and epochs): a learning curve changes what is measured along the way, not that."""
+        return replace(self, curve_every=0)
+
     def trains_like(self, other: "Budget") -> bool:
-        """The same files and epochs: a learning curve changes what is measured along the way, not what is
-        trained."""
-        return replace(self, curve_every=0) == replace(other, curve_every=0)
+        return self.without_curve() == other.without_curve()
 
 
 FULL = Budget(":70", "70:80", 6)
@@ -165,7 +167,7 @@ def training_run(
     full = budget.trains_like(FULL)
     slices = [] if full else ["--dev-files", budget.dev_files]
     if spec.adapter is not None:
-        data = data or DATA[replace(budget, curve_every=0)]
+        data = data or DATA[budget.without_curve()]
         curve_every = recorded_curve_every(run_dir, budget.curve_every)
         command = [
             anchors_python or str(ANCHORS_PYTHON),
