@@ -81,6 +81,12 @@ class SpanNer(Model):
         Bayes correction for that sampling rate (nearly every candidate is a non-entity), fixed by the
         training recipe, nothing fitted. Changes prediction only: a trained model can take it at
         ``evaluate`` / ``predict`` time (``-o '{"model.correct_sampled_prior": true}'``).
+    outside_logit_bias : `float`, optional (default = `0.0`)
+        Outside training, added to every span's non-entity logit (after ``correct_sampled_prior``):
+        a span is then an entity only where its best entity logit beats the non-entity logit by more
+        than this, so a positive value trades recall for precision. Changes prediction only; choose it
+        on held-out documents with ``allennlp ner-outside-bias`` and give it to a trained model at
+        ``evaluate`` / ``predict`` time (``-o '{"model.outside_logit_bias": 1.5}'``).
     label_namespace, outside_label : where the labels are and the non-entity label.
     """
 
@@ -97,6 +103,7 @@ class SpanNer(Model):
         decoding: str = "flat",
         negative_spans_per_instance: Optional[int] = None,
         correct_sampled_prior: bool = False,
+        outside_logit_bias: float = 0.0,
         label_namespace: str = "labels",
         outside_label: str = "O",
         initializer: InitializerApplicator = InitializerApplicator(),
@@ -122,12 +129,13 @@ class SpanNer(Model):
         self.max_entities_per_pass = max_entities_per_pass
         self.negative_spans_per_instance = negative_spans_per_instance
         self.correct_sampled_prior = correct_sampled_prior
+        self.outside_logit_bias = float(outside_logit_bias)
         hidden = encoder.get_output_dim()
         self.span_extractor = default_span_extractor(hidden, span_extractor)
         feature_dim = self.span_extractor.get_output_dim() + (hidden if use_entities else 0)
         self.dropout = torch.nn.Dropout(dropout)
         self.classifier = torch.nn.Linear(feature_dim, len(labels))
-        self._outside = labels[outside_label]
+        self.outside_index = labels[outside_label]
         self._label_names = vocab.get_index_to_token_vocabulary(label_namespace)
         self._decode = DECODINGS[decoding]
         self._metric = NerSpanF1()
@@ -183,8 +191,8 @@ class SpanNer(Model):
             spans, span_labels = self.sample_training_spans(spans, span_labels)
         span_mask = spans[..., 0] >= 0
         logits = self.classifier(self.dropout(self.span_features(tokens, spans)))  # [B, S, K]
-        if not self.training and self.correct_sampled_prior and self.negative_spans_per_instance:
-            logits = self.with_sampling_corrected(logits, span_mask)
+        if not self.training:
+            logits = self.with_prediction_shifts(logits, span_mask)
         probs = F.softmax(logits, dim=-1)
         scores, predicted = probs.max(dim=-1)
         output: Dict[str, Any] = {
@@ -209,15 +217,20 @@ class SpanNer(Model):
                 self._metric(entities, gold)
         return output
 
-    def with_sampling_corrected(self, logits: torch.Tensor, span_mask: torch.Tensor) -> torch.Tensor:
+    def with_prediction_shifts(self, logits: torch.Tensor, span_mask: torch.Tensor) -> torch.Tensor:
         """
-        ``logits`` ``[B, S, K]`` with ``log(max(S_i / n, 1))`` added to the non-entity logit of every span
-        of instance ``i`` (``S_i`` its real spans, ``n`` = ``negative_spans_per_instance``; see
-        ``correct_sampled_prior``). span_mask: ``[B, S]``.
+        ``logits`` ``[B, S, K]`` with, on the non-entity logit of every span of instance ``i``,
+        ``log(max(S_i / n, 1))`` (with ``correct_sampled_prior``; ``S_i`` its real spans, ``n`` =
+        ``negative_spans_per_instance``) plus ``outside_logit_bias``. span_mask: ``[B, S]``.
         """
-        candidates = span_mask.sum(dim=1).to(logits.dtype)  # [B]
-        shift = torch.log((candidates / self.negative_spans_per_instance).clamp(min=1.0))  # [B]
-        outside = F.one_hot(torch.tensor(self._outside, device=logits.device), logits.size(-1)).to(logits.dtype)
+        shift = logits.new_full((logits.size(0),), self.outside_logit_bias)  # [B]
+        if self.correct_sampled_prior and self.negative_spans_per_instance:
+            candidates = span_mask.sum(dim=1).to(logits.dtype)  # [B]
+            shift = shift + torch.log((candidates / self.negative_spans_per_instance).clamp(min=1.0))
+        if not bool(shift.any()):
+            return logits
+        outside = torch.zeros(logits.size(-1), dtype=logits.dtype, device=logits.device)
+        outside[self.outside_index] = 1.0
         return logits + shift[:, None, None] * outside  # [B, S, K]
 
     def sample_training_spans(self, spans: torch.Tensor, span_labels: torch.Tensor):
@@ -227,7 +240,7 @@ class SpanNer(Model):
         ``[B, S', 2]`` (``-1`` padding) and ``[B, S']``.
         """
         span_mask = spans[..., 0] >= 0
-        negative = span_mask & (span_labels == self._outside)
+        negative = span_mask & (span_labels == self.outside_index)
         noise = torch.rand(span_mask.shape, device=spans.device).masked_fill(~negative, 2.0)
         rank = noise.argsort(dim=1).argsort(dim=1)  # negatives first, in random order
         keep = span_mask & (~negative | (rank < self.negative_spans_per_instance))
@@ -253,7 +266,7 @@ class SpanNer(Model):
                 word_spans,
                 predicted_np[index, :count],
                 scores_np[index, :count],
-                outside_label=self._outside,
+                outside_label=self.outside_index,
                 label_names=self._label_names,
             )
             entities.append(decoded)

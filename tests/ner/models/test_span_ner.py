@@ -205,6 +205,29 @@ class TestSpanNer(ModelTestCase):
         torch.manual_seed(5)
         torch.testing.assert_close(training, plain(**tensors)["logits"])
 
+    def test_the_outside_bias_adds_to_the_non_entity_logit_outside_training_only(self):
+        """outside_logit_bias on the "O" logit of every real span, on top of the sampled prior correction; nothing in
+        training."""
+        tensors = tensors_of(self.instances[:4], self.vocab)
+        outside = self.vocab.get_token_index("O", "labels")
+        plain = self.build(negative_spans_per_instance=2).eval()
+        for changes, candidates_shift in (
+            ({}, lambda s: 0.0),
+            ({"correct_sampled_prior": True}, lambda s: math.log(s / 2)),
+        ):
+            biased = self.build(negative_spans_per_instance=2, outside_logit_bias=-0.5, **changes).eval()
+            shift = biased(**tensors)["logits"] - plain(**tensors)["logits"]
+            mask = plain(**tensors)["span_mask"]
+            for row, candidates in enumerate((18, 26, 26, 6)):
+                expected = torch.zeros_like(shift[row, mask[row]])
+                expected[:, outside] = -0.5 + candidates_shift(candidates)
+                torch.testing.assert_close(shift[row, mask[row]], expected, atol=1e-5, rtol=0)
+        biased.train(), plain.train()
+        torch.manual_seed(5)
+        training = biased(**tensors)["logits"]
+        torch.manual_seed(5)
+        torch.testing.assert_close(training, plain(**tensors)["logits"])
+
     def test_decode_flat_and_nested_by_hand(self):
         labels = self.vocab.get_token_to_index_vocabulary("labels")
         metadata = [{"word_spans": [(0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)]}]
