@@ -102,7 +102,10 @@ def plot_sweeps(chosen: Dict[int, Dict[str, Any]], path: Path) -> None:
             [row["bias"] for row in grid], [100 * row["f1"] for row in grid], color=colour, label=f"seed {seed}"
         )
         by_bias.plot([best["bias"]], [100 * best["f1"]], "o", color=colour)
-        by_recall.plot([100 * row["recall"] for row in grid], [100 * row["precision"] for row in grid], color=colour)
+        predicting = [row for row in grid if row["predicted"]]  # no precision without a predicted entity
+        by_recall.plot(
+            [100 * row["recall"] for row in predicting], [100 * row["precision"] for row in predicting], color=colour
+        )
         by_recall.plot([100 * best["recall"]], [100 * best["precision"]], "o", color=colour)
         if zero:
             by_recall.plot([100 * zero["recall"]], [100 * zero["precision"]], "s", color=colour)
