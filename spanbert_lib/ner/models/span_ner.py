@@ -223,12 +223,13 @@ class SpanNer(Model):
         ``log(max(S_i / n, 1))`` (with ``correct_sampled_prior``; ``S_i`` its real spans, ``n`` =
         ``negative_spans_per_instance``) plus ``outside_logit_bias``. span_mask: ``[B, S]``.
         """
+        corrects_prior = bool(self.correct_sampled_prior and self.negative_spans_per_instance)
+        if not corrects_prior and self.outside_logit_bias == 0.0:
+            return logits
         shift = logits.new_full((logits.size(0),), self.outside_logit_bias)  # [B]
-        if self.correct_sampled_prior and self.negative_spans_per_instance:
+        if corrects_prior:
             candidates = span_mask.sum(dim=1).to(logits.dtype)  # [B]
             shift = shift + torch.log((candidates / self.negative_spans_per_instance).clamp(min=1.0))
-        if not bool(shift.any()):
-            return logits
         outside = torch.zeros(logits.size(-1), dtype=logits.dtype, device=logits.device)
         outside[self.outside_index] = 1.0
         return logits + shift[:, None, None] * outside  # [B, S, K]
