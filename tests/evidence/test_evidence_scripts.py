@@ -22,6 +22,11 @@ def ner():
 
 
 @pytest.fixture(scope="module")
+def outside_bias():
+    return load_script("ner_litbank_outside_bias")
+
+
+@pytest.fixture(scope="module")
 def semeval():
     return load_script("semeval2010_side_by_side")
 
@@ -127,6 +132,26 @@ def test_ner_summary_holds_every_finished_run_of_the_folder_not_only_this_comman
     ]
     assert left_out[0].startswith("litbank_minilm_no_entities_seed1: ") and "another command" in left_out[0]
     assert left_out[1:] == ["spanmarker_seed2: not finished"]
+
+
+def test_ner_outside_bias_trains_on_60_documents_chooses_on_the_next_10_and_never_on_dev(outside_bias, tmp_path):
+    litbank = tmp_path / "litbank"
+    train, choose = outside_bias.part_runs(3, tmp_path, litbank)
+    overrides = json.loads(train.command[-1])
+    assert train.command[1:3] == ["train", "training_configs/ner/litbank_minilm.jsonnet"]
+    assert overrides["train_data_path"] == f"{litbank}#files=:60" and overrides["validation_data_path"] is None
+    assert overrides["pytorch_seed"] == 3
+    assert choose.command[1:4] == [
+        "ner-outside-bias",
+        str(tmp_path / "train60_seed3" / "model.tar.gz"),
+        f"{litbank}#files=60:70",
+    ]
+    assert choose.command[choose.command.index("--evaluate") + 1] == f"{litbank}#files=70:80"
+    assert choose.result_file == tmp_path / "choose_seed3.json"
+    applied = outside_bias.apply_run(2, 1.3333, tmp_path, litbank)
+    assert applied.command[1:3] == ["evaluate", str(outside_bias.FULL_RUNS / "litbank_minilm_seed2" / "model.tar.gz")]
+    assert json.loads(applied.command[applied.command.index("-o") + 1]) == {"model.outside_logit_bias": 1.3333}
+    assert applied.command[applied.command.index("-o") - 1] == f"{litbank}#files=70:80"
 
 
 def test_semeval_reads_the_last_and_best_epoch_of_our_run(semeval, tmp_path):
