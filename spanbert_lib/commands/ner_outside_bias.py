@@ -76,35 +76,35 @@ def choose_from_archive(
     grid = list(default_grid() if grid is None else grid)
 
     def logits_of(path: str):
-        sentences = span_logits(model, reader.read(path), batch_size)
+        try:
+            sentences = span_logits(model, reader.read(path), batch_size)
+        except ValueError as error:
+            if isinstance(error, UserInputError):
+                raise
+            raise UserInputError(str(error), path=path) from error
         if not sentences:
             raise UserInputError("no sentence to score", path=path)
         return sentences
 
-    try:
-        heldout = logits_of(heldout_path)
-        best, table = choose_outside_bias(model, heldout, grid)
-        result: Dict[str, Any] = {
-            "archive": archive_file,
-            "heldout_path": heldout_path,
-            "heldout": summary(heldout),
-            "grid": [row.as_dict() for row in table],
-            "best": best.as_dict(),
-            "at_zero": next((row.as_dict() for row in table if row.bias == 0.0), None),
-            "override": json.dumps({"model.outside_logit_bias": best.bias}),
-            "evaluate": {},
+    heldout = logits_of(heldout_path)
+    best, table = choose_outside_bias(model, heldout, grid)
+    result: Dict[str, Any] = {
+        "archive": archive_file,
+        "heldout_path": heldout_path,
+        "heldout": summary(heldout),
+        "grid": [row.as_dict() for row in table],
+        "best": best.as_dict(),
+        "at_zero": next((row.as_dict() for row in table if row.bias == 0.0), None),
+        "override": json.dumps({"model.outside_logit_bias": best.bias}),
+        "evaluate": {},
+    }
+    for path in evaluate_paths:
+        sentences = logits_of(path)
+        result["evaluate"][path] = {
+            **summary(sentences),
+            "at_zero": scores_at_bias(model, sentences, 0.0).as_dict(),
+            "at_best": scores_at_bias(model, sentences, best.bias).as_dict(),
         }
-        for path in evaluate_paths:
-            sentences = logits_of(path)
-            result["evaluate"][path] = {
-                **summary(sentences),
-                "at_zero": scores_at_bias(model, sentences, 0.0).as_dict(),
-                "at_best": scores_at_bias(model, sentences, best.bias).as_dict(),
-            }
-    except ValueError as error:
-        if isinstance(error, UserInputError):
-            raise
-        raise UserInputError(str(error)) from error
     return result
 
 

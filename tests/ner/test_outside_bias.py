@@ -136,7 +136,10 @@ def test_the_command_refuses_bad_input_in_one_line(trained_archive, tmp_path, ca
         include_package=["spanbert_lib"],
     )
     capsys.readouterr()
+    empty = tmp_path / "empty.txt"
+    empty.write_text("-DOCSTART- -X- -X- O\n\n")
     cases = [
+        ([trained_archive, empty], "empty.txt"),
         ([entity_typing / "model.tar.gz", CONLL], "not a span NER model"),
         ([tmp_path / "missing.tar.gz", CONLL], "missing.tar.gz"),
         ([trained_archive, CONLL, "--grid", "1", "0", "0.5"], "--grid needs START <= STOP"),
