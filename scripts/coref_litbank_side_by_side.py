@@ -25,7 +25,9 @@ few documents) and would depend on this machine's load. The CPU time each system
 
 Runs go seed-major (every system of seed 1, then of seed 2, ...), in the order ours, ours_topk, ours_coarse,
 ours_coarse_topk, allennlp-models, F-coref, LingMess, Maverick, so an interrupted run still compares systems; a run
-whose result exists is not run again (start the same command to resume), and a failed run does not stop the others. A
+whose result exists is not run again (start the same command to resume; fastcoref's runs, F-coref and LingMess, also
+go on from their last epoch checkpoint, ``scripts/baselines/epoch_checkpoints.py``, so a run longer than a session
+takes two), and a failed run does not stop the others. A
 seed sets allennlp's seeds and our reader's ``window_seed`` for the allennlp systems, and ``--seed`` of the anchors'
 adapters. Each training has one torch thread; ``--parallel N`` runs N at a time (the anchors take up to ~5 GB each).
 
@@ -288,7 +290,10 @@ def scores_of(result: RunResult, data: Optional[Path] = None) -> Dict[str, Any]:
             "cpu_seconds": timings["training"]["cpu_seconds"],
             "predict_seconds": timings["prediction"]["wall_seconds"],
             "predict_cpu_seconds": timings["prediction"]["cpu_seconds"],
-            "peak_rss_mb": result.max_rss_mb or record.get("peak_rss_mib"),
+            # a run resumed from a checkpoint: the harness saw its last process, the adapter every part
+            "peak_rss_mb": max(
+                (v for v in (result.max_rss_mb, record.get("peak_rss_mib")) if v is not None), default=None
+            ),
         }
         own: Dict[str, Any] = {}
     else:

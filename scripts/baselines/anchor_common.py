@@ -187,8 +187,14 @@ class LearningCurve:
     ) -> None:
         self.folder, self.every, self.epochs, self.predict, self.unit = out / "curve", every, epochs, predict, unit
         self.points: List[Dict] = []
-        self.spent = {"wall_seconds": 0.0, "cpu_seconds": 0.0}
+        self.spent = {"wall_seconds": 0.0, "cpu_seconds": 0.0}  # by this process's predictions
         self._start_cpu = cpu_seconds()
+        self._before = {"training_cpu_seconds": 0.0, "spent": {"wall_seconds": 0.0, "cpu_seconds": 0.0}}
+
+    def resume(self, record: Dict, training_cpu_seconds: float) -> None:
+        """Carries on a curve an earlier process began (its :meth:`record`), after that many training CPU seconds."""
+        self.points = list(record["points"])
+        self._before = {"training_cpu_seconds": training_cpu_seconds, "spent": dict(record["prediction_seconds_total"])}
 
     def due(self, count: int) -> bool:
         return self.every > 0 and (count % self.every == 0 or count == self.epochs)
@@ -199,7 +205,9 @@ class LearningCurve:
             return
         point: Dict = {
             self.unit: count,
-            "training_cpu_seconds": round(cpu_seconds() - self._start_cpu - self.spent["cpu_seconds"], 2),
+            "training_cpu_seconds": round(
+                self._before["training_cpu_seconds"] + cpu_seconds() - self._start_cpu - self.spent["cpu_seconds"], 2
+            ),
         }
         wall, cpu = time.perf_counter(), cpu_seconds()
         try:
@@ -228,15 +236,18 @@ class LearningCurve:
         return {name: round(value - self.spent[name], 2) for name, value in training.items()}
 
     def record(self) -> Dict:
-        return {f"every_{self.unit}s": self.every, "points": self.points, "prediction_seconds_total": self.spent}
+        spent = {name: round(value + self._before["spent"][name], 2) for name, value in self.spent.items()}
+        return {f"every_{self.unit}s": self.every, "points": self.points, "prediction_seconds_total": spent}
 
 
-def finish(out: Path, stopwatch: Stopwatch, documents: int, extra: Dict) -> None:
-    """Writes ``prediction_seconds.json`` (prediction only) and ``run.json`` (all timings, peak RSS, settings)."""
+def finish(out: Path, stopwatch: Stopwatch, documents: int, extra: Dict, earlier_peak_rss_mib: float = 0.0) -> None:
+    """Writes ``prediction_seconds.json`` (prediction only) and ``run.json`` (all timings, peak RSS - with that of
+    the earlier processes of a resumed run -, settings)."""
     write_json(out / "prediction_seconds.json", dict(stopwatch.records["prediction"], documents=documents))
+    peak = max(peak_rss_mib(), earlier_peak_rss_mib)
     write_json(
         out / "run.json",
-        dict(extra, timings=stopwatch.records, peak_rss_mib=round(peak_rss_mib(), 1), torch_threads=_threads()),
+        dict(extra, timings=stopwatch.records, peak_rss_mib=round(peak, 1), torch_threads=_threads()),
     )
 
 

@@ -21,6 +21,11 @@ LingMess architecture (six category-specific antecedent scorers plus a shared on
 wordpieces are cut into consecutive 512-piece segments encoded independently and concatenated (fastcoref's
 ``LeftOversCollator``, used for both architectures here; the package's LingMess inference pads whole documents
 for a Longformer instead, which a 512-position encoder cannot take).
+
+A run that stops (a session's end) resumes where its last checkpoint left it when started again with the same
+settings: one is saved after every ``--curve-every`` epochs, or every epoch without a curve
+(``epoch_checkpoints.py``); timings, losses, the curve and peak memory then cover every part of the run, the epochs
+a stopped part did not finish left out.
 """
 
 import logging
@@ -34,15 +39,18 @@ from anchor_common import (
     base_parser,
     check_inputs,
     check_same_tensors,
+    cpu_seconds,
     finish,
     limit_memory,
     offline_environment,
+    peak_rss_mib,
     read_jsonl,
     require_modules,
     run_adapter,
     seed_everything,
     write_jsonl,
 )
+from epoch_checkpoints import EpochCheckpoints, offset_losses, summed
 from fastcoref_inference import batch_clusters, load_coref
 
 ONE_DOCUMENT_PER_BATCH = 1  # DynamicBatchSampler's max_tokens: every document alone, so nothing is padded
@@ -87,9 +95,12 @@ def lingmess_loader():
 
 
 def train(args, out: Path):
+    import time
+
     import spacy
     from fastcoref import trainer as fastcoref_trainer
 
+    wall, cpu = time.perf_counter(), cpu_seconds()  # the trainer's set-up counts, as it did before checkpoints
     if args.trainer == "lingmess":
         fastcoref_trainer._load_f_coref_model = lingmess_loader()
     training_args = fastcoref_trainer.TrainingArgs(
@@ -109,20 +120,41 @@ def train(args, out: Path):
     # a blank English pipeline: the documents come tokenised, and no spaCy model may be downloaded
     trainer = fastcoref_trainer.CorefTrainer(args=training_args, train_file=args.train, nlp=spacy.blank("en"))
     epochs = int(args.epochs)  # the trainer's loop runs int(epochs) passes
+    settings = ("trainer", "train", "encoder", "epochs", "seed", "curve_every")
+    identity = {key: str(getattr(args, key)) for key in settings}
+    checkpoints = EpochCheckpoints(out, args.curve_every, identity)
     curve = LearningCurve(out, args.curve_every, epochs, lambda: dev_records(trainer, args.dev))
+    before = checkpoints.earlier("training_seconds", {"wall_seconds": 0.0, "cpu_seconds": 0.0})
+    if checkpoints.state:
+        curve.resume(checkpoints.earlier("curve", curve.record()), before["cpu_seconds"])
     if args.curve_every:
-        evaluate_as_curve(trainer, curve)
+        evaluate_as_curve(trainer, curve, checkpoints.done)
+    steps_before = checkpoints.steps
+
+    def kept() -> Dict:
+        """What a checkpoint keeps beside the trainer's states: the run so far."""
+        part = {"wall_seconds": time.perf_counter() - wall, "cpu_seconds": cpu_seconds() - cpu}
+        return {
+            "losses": checkpoints.earlier("losses", []) + offset_losses(losses.losses, steps_before),
+            "training_seconds": summed(before, curve.deduct(part)),
+            "curve": curve.record(),
+            "peak_rss_mib": max(peak_rss_mib(), checkpoints.earlier("peak_rss_mib", 0.0)),
+        }
+
+    checkpoints.install(fastcoref_trainer, trainer, kept)
     trainer.train()
     curve.after(epochs)
-    return trainer, losses.losses, curve
+    run_so_far = kept()
+    return trainer, run_so_far, curve, checkpoints
 
 
-def evaluate_as_curve(trainer, curve: LearningCurve) -> None:
+def evaluate_as_curve(trainer, curve: LearningCurve, epochs_before: int = 0) -> None:
     """
     fastcoref's trainer evaluates every ``eval_steps`` optimizer steps when it has a dev set (and keeps the best
     model by its F1). Here that evaluation is the learning curve's prediction: ``eval_steps`` becomes ``curve.every``
     epochs once the trainer has made its batches, and the F1 handed back never counts as best, so the trainer saves
-    no model of its own.
+    no model of its own. A resumed run counts its steps from 0 again: ``epochs_before`` (a multiple of
+    ``curve.every``, where checkpoints are made) are added.
     """
     from fastcoref.utilities import coref_dataset
 
@@ -137,7 +169,7 @@ def evaluate_as_curve(trainer, curve: LearningCurve) -> None:
 
     def evaluate(test: bool = False, prefix: str = "") -> Dict[str, float]:
         step = int(prefix.rsplit("_", 1)[1])  # the trainer's prefix: step_<global step>
-        curve.after(step // steps_per_epoch[-1])
+        curve.after(epochs_before + step // steps_per_epoch[-1])
         return {"f1": -1.0}
 
     coref_dataset.create_batches = create_batches
@@ -195,9 +227,8 @@ def main() -> int:
     require_modules("fastcoref", ["fastcoref", "spacy", "wandb"])
     seed_everything(args.seed)
     stopwatch = Stopwatch()
-    with stopwatch.measure("training"):
-        trainer, losses, curve = train(args, out)
-    stopwatch.records["training"] = curve.deduct(stopwatch.records["training"])
+    trainer, run_so_far, curve, checkpoints = train(args, out)
+    stopwatch.records["training"] = run_so_far["training_seconds"]
     dev = read_jsonl(args.dev)
     with stopwatch.measure("prediction"):
         records = dev_records(trainer, args.dev)
@@ -213,11 +244,14 @@ def main() -> int:
             "epochs": args.epochs,
             "seed": args.seed,
             "training_documents": len(read_jsonl(args.train)),
-            "losses": losses,
+            "losses": run_so_far["losses"],
             "learning_curve": curve.record(),
             "model": saved,
+            "resumed_after_epoch": checkpoints.earlier("epoch", None),
         },
+        earlier_peak_rss_mib=checkpoints.earlier("peak_rss_mib", 0.0),
     )
+    checkpoints.remove()
     print(f"{out / 'dev_predictions.jsonl'}: {len(dev)} documents")
     return 0
 
