@@ -18,7 +18,6 @@ with one ``error:`` line and exit status 1.
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
@@ -27,8 +26,7 @@ from allennlp.commands.subcommand import Subcommand
 
 from spanbert_lib.commands.common_arguments import positive_int
 from spanbert_lib.common.errors import UserInputError
-
-DEBUG_ENVIRONMENT_VARIABLE = "SPANBERT_LIB_DEBUG"
+from spanbert_lib.safeguards.user_errors import debug_enabled
 
 
 def bias_grid(start: float, stop: float, step: float) -> List[float]:
@@ -172,7 +170,7 @@ def outside_bias_from_args(args: argparse.Namespace) -> None:
             overrides=args.overrides,
         )
     except (UserInputError, FileNotFoundError) as error:
-        if os.environ.get(DEBUG_ENVIRONMENT_VARIABLE):
+        if debug_enabled():
             raise
         print(f"error: {error}", file=sys.stderr)
         raise SystemExit(1) from None
