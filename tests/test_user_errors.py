@@ -31,6 +31,7 @@ from spanbert_lib.relation.dataset_readers import TacredReader
 from spanbert_lib.safeguards.user_errors import (
     DEBUG_ENVIRONMENT_VARIABLE,
     USER_ERROR_EXIT_CODE,
+    errors_as_one_line,
     find_user_error,
     one_line_message,
     report_user_errors,
@@ -341,6 +342,26 @@ def test_user_error_is_one_line_and_the_exit_code(capsys, monkeypatch):
     monkeypatch.setenv(DEBUG_ENVIRONMENT_VARIABLE, "1")
     with pytest.raises(UserInputError):  # the full traceback on request
         report_user_errors(_raise(UserInputError("bad tag", path="d.txt", line=4)))()
+
+
+@pytest.mark.parametrize("debug_value", [None, "0", "no"])
+def test_a_commands_own_guard_prints_one_line_unless_debugging(capsys, monkeypatch, debug_value):
+    if debug_value is None:
+        monkeypatch.delenv(DEBUG_ENVIRONMENT_VARIABLE, raising=False)
+    else:
+        monkeypatch.setenv(DEBUG_ENVIRONMENT_VARIABLE, debug_value)  # set, but not asking for tracebacks
+    with pytest.raises(SystemExit) as exit_info:
+        with errors_as_one_line((UserInputError,), describe=lambda error: f"in x.conll: {error}"):
+            raise UserInputError("bad column", path="x.conll", line=3)
+    assert exit_info.value.code == USER_ERROR_EXIT_CODE
+    assert capsys.readouterr().err == "error: in x.conll: x.conll:3: bad column\n"
+    with pytest.raises(KeyError):  # not one of the types: passes through
+        with errors_as_one_line((UserInputError,)):
+            raise KeyError("bug")
+    monkeypatch.setenv(DEBUG_ENVIRONMENT_VARIABLE, "1")
+    with pytest.raises(UserInputError):
+        with errors_as_one_line((UserInputError,)):
+            raise UserInputError("bad column")
 
 
 # --- commands, in-process --------------------------------------------------------------------------

@@ -13,7 +13,6 @@ moved into place when every document was predicted: a failed run leaves an exist
 import argparse
 import json
 import logging
-import os
 import sys
 
 from allennlp.commands.subcommand import Subcommand
@@ -24,9 +23,9 @@ from spanbert_lib.commands.common_arguments import (
     positive_int,
 )
 from spanbert_lib.common.errors import UserInputError
+from spanbert_lib.safeguards.user_errors import errors_as_one_line
 
 SCORE_KEYS = ("muc_f1", "bcub_f1", "ceafe_f1", "conll_f1")
-DEBUG_ENVIRONMENT_VARIABLE = "SPANBERT_LIB_DEBUG"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -71,18 +70,13 @@ def predict_conll_from_args(args: argparse.Namespace) -> None:
     from spanbert_lib.safeguards.safe_archives import check_archive_readable
     from spanbert_lib.safeguards.same_file import refuse_output_over_input
 
-    try:
+    with errors_as_one_line((UserInputError, FileNotFoundError)):
         refuse_output_over_input(args.output_file, [args.input_path, args.archive_file], "OUTPUT")
         check_archive_readable(args.archive_file)
         with atomic_output_path(args.output_file) as temporary_output:
             metrics = predict_conll_file(
                 args.archive_file, args.input_path, temporary_output, args.cuda_device, args.batch_size, args.overrides
             )
-    except (UserInputError, FileNotFoundError) as error:
-        if os.environ.get(DEBUG_ENVIRONMENT_VARIABLE):
-            raise
-        print(f"error: {error}", file=sys.stderr)
-        raise SystemExit(1) from None
     print(json.dumps({key: metrics[key] for key in SCORE_KEYS if key in metrics}))
 
 

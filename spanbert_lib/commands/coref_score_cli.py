@@ -9,15 +9,14 @@ Light on purpose: nothing of allennlp or torch is imported here, so that the con
 
 import argparse
 import json
-import os
 import sys
 from typing import Dict, List, Optional, TextIO, Tuple
 
 from spanbert_lib.commands.common_arguments import add_include_package_argument
 from spanbert_lib.common.errors import EmptyInputError, UserInputError
 from spanbert_lib.coref.conll_format import MIN_COLUMNS, ConllDocument, read_conll_documents
+from spanbert_lib.safeguards.user_errors import errors_as_one_line
 
-DEBUG_ENVIRONMENT_VARIABLE = "SPANBERT_LIB_DEBUG"
 DESCRIPTION = (
     "Score a CoNLL-2012 coreference response file against a key file "
     "(MUC, B-cubed, CEAFm, CEAFe, BLANC and CoNLL F1, as the reference "
@@ -295,23 +294,18 @@ def coref_score_from_args(args: argparse.Namespace) -> None:
     """
     from spanbert_lib.coref.metrics.scorer import TooManyRepeatedMentions
 
-    try:
+    def describe(error: BaseException) -> str:
+        if isinstance(error, TooManyRepeatedMentions):
+            return f"{args.response_file}: {error}"
+        return _error_line(error)
+
+    with errors_as_one_line((TooManyRepeatedMentions, UserInputError, OSError), describe):
         accumulator = score_conll_files(
             args.key_file,
             args.response_file,
             min_columns=getattr(args, "min_columns", MIN_COLUMNS),
             check_words=getattr(args, "check_words", False),
         )
-    except TooManyRepeatedMentions as error:
-        if os.environ.get(DEBUG_ENVIRONMENT_VARIABLE):
-            raise
-        print(f"error: {args.response_file}: {error}", file=sys.stderr)
-        raise SystemExit(1) from None
-    except (UserInputError, OSError) as error:
-        if os.environ.get(DEBUG_ENVIRONMENT_VARIABLE):
-            raise
-        print(f"error: {_error_line(error)}", file=sys.stderr)
-        raise SystemExit(1) from None
     if args.json:
         print(json.dumps(accumulator.scores()))
     else:

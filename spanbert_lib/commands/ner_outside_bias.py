@@ -18,7 +18,6 @@ with one ``error:`` line and exit status 1.
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
@@ -26,15 +25,17 @@ from allennlp.commands.subcommand import Subcommand
 
 from spanbert_lib.commands.common_arguments import positive_int
 from spanbert_lib.common.errors import UserInputError
-from spanbert_lib.safeguards.user_errors import debug_enabled
+from spanbert_lib.safeguards.user_errors import errors_as_one_line
 
 
-def bias_grid(start: float, stop: float, step: float) -> List[float]:
-    """``start``, ``start + step``, ... up to ``stop`` inclusive (rounded to 4 decimals)."""
-    if step <= 0 or stop < start:
-        raise UserInputError(f"--grid needs START <= STOP and a positive STEP, got {start} {stop} {step}")
-    count = int(round((stop - start) / step)) + 1
-    return [round(start + step * index, 4) for index in range(count) if start + step * index <= stop + 1e-9]
+def grid_from_arguments(start: float, stop: float, step: float) -> List[float]:
+    """``--grid START STOP STEP`` as the list of biases (:func:`spanbert_lib.ner.outside_bias.bias_grid`)."""
+    from spanbert_lib.ner.outside_bias import bias_grid
+
+    try:
+        return bias_grid(start, stop, step)
+    except ValueError as error:
+        raise UserInputError(f"--grid {error}") from None
 
 
 def choose_from_archive(
@@ -155,11 +156,11 @@ def outside_bias_from_args(args: argparse.Namespace) -> None:
     from spanbert_lib.safeguards.atomic_files import atomic_output_path
     from spanbert_lib.safeguards.same_file import refuse_output_over_input
 
-    try:
+    with errors_as_one_line((UserInputError, FileNotFoundError)):
         refuse_output_over_input(
             args.output_file, [args.archive_file, args.heldout_path, *args.evaluate], "--output-file"
         )
-        grid = None if args.grid is None else bias_grid(*args.grid)
+        grid = None if args.grid is None else grid_from_arguments(*args.grid)
         result = choose_from_archive(
             args.archive_file,
             args.heldout_path,
@@ -169,11 +170,6 @@ def outside_bias_from_args(args: argparse.Namespace) -> None:
             cuda_device=args.cuda_device,
             overrides=args.overrides,
         )
-    except (UserInputError, FileNotFoundError) as error:
-        if debug_enabled():
-            raise
-        print(f"error: {error}", file=sys.stderr)
-        raise SystemExit(1) from None
     if args.output_file:
         with atomic_output_path(args.output_file) as temporary_output:
             Path(temporary_output).write_text(json.dumps(result, indent=2), encoding="utf-8")

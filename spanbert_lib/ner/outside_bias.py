@@ -51,9 +51,22 @@ class BiasScores:
         return {name: getattr(self, name) for name in ("bias", "precision", "recall", "f1", "predicted")}
 
 
+DEFAULT_GRID = (-2.0, 6.0, 0.25)
+"""``(start, stop, step)`` of :func:`default_grid` (the sampling correction of a 24-negative recipe,
+log(S / 24), is about 1-3)."""
+
+
+def bias_grid(start: float, stop: float, step: float) -> List[float]:
+    """``start``, ``start + step``, ... up to ``stop`` inclusive (rounded to 4 decimals)."""
+    if step <= 0 or stop < start:
+        raise ValueError(f"needs START <= STOP and a positive STEP, got {start} {stop} {step}")
+    count = int(round((stop - start) / step)) + 1
+    return [round(start + step * index, 4) for index in range(count) if start + step * index <= stop + 1e-9]
+
+
 def default_grid() -> List[float]:
-    """-2 to 6 in steps of 0.25 (the sampling correction of a 24-negative recipe, log(S / 24), is about 1-3)."""
-    return [round(-2.0 + 0.25 * step, 2) for step in range(33)]
+    """:data:`DEFAULT_GRID`: -2 to 6 in steps of 0.25."""
+    return bias_grid(*DEFAULT_GRID)
 
 
 def span_logits(model, instances: Iterable[Instance], batch_size: int = 16) -> List[SentenceSpans]:

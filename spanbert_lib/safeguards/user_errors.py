@@ -24,13 +24,14 @@ by its class name and shown as the same one line.
 """
 
 import ast
+import contextlib
 import functools
 import os
 import re
 import sys
 from traceback import walk_tb
 from types import ModuleType
-from typing import Callable, Optional, Set
+from typing import Callable, Iterator, Optional, Set, Tuple, Type
 
 from spanbert_lib.safeguards.config_mistakes import JSONNET_ERROR_PREFIXES
 
@@ -183,6 +184,25 @@ def report_user_errors(main: Callable[..., None]) -> Callable[..., None]:
 
     main_reporting_user_errors._spanbert_lib_shim = True  # type: ignore[attr-defined]
     return main_reporting_user_errors
+
+
+@contextlib.contextmanager
+def errors_as_one_line(
+    error_types: Tuple[Type[BaseException], ...], describe: Callable[[BaseException], str] = str
+) -> Iterator[None]:
+    """
+    A subcommand's own guard (also when its function is called without the ``allennlp`` entry point): an
+    exception of ``error_types`` raised inside is printed as ``error: describe(error)`` on stderr and ends the
+    program with :data:`USER_ERROR_EXIT_CODE`, unless :func:`debug_enabled` (then it propagates).
+    """
+    try:
+        yield
+    except error_types as error:
+        if debug_enabled():
+            raise
+        sys.stdout.flush()
+        print(f"error: {describe(error)}", file=sys.stderr, flush=True)
+        raise SystemExit(USER_ERROR_EXIT_CODE) from None
 
 
 def wrap_command_main(module: ModuleType) -> None:

@@ -12,11 +12,13 @@ from allennlp.common import Params
 from allennlp.data import DatasetReader, Vocabulary
 from allennlp.models.archival import load_archive
 
-from spanbert_lib.commands.ner_outside_bias import add_arguments, bias_grid, outside_bias_from_args
+from spanbert_lib.commands.ner_outside_bias import add_arguments, grid_from_arguments, outside_bias_from_args
 from spanbert_lib.common.errors import UserInputError
 from spanbert_lib.ner.outside_bias import (
     SentenceSpans,
+    bias_grid,
     choose_outside_bias,
+    default_grid,
     entities_at_bias,
     scores_at_bias,
     span_logits,
@@ -99,8 +101,11 @@ def test_the_choice_by_hand(instances_and_vocab):
 def test_bias_grid():
     assert bias_grid(-1, 1, 0.5) == [-1.0, -0.5, 0.0, 0.5, 1.0]
     assert bias_grid(0, 0.3, 0.25) == [0.0, 0.25]
-    with pytest.raises(UserInputError, match="positive STEP"):
+    assert default_grid()[0] == -2.0 and default_grid()[-1] == 6.0 and len(default_grid()) == 33
+    with pytest.raises(ValueError, match="positive STEP"):
         bias_grid(0, 1, 0)
+    with pytest.raises(UserInputError, match="^--grid needs START <= STOP"):
+        grid_from_arguments(1, 0, 0.5)
 
 
 def run_command(*arguments) -> None:

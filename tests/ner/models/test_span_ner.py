@@ -39,6 +39,29 @@ def entity_parameters(model: Model) -> set:
     }
 
 
+CANDIDATES_PER_ROW = (18, 26, 26, 6)
+"""Candidate spans of the fixture's first four sentences."""
+
+
+def assert_outside_shift(shift, mask, outside: int, shift_for_candidates) -> None:
+    """``shift`` ``[B, S, K]`` (logits minus a reference model's) is ``shift_for_candidates(S_row)`` on the "O"
+    logit of every real span of each row (``mask`` ``[B, S]``) and 0 on every other logit."""
+    for row, candidates in enumerate(CANDIDATES_PER_ROW):
+        assert int(mask[row].sum()) == candidates
+        expected = torch.zeros_like(shift[row, mask[row]])
+        expected[:, outside] = shift_for_candidates(candidates)
+        torch.testing.assert_close(shift[row, mask[row]], expected, atol=1e-5, rtol=0)
+
+
+def assert_same_in_training(model, reference, tensors) -> None:
+    """In training mode (same negative sample) ``model`` gives ``reference``'s logits: the shift is prediction-only."""
+    model.train(), reference.train()
+    torch.manual_seed(5)
+    training = model(**tensors)["logits"]
+    torch.manual_seed(5)
+    torch.testing.assert_close(training, reference(**tensors)["logits"])
+
+
 class TestSpanNer(ModelTestCase):
     def setup_method(self):
         super().setup_method()
@@ -190,20 +213,12 @@ class TestSpanNer(ModelTestCase):
         shifted, unshifted = corrected(**tensors), plain(**tensors)
         mask = unshifted["span_mask"]
         shift = shifted["logits"] - unshifted["logits"]  # [B, S, K]
-        for row, candidates in enumerate((18, 26, 26, 6)):
-            assert int(mask[row].sum()) == candidates
-            expected = torch.zeros_like(shift[row, mask[row]])
-            expected[:, outside] = math.log(candidates / 2)
-            torch.testing.assert_close(shift[row, mask[row]], expected, atol=1e-5, rtol=0)
+        assert_outside_shift(shift, mask, outside, lambda candidates: math.log(candidates / 2))
         assert (shifted["probs"][..., outside] >= unshifted["probs"][..., outside] - 1e-6)[mask].all()
         one_span = tensors_of(self.instances[:4], self.vocab)
         one_span["spans"][:, 2:] = -1  # 2 candidates each: S / n = 1, nothing to correct
         torch.testing.assert_close(corrected(**one_span)["logits"], plain(**one_span)["logits"])
-        corrected.train(), plain.train()
-        torch.manual_seed(5)
-        training = corrected(**tensors)["logits"]
-        torch.manual_seed(5)
-        torch.testing.assert_close(training, plain(**tensors)["logits"])
+        assert_same_in_training(corrected, plain, tensors)
 
     def test_the_outside_bias_adds_to_the_non_entity_logit_outside_training_only(self):
         """outside_logit_bias on the "O" logit of every real span, on top of the sampled prior correction; nothing in
@@ -212,21 +227,14 @@ class TestSpanNer(ModelTestCase):
         outside = self.vocab.get_token_index("O", "labels")
         plain = self.build(negative_spans_per_instance=2).eval()
         for changes, candidates_shift in (
-            ({}, lambda s: 0.0),
-            ({"correct_sampled_prior": True}, lambda s: math.log(s / 2)),
+            ({}, lambda s: -0.5),
+            ({"correct_sampled_prior": True}, lambda s: -0.5 + math.log(s / 2)),
         ):
             biased = self.build(negative_spans_per_instance=2, outside_logit_bias=-0.5, **changes).eval()
             shift = biased(**tensors)["logits"] - plain(**tensors)["logits"]
             mask = plain(**tensors)["span_mask"]
-            for row, candidates in enumerate((18, 26, 26, 6)):
-                expected = torch.zeros_like(shift[row, mask[row]])
-                expected[:, outside] = -0.5 + candidates_shift(candidates)
-                torch.testing.assert_close(shift[row, mask[row]], expected, atol=1e-5, rtol=0)
-        biased.train(), plain.train()
-        torch.manual_seed(5)
-        training = biased(**tensors)["logits"]
-        torch.manual_seed(5)
-        torch.testing.assert_close(training, plain(**tensors)["logits"])
+            assert_outside_shift(shift, mask, outside, candidates_shift)
+        assert_same_in_training(biased, plain, tensors)
 
     def test_decode_flat_and_nested_by_hand(self):
         labels = self.vocab.get_token_to_index_vocabulary("labels")
