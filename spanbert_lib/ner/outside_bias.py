@@ -90,7 +90,9 @@ def span_logits(model, instances: Iterable[Instance], batch_size: int = 16) -> L
                 batch = Batch([instances[index] for index in chunk])
                 batch.index_instances(model.vocab)
                 tensors = nn_util.move_to_device(batch.as_tensor_dict(), device)
-                logits = model(**tensors)["logits"].float().cpu().numpy()  # [B, S, K]
+                # no labels (no loss, the model's own metric untouched) and no metadata (no decoding): logits only
+                inputs = {name: value for name, value in tensors.items() if name not in ("span_labels", "metadata")}
+                logits = model(**inputs)["logits"].float().cpu().numpy()  # [B, S, K]
                 for row, (index, item) in enumerate(zip(chunk, tensors["metadata"])):
                     word_spans = np.asarray(item["word_spans"], dtype=np.int64).reshape(-1, 2)
                     gold = [tuple(entity) for entity in item["gold_entities"]]

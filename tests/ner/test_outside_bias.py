@@ -54,6 +54,7 @@ def test_the_sweep_scores_what_the_model_predicts_at_each_bias(trained_archive):
     instances = list(archive.validation_dataset_reader.read(str(DEV)))
     sentences = span_logits(model, instances, batch_size=3)
     assert model.outside_logit_bias == 0.75 and len(sentences) == len(instances)
+    assert not model._metric._gold  # logits only: the model's own metric counted nothing (not even gold entities)
     model.outside_logit_bias = 0.0
     unbiased = model(**tensors_of(instances, vocab))["logits"]
     for row, sentence in enumerate(sentences):
