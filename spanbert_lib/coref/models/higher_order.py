@@ -12,9 +12,9 @@ embedding size.
 """
 
 import torch
-import torch.nn.functional as F
 
 from spanbert_lib.coref.models.aligned_matmul import aligned_linear
+from spanbert_lib.coref.models.weighted_bags import weighted_bag_sum
 
 
 def with_dummy(scores: torch.Tensor) -> torch.Tensor:
@@ -46,7 +46,7 @@ def attend_antecedents(
     weights = torch.softmax(scores_with_dummy, dim=1)
     if antecedents.size(1) == 0:
         return span_embeddings * weights[:, :1]
-    attended = F.embedding_bag(antecedents, span_embeddings, mode="sum", per_sample_weights=weights[:, 1:].contiguous())
+    attended = weighted_bag_sum(antecedents, span_embeddings, weights[:, 1:])
     return attended + weights[:, :1] * span_embeddings
 
 

@@ -17,6 +17,7 @@ import torch.nn.functional as F
 from spanbert_lib.coref.models.chunking import row_chunks
 from spanbert_lib.coref.models.feedforward import FeedForwardScorer
 from spanbert_lib.coref.models.span_embedder import SpanEmbedder
+from spanbert_lib.coref.models.weighted_bags import weighted_bag_sum
 
 START, END, HEAD, WIDTH = range(4)
 
@@ -126,8 +127,6 @@ class MentionScorer(torch.nn.Module):
             table = torch.cat([scorer.part_projection(window, START), scorer.part_projection(window, END), width_table])
             bags = torch.stack([starts, ends + size, widths[chunk] + 2 * size], dim=1)  # [n, 3]
             pre_activation = F.embedding_bag(bags, table, mode="sum")
-            pre_activation += F.embedding_bag(
-                pieces, scorer.part_projection(window, HEAD), offsets, mode="sum", per_sample_weights=weights
-            )
+            pre_activation += weighted_bag_sum(pieces, scorer.part_projection(window, HEAD), weights, offsets)
             scores[chunk] = scorer.from_first_layer(pre_activation) + prior[widths[chunk]]
         return scores

@@ -314,7 +314,11 @@ class PairwiseScorer(torch.nn.Module):
         if num_spans == 0 or slots == 0:
             return span_embeddings.new_zeros((num_spans, slots))
         if not torch.is_grad_enabled() and not self.training:
-            return self._inference(span_embeddings, antecedents, metadata, budget)
+            # The fast path sets its own precision (``product_dtype``) and sums in place, where autocast's
+            # casts (float16 under ``trainer.use_amp``) would meet float32 weights: it runs in the weights' dtype.
+            with torch.autocast(span_embeddings.device.type, enabled=False):
+                weights_dtype = scorer.first_layer.weight.dtype
+                return self._inference(span_embeddings.to(weights_dtype), antecedents, metadata, budget)
         in_place = not torch.is_grad_enabled()
         targets = scorer.part_projection(span_embeddings, TARGET)  # [K, H]
         antecedent_terms = scorer.part_projection(span_embeddings, ANTECEDENT)  # [K, H]

@@ -16,7 +16,8 @@ Shapes: `N` spans, `P` wordpieces of one document, `H` wordpiece state size (``i
 from typing import Tuple
 
 import torch
-import torch.nn.functional as F
+
+from spanbert_lib.coref.models.weighted_bags import weighted_bag_sum
 
 
 def flat_span_pieces(
@@ -65,8 +66,10 @@ def segment_softmax(logits: torch.Tensor, segment_ids: torch.LongTensor, num_seg
     # Returns
 
     `torch.Tensor`
-        `[T]` probabilities summing to 1 within each group.
+        `[T]` float32 probabilities summing to 1 within each group (computed in float32 whatever the
+        dtype of ``logits``: under autocast they come from a float16 / bfloat16 linear layer).
     """
+    logits = logits.float()
     with torch.no_grad():  # the shift cancels out of the softmax, no gradient needed
         maxima = logits.new_full((num_segments,), float("-inf")).scatter_reduce(
             0, segment_ids, logits, reduce="amax", include_self=True
@@ -163,6 +166,6 @@ class SpanEmbedder(torch.nn.Module):
         """
         head_logits = self.head_scorer(states).squeeze(-1)
         pieces, offsets, weights = self.head_attention(head_logits, piece_starts, piece_ends)
-        head = F.embedding_bag(pieces, states, offsets, mode="sum", per_sample_weights=weights)
+        head = weighted_bag_sum(pieces, states, weights, offsets)
         width = self.dropout(self.width_embedding(widths))
         return torch.cat([states[piece_starts], states[piece_ends], head, width], dim=-1)
