@@ -8,6 +8,7 @@
 #                                    # for its Python, as one tarball in .device/ (about 25 MB)
 #   bash scripts/gpu_check.sh run    # there, from the repository root (carry .device): unpack, activate
 #                                    # spanbert_lib.compat, run the tests; log and JUnit XML in $OUT
+#   bash scripts/gpu_check.sh python benchmarks/encoder_bf16.py --device cuda   # there: any script, same set-up
 #
 # On a machine with a package index, `bash scripts/test.sh -m gpu` with a CUDA torch does the same.
 set -euo pipefail
@@ -51,14 +52,20 @@ pack() {
     echo "wrote $PACK_DIR/site-packages.tar.xz ($(du -h "$PACK_DIR/site-packages.tar.xz" | cut -f1)); carry $PACK_DIR"
 }
 
-run() {
-    local unpacked=/tmp/spanbert_lib_gpu_check out=${OUT:-outputs/gpu_check} site_packages rc=0
-    mkdir -p "$unpacked" "$out"
+use_pack() {
+    local unpacked=/tmp/spanbert_lib_gpu_check site_packages
+    mkdir -p "$unpacked"
     [ -d "$unpacked/site" ] || tar -xJf "$PACK_DIR/site-packages.tar.xz" -C "$unpacked"
     export PYTHONPATH="$unpacked/site:$PWD" HF_HUB_OFFLINE=1
     # allennlp needs spanbert_lib.compat's import hook before it loads: a .pth file in the image's site-packages
     site_packages=$(python3 -c "import site; print(site.getsitepackages()[0])")
     echo "import spanbert_lib.compat; spanbert_lib.compat.install()" >"$site_packages/spanbert_lib_compat.pth"
+}
+
+run() {
+    local out=${OUT:-outputs/gpu_check} rc=0
+    mkdir -p "$out"
+    use_pack
     nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
     python3 -c "import sys, torch; print('python', sys.version.split()[0], 'torch', torch.__version__, 'cuda', torch.cuda.is_available())"
     python3 -m pytest -q -p no:cacheprovider -n "${GPU_CHECK_WORKERS:-6}" tests/test_gpu.py tests/test_mixed_precision.py \
@@ -71,8 +78,13 @@ run() {
 case "${1:-}" in
     pack) pack ;;
     run) run ;;
+    python)
+        shift
+        use_pack
+        python3 "$@"
+        ;;
     *)
-        echo "usage: bash scripts/gpu_check.sh pack|run" >&2
+        echo "usage: bash scripts/gpu_check.sh pack|run|python ARGS..." >&2
         exit 2
         ;;
 esac
