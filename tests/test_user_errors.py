@@ -355,6 +355,10 @@ def test_a_commands_own_guard_prints_one_line_unless_debugging(capsys, monkeypat
             raise UserInputError("bad column", path="x.conll", line=3)
     assert exit_info.value.code == USER_ERROR_EXIT_CODE
     assert capsys.readouterr().err == "error: in x.conll: x.conll:3: bad column\n"
+    with pytest.raises(SystemExit):  # a message over several lines is folded into one, as the entry point does
+        with errors_as_one_line((ValueError,)):
+            raise ValueError("two problems:\n  first\n  second")
+    assert capsys.readouterr().err == "error: two problems: first second\n"
     with pytest.raises(KeyError):  # not one of the types: passes through
         with errors_as_one_line((UserInputError,)):
             raise KeyError("bug")

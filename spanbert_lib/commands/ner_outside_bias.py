@@ -25,13 +25,12 @@ from allennlp.commands.subcommand import Subcommand
 
 from spanbert_lib.commands.common_arguments import positive_int
 from spanbert_lib.common.errors import UserInputError
+from spanbert_lib.ner.outside_bias import DEFAULT_GRID, bias_grid
 from spanbert_lib.safeguards.user_errors import errors_as_one_line
 
 
 def grid_from_arguments(start: float, stop: float, step: float) -> List[float]:
     """``--grid START STOP STEP`` as the list of biases (:func:`spanbert_lib.ner.outside_bias.bias_grid`)."""
-    from spanbert_lib.ner.outside_bias import bias_grid
-
     try:
         return bias_grid(start, stop, step)
     except ValueError as error:
@@ -140,8 +139,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("archive_file", help="a model.tar.gz of a spanbert_span_ner model")
     parser.add_argument("heldout_path", help="held-out data the archive's reader reads (with gold entities)")
     parser.add_argument("--evaluate", nargs="+", default=[], metavar="PATH", help="also score PATH at 0 and the best")
+    default_grid = " ".join(f"{value:g}" for value in DEFAULT_GRID)
     parser.add_argument(
-        "--grid", nargs=3, type=float, metavar=("START", "STOP", "STEP"), default=None, help="default -2 6 0.25"
+        "--grid", nargs=3, type=float, metavar=("START", "STOP", "STEP"), default=None, help=f"default {default_grid}"
     )
     parser.add_argument("--batch-size", type=positive_int, default=16)
     parser.add_argument("--cuda-device", type=int, default=-1)

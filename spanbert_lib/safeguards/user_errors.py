@@ -156,9 +156,9 @@ def _subclass_names(cls: type) -> Set[str]:
     return names
 
 
-def one_line_message(error: BaseException) -> str:
-    """``error: MESSAGE`` with the message's line breaks folded into spaces."""
-    message = " ".join(part.strip() for part in str(error).splitlines() if part.strip())
+def one_line_message(error: BaseException, describe: Callable[[BaseException], str] = str) -> str:
+    """``error: MESSAGE`` (``describe(error)``) with the message's line breaks folded into spaces."""
+    message = " ".join(part.strip() for part in describe(error).splitlines() if part.strip())
     return f"error: {message or type(error).__name__}"
 
 
@@ -192,8 +192,9 @@ def errors_as_one_line(
 ) -> Iterator[None]:
     """
     A subcommand's own guard (also when its function is called without the ``allennlp`` entry point): an
-    exception of ``error_types`` raised inside is printed as ``error: describe(error)`` on stderr and ends the
-    program with :data:`USER_ERROR_EXIT_CODE`, unless :func:`debug_enabled` (then it propagates).
+    exception of ``error_types`` raised inside is printed as ``error: describe(error)`` on stderr, one line as
+    the entry point prints it (:func:`one_line_message`), and ends the program with :data:`USER_ERROR_EXIT_CODE`,
+    unless :func:`debug_enabled` (then it propagates).
     """
     try:
         yield
@@ -201,7 +202,7 @@ def errors_as_one_line(
         if debug_enabled():
             raise
         sys.stdout.flush()
-        print(f"error: {describe(error)}", file=sys.stderr, flush=True)
+        print(one_line_message(error, describe), file=sys.stderr, flush=True)
         raise SystemExit(USER_ERROR_EXIT_CODE) from None
 
 
