@@ -19,16 +19,9 @@ from allennlp.models.archival import Archive, load_archive
 from allennlp.predictors import Predictor
 
 from spanbert_lib.commands.export_encoder import export_encoder
+from tests.fixture_configs import CONFIGS_DIR, STANDALONE_CONFIGS
 
 REPO = Path(__file__).resolve().parents[1]
-CONFIGS_DIR = REPO / "fixtures" / "configs"
-# The two configs that read a pre-training run's export are trained in the main job's chain below.
-NEEDS_EXPORT = {"ner/span_ner_pretrained_sbo_tiny.jsonnet", "ner/span_ner_pretrained_sbo_minilm.jsonnet"}
-CONFIGS = sorted(
-    str(path.relative_to(CONFIGS_DIR))
-    for path in CONFIGS_DIR.glob("**/*.jsonnet")
-    if str(path.relative_to(CONFIGS_DIR)) not in NEEDS_EXPORT
-)
 ON_GPU = {"trainer.cuda_device": 0, "trainer.num_epochs": 1}
 
 pytestmark = pytest.mark.gpu
@@ -85,7 +78,7 @@ def assert_same_outputs(on_gpu: List[Dict[str, Any]], on_cpu: List[Dict[str, Any
             assert_close(gpu_output[key], cpu_output[key], f"instance {index}: {key}")
 
 
-@pytest.mark.parametrize("config", CONFIGS)
+@pytest.mark.parametrize("config", STANDALONE_CONFIGS)
 def test_trains_on_the_gpu_and_predicts_as_on_the_cpu(config, tmp_path, monkeypatch):
     monkeypatch.chdir(REPO)  # the configs name their data relative to the repository
     archive_file = train(CONFIGS_DIR / config, tmp_path / "run")

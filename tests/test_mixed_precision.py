@@ -15,15 +15,9 @@ from allennlp.common import Params
 from allennlp.data import Batch, DatasetReader, Vocabulary
 from allennlp.models import Model
 
+from tests.fixture_configs import CONFIGS_DIR, STANDALONE_CONFIGS
+
 REPO = Path(__file__).resolve().parents[1]
-CONFIGS_DIR = REPO / "fixtures" / "configs"
-# Read a pre-training run's export; tests/common/modules/test_pretrained_span_boundary.py trains them.
-NEEDS_EXPORT = {"ner/span_ner_pretrained_sbo_tiny.jsonnet", "ner/span_ner_pretrained_sbo_minilm.jsonnet"}
-CONFIGS = sorted(
-    name
-    for name in (str(path.relative_to(CONFIGS_DIR)) for path in CONFIGS_DIR.glob("**/*.jsonnet"))
-    if name not in NEEDS_EXPORT
-)
 
 
 def one_batch(config: str):
@@ -38,7 +32,7 @@ def one_batch(config: str):
 
 
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=["bfloat16", "float16"])
-@pytest.mark.parametrize("config", CONFIGS)
+@pytest.mark.parametrize("config", STANDALONE_CONFIGS)
 def test_training_and_validation_steps_under_autocast(config, dtype, monkeypatch):
     monkeypatch.chdir(REPO)  # the configs name their data relative to the repository
     torch.manual_seed(0)
