@@ -159,6 +159,10 @@ def test_bfloat16_coreference_prediction(tmp_path, monkeypatch):
 )
 def test_demo_predictors_answer_from_a_gpu_archive(config, predictor, inputs, tmp_path, monkeypatch):
     monkeypatch.chdir(REPO)
-    archive = load_archive(str(train(CONFIGS_DIR / config, tmp_path / "run")), cuda_device=0)
-    answer = Predictor.from_archive(archive, predictor).predict_json(inputs)
-    assert answer and json.dumps(answer)
+    archive_file = str(train(CONFIGS_DIR / config, tmp_path / "run"))
+    answers = [
+        Predictor.from_archive(load_archive(archive_file, cuda_device=device), predictor).predict_json(inputs)
+        for device in (0, -1)
+    ]
+    assert answers[0] and json.dumps(answers[0])
+    assert_same_outputs([answers[0]], [answers[1]])
