@@ -36,6 +36,8 @@ def _deferred(module_name: str, function_name: str):
     return hook
 
 
+_ARCHIVE_CONFIGS = "spanbert_lib.safeguards.archive_configs"
+
 # allennlp modules that torch.load / torch.save user files (see spanbert_lib.safeguards.safe_torch_io)
 MODULES_WITH_TORCH_FILE_IO = (
     "allennlp.nn.util",
@@ -69,7 +71,14 @@ SAFEGUARDS = [
     ),
     ("allennlp.common.util", None, atomic_metrics_files),
     ("allennlp.models.archival", None, atomic_model_archives),
-    # archives and checkpoints a user can trust: safe extraction, weights-only loads, atomic saves, exact resume
+    # archives and checkpoints a user can trust: loading runs no code of the archive's choosing, safe extraction,
+    # weights-only loads, atomic saves, exact resume
+    (
+        "allennlp.common.registrable",
+        None,
+        _deferred("spanbert_lib.safeguards.archive_configs", "registered_names_only"),
+    ),
+    ("allennlp.models.archival", None, _deferred("spanbert_lib.safeguards.archive_configs", "checked_archive_loading")),
     ("allennlp", _deferred("spanbert_lib.safeguards.safe_archives", "data_filter_by_default"), None),
     ("allennlp.models.archival", None, _deferred("spanbert_lib.safeguards.safe_archives", "safe_archive_extraction")),
     *[

@@ -6,11 +6,12 @@ predictor once, and copying it into a saved pipeline.
 
 import json
 import shutil
-import tarfile
 from pathlib import Path
 from typing import Any, Optional, Union
 
 from spanbert_lib.common.config_overrides import overrides_object
+from spanbert_lib.common.errors import UserInputError
+from spanbert_lib.safeguards.archive_configs import archive_model_type
 
 ARCHIVE_NAME = "model.tar.gz"
 
@@ -19,16 +20,6 @@ def archive_file(path: Union[str, Path]) -> Path:
     """``path`` itself for a file, its ``model.tar.gz`` for a serialization directory."""
     path = Path(path)
     return path / ARCHIVE_NAME if path.is_dir() else path
-
-
-def archived_model_type(path: Path) -> Optional[str]:
-    """The ``model.type`` of an archive's ``config.json`` (None when it names none)."""
-    with tarfile.open(str(path), "r:*") as archive:
-        member = archive.extractfile("config.json")
-        if member is None:
-            raise KeyError("config.json")
-        config = json.loads(member.read().decode("utf-8"))
-    return (config.get("model") or {}).get("type")
 
 
 class ArchiveSource:
@@ -90,13 +81,12 @@ class ArchiveSource:
 
     def check(self) -> None:
         """Refuses an archive that is not a model archive of the component's task."""
+        import spanbert_lib.plugin  # noqa: F401  (the registered names the archive's config is checked against)
+
         try:
-            found = archived_model_type(self.path)
-        except (tarfile.TarError, KeyError, OSError, ValueError) as error:
-            raise ValueError(
-                f"{self.component}: {self.path} is not a model archive of spanbert_lib (model.tar.gz with a "
-                f"config.json): {error}"
-            ) from error
+            found = archive_model_type(self.path)
+        except UserInputError as error:
+            raise ValueError(f"{self.component}: {error}") from error
         if found != self.model_type:
             raise ValueError(
                 f"{self.component}: {self.path} holds a {found!r} model, not a {self.model_type!r} model "

@@ -13,7 +13,7 @@ import tarfile
 import pytest
 
 from spanbert_lib.commands.coref_predict_conll import CorefPredictConll, main
-from spanbert_lib.coref.predictors.conll_predictions import archive_model_type
+from spanbert_lib.safeguards.archive_configs import archive_model_type
 
 
 def archive_with_config(path, config):

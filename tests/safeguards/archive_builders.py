@@ -4,7 +4,7 @@ import io
 import json
 import tarfile
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Dict, Optional
 
 from tests.conftest import REPO_ROOT
 
@@ -24,17 +24,24 @@ def add_symlink(archive: tarfile.TarFile, name: str, target: str) -> None:
     archive.addfile(info)
 
 
-def write_model_archive(path: Path, weights: Optional[Any] = None, weights_bytes: Optional[bytes] = None) -> Path:
+def write_model_archive(
+    path: Path,
+    weights: Optional[Any] = None,
+    weights_bytes: Optional[bytes] = None,
+    edit_config: Optional[Callable[[Dict[str, Any]], None]] = None,
+) -> Path:
     """
     A ``model.tar.gz`` of the tiny classifier (config, vocabulary with two labels) whose ``weights.th``
     holds ``torch.save(weights)`` (or ``weights_bytes`` as they are). Loading builds the model and
-    then reads the weights.
+    then reads the weights. ``edit_config`` changes the config (a dict) in place before it is written.
     """
     import torch
     from allennlp.common import Params
     from allennlp.data import Vocabulary
 
     config = Params.from_file(str(TINY_CLASSIFIER_CONFIG)).as_dict(quiet=True)
+    if edit_config is not None:
+        edit_config(config)
     vocabulary_dir = path.parent / f"{path.name}.vocabulary"
     vocab = Vocabulary()
     vocab.add_tokens_to_namespace(["positive", "negative"], namespace="labels")

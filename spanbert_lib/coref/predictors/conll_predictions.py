@@ -17,10 +17,8 @@ the input is read, and an input without any document with words is refused befor
 loaded: both as a :class:`~spanbert_lib.common.errors.UserInputError` naming the path.
 """
 
-import json
 import logging
 import os
-import tarfile
 from typing import Dict, Iterable, Iterator, List, Sequence
 
 from allennlp.common.checks import ConfigurationError
@@ -37,6 +35,7 @@ from spanbert_lib.coref.conll_format import (
     write_conll_documents,
 )
 from spanbert_lib.coref.dataset_readers import clusters_in_document, conll_paths
+from spanbert_lib.safeguards.archive_configs import archive_model_type
 
 logger = logging.getLogger(__name__)
 
@@ -52,50 +51,17 @@ def _batches(instances: Iterable[Instance], size: int) -> Iterator[List[Instance
         yield batch
 
 
-def archive_model_type(archive_file: str) -> str:
-    """
-    The ``model.type`` of an allennlp archive, read from its ``config.json`` without loading
-    the model.
-
-    # Parameters
-
-    archive_file : `str`
-        A ``.tar.gz`` archive or a serialization directory (a URL is downloaded once).
-
-    # Returns
-
-    `str`
-        The model's registered type. Raises ``UserInputError`` naming ``archive_file`` when
-        the config cannot be read or names no model type.
-    """
+def _local_archive(archive_file: str) -> str:
+    """The local path of ``archive_file`` (a URL is downloaded once, as ``load_archive`` does)."""
+    if os.path.exists(archive_file):
+        return archive_file
     try:
-        resolved = cached_path(archive_file)  # a URL is downloaded once, as load_archive does
-        if os.path.isdir(resolved):
-            with open(os.path.join(resolved, CONFIG_NAME), encoding="utf-8") as handle:
-                text = handle.read()
-        else:
-            with tarfile.open(resolved) as archive:
-                member = next((m for m in archive.getmembers() if os.path.normpath(m.name) == CONFIG_NAME), None)
-                if member is None:
-                    raise UserInputError(f"not a model archive: it has no {CONFIG_NAME}", path=archive_file)
-                text = archive.extractfile(member).read().decode("utf-8")  # type: ignore[union-attr]
-        config = json.loads(text)
+        return cached_path(archive_file)
     except FileNotFoundError:
         raise UserInputError(
-            f"cannot read the model archive: no such file, or a serialization directory without {CONFIG_NAME}",
+            f"no such model archive (a model.tar.gz or a serialization directory with {CONFIG_NAME})",
             path=archive_file,
         ) from None
-    except tarfile.TarError:
-        raise UserInputError(
-            f"not a model archive (a model.tar.gz or a serialization directory with {CONFIG_NAME})", path=archive_file
-        ) from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise UserInputError(f"the archive's {CONFIG_NAME} is not UTF-8 JSON ({error})", path=archive_file) from None
-    model = config.get("model") if isinstance(config, dict) else None
-    model_type = model.get("type") if isinstance(model, dict) else None
-    if not isinstance(model_type, str):
-        raise UserInputError(f"the archive's {CONFIG_NAME} names no model type", path=archive_file)
-    return model_type
 
 
 def check_coreference_archive(archive_file: str) -> None:
@@ -110,7 +76,7 @@ def check_coreference_archive(archive_file: str) -> None:
     """
     from spanbert_lib.coref.models import SpanBertCoreference
 
-    model_type = archive_model_type(archive_file)
+    model_type = archive_model_type(_local_archive(archive_file))
     try:
         model_class, _ = Model.resolve_class_name(model_type)
     except ConfigurationError:  # not registered: certainly not a coreference model
