@@ -48,6 +48,14 @@ def registered_names() -> FrozenSet[str]:
     return frozenset(name for registry in Registrable._registry.values() for name in registry)
 
 
+def _registered_names_with_plugins() -> FrozenSet[str]:
+    """:func:`registered_names` once allennlp's plugins (allennlp-models, ``.allennlp_plugins``) are imported."""
+    from allennlp.common.plugins import import_plugins
+
+    import_plugins()
+    return registered_names()
+
+
 def _key(path: str, key: Any) -> str:
     return f"{path}.{key}" if path else str(key)
 
@@ -97,11 +105,12 @@ def check_archive_config(config: Mapping[str, Any], archive: Union[str, os.PathL
     archive : `Union[str, os.PathLike]`
         The archive, for the message.
     """
+    sections = [(section, config[section]) for section in LOADED_SECTIONS if section in config]
     names = registered_names()
-    for section in LOADED_SECTIONS:
-        if section not in config:
-            continue
-        for key, problem in unsafe_entries(config[section], names, section):
+    if any(True for section, value in sections for _ in unsafe_entries(value, names, section)):
+        names = _registered_names_with_plugins()
+    for section, value in sections:
+        for key, problem in unsafe_entries(value, names, section):
             raise UnsafeArchiveConfigError(
                 f"{CONFIG_NAME} key {key!r} {problem}: an archive may name registered components only; nothing "
                 "was loaded (register the class and import its package, e.g. with --include-package)",

@@ -11,7 +11,7 @@ from typing import Any, Optional, Union
 
 from spanbert_lib.common.config_overrides import overrides_object
 from spanbert_lib.common.errors import UserInputError
-from spanbert_lib.safeguards.archive_configs import archive_model_type
+from spanbert_lib.safeguards.archive_configs import UnsafeArchiveConfigError, archive_model_type
 
 ARCHIVE_NAME = "model.tar.gz"
 
@@ -85,8 +85,13 @@ class ArchiveSource:
 
         try:
             found = archive_model_type(self.path)
-        except UserInputError as error:
+        except UnsafeArchiveConfigError as error:
             raise ValueError(f"{self.component}: {error}") from error
+        except UserInputError as error:
+            raise ValueError(
+                f"{self.component}: {self.path} is not a model archive of spanbert_lib (model.tar.gz with a "
+                f"config.json): {error.message}"
+            ) from error
         if found != self.model_type:
             raise ValueError(
                 f"{self.component}: {self.path} holds a {found!r} model, not a {self.model_type!r} model "

@@ -78,7 +78,7 @@ PREDICT_ERRORS = {
         "missing",
         "empty_conll",
         "missing",
-        "cannot read the model archive: no such file, or a serialization directory without config.json",
+        "no such model archive (a model.tar.gz or a serialization directory with config.json)",
     ),
     "empty_input": (
         "coref_archive",
