@@ -480,6 +480,13 @@ def test_train_evaluate_predict_report_one_line(relation_archive, tmp_path, monk
             r":3: not a valid JSON object \(column 2\)",
         ),
         ("blank.jsonl", b"\n \n", r": nothing to predict: the input file has no JSON line"),
+        ("digits.jsonl", b'{"token": ' + b"7" * 5000 + b"}\n", r":1: not a JSON object this reads: Exceeds the limit"),
+        ("deep.jsonl", b'{"token": ' + b"[" * 100_000 + b"]" * 100_000 + b"}\n", r":1: .*nested too deeply"),
+        (
+            "surrogate.jsonl",
+            b'{"token": ["caf\\ud800"], "subj_start": 0}\n',
+            r":1: the text of 'token\[0\]' holds a lone surrogate",
+        ),
     ]:
         path = tmp_path / name
         path.write_bytes(content)

@@ -67,11 +67,12 @@ def predict_conll_from_args(args: argparse.Namespace) -> None:
     import spanbert_lib.plugin  # noqa: F401  (registers the components the archive names)
     from spanbert_lib.coref.predictors.conll_predictions import predict_conll_file
     from spanbert_lib.safeguards.atomic_files import atomic_output_path
+    from spanbert_lib.safeguards.command_inputs import archive_inputs
     from spanbert_lib.safeguards.safe_archives import check_archive_readable
     from spanbert_lib.safeguards.same_file import refuse_output_over_input
 
     with errors_as_one_line((UserInputError, FileNotFoundError)):
-        refuse_output_over_input(args.output_file, [args.input_path, args.archive_file], "OUTPUT")
+        refuse_output_over_input(args.output_file, [args.input_path, *archive_inputs(args.archive_file)], "OUTPUT")
         check_archive_readable(args.archive_file)
         with atomic_output_path(args.output_file) as temporary_output:
             metrics = predict_conll_file(

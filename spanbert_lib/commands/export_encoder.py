@@ -78,11 +78,12 @@ def export_encoder(archive_file: str, output_dir: str, weights_file: str = None)
     import spanbert_lib.plugin  # noqa: F401  (registers the models archives may contain)
     from spanbert_lib.common.transformers_encoder import find_transformer, huggingface_encoder
     from spanbert_lib.safeguards.atomic_files import atomic_output_directory
+    from spanbert_lib.safeguards.command_inputs import archive_inputs
     from spanbert_lib.safeguards.same_file import refuse_output_directory_over_inputs
 
     if os.path.exists(output_dir) and not os.path.isdir(output_dir):
         raise UserInputError("OUTPUT_DIR is an existing file, not a directory", path=output_dir)
-    refuse_output_directory_over_inputs(output_dir, [archive_file, weights_file], "OUTPUT_DIR")
+    refuse_output_directory_over_inputs(output_dir, [*archive_inputs(archive_file), weights_file], "OUTPUT_DIR")
     archive = load_archive(archive_file, weights_file=weights_file)
     model = archive.model
     encoder = huggingface_encoder(model) if hasattr(model, "encoder") else find_transformer(model)

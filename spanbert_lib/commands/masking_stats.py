@@ -109,9 +109,10 @@ def masking_statistics(
     import spanbert_lib.plugin  # noqa: F401
     from spanbert_lib.common.errors import UserInputError
     from spanbert_lib.pretraining.masking import Masker, MaskingStatistics, plot_span_length_histogram
+    from spanbert_lib.safeguards.command_inputs import config_file_inputs
     from spanbert_lib.safeguards.same_file import refuse_output_over_input
 
-    refuse_output_over_input(plot, [config, text_path], "--plot")
+    refuse_output_over_input(plot, [*config_file_inputs(config, overrides), text_path], "--plot")
     params = Params.from_file(config, params_overrides=overrides)
     if "dataset_reader" in params:
         reader_params = params.pop("dataset_reader")

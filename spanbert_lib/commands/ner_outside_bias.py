@@ -154,11 +154,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
 def outside_bias_from_args(args: argparse.Namespace) -> None:
     """Prints the grid, the chosen bias and the ``--evaluate`` scores; a user error is one ``error:`` line."""
     from spanbert_lib.safeguards.atomic_files import atomic_output_path
+    from spanbert_lib.safeguards.command_inputs import archive_inputs
     from spanbert_lib.safeguards.same_file import refuse_output_over_input
 
     with errors_as_one_line((UserInputError, FileNotFoundError)):
         refuse_output_over_input(
-            args.output_file, [args.archive_file, args.heldout_path, *args.evaluate], "--output-file"
+            args.output_file, [*archive_inputs(args.archive_file), args.heldout_path, *args.evaluate], "--output-file"
         )
         grid = None if args.grid is None else grid_from_arguments(*args.grid)
         result = choose_from_archive(

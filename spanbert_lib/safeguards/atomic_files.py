@@ -3,16 +3,20 @@ Output files that appear complete or not at all: each is written to a hidden tem
 same directory and moved into place with ``os.replace`` only when the command succeeded, so a run
 that fails (bad input, a crash, Ctrl-C) leaves an existing file exactly as it was and no partial file.
 
-Temporary names are ``.NAME.partial-XXXX`` plus the file's own extension (``plot.png`` ->
-``.plot.png.partial-k2j9.png``: tools that choose a format by extension still see it). A new file gets
+Temporary names are ``.NAME.partial-PID-XXXX`` plus the file's own extension (``plot.png`` ->
+``.plot.png.partial-4242-k2j9.png``: tools that choose a format by extension still see it; ``NAME`` is
+shortened when the whole would pass the file system's limit on a name). A temporary file of ``NAME`` whose
+process has ended (a run killed with SIGKILL) is removed the next time ``NAME`` is written. A new file gets
 the permissions ``open()`` would give it; a replaced file keeps its own. An output that is a symbolic
-link replaces the file it points to (the link stays); one that is no regular file (``/dev/stdout``, a
-named pipe) is written directly, as there is nothing to keep.
+link replaces the file it points to (the link stays). A stream (``/dev/stdout``, ``/dev/stderr``, ``/dev/fd/N``,
+a named pipe, a terminal) is never replaced: what was written is appended to it, so ``--output-file /dev/stdout``
+with the shell appending to a log (``>> log.txt``) keeps the log's earlier content.
 """
 
 import contextlib
 import os
 import shutil
+import stat
 import tempfile
 from typing import IO, Iterator, Optional, Union
 
@@ -35,6 +39,49 @@ def _default_mode(directory: bool = False) -> int:
     return (0o777 if directory else 0o666) & ~umask
 
 
+PARTIAL_MARKER = ".partial-"
+_STREAM_DIRECTORIES = ("/dev/", "/proc/")
+
+
+def _name_max(directory: str) -> int:
+    try:
+        return os.pathconf(directory, "PC_NAME_MAX")
+    except (OSError, ValueError):
+        return 255
+
+
+def partial_prefix(path: str) -> str:
+    """``.NAME.partial-``: the start of the temporary names of ``path`` (``NAME`` shortened to leave room)."""
+    parent = os.path.dirname(os.path.abspath(path))
+    name = os.path.basename(os.path.normpath(path))
+    # room for the pid, the random part and the extension
+    room = _name_max(parent) - len(PARTIAL_MARKER) - 1 - 24 - len(_extension(name))
+    return f".{name[: max(room, 1)]}{PARTIAL_MARKER}"
+
+
+def _process_ended(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except (PermissionError, OverflowError):
+        return False
+    return False
+
+
+def remove_stale_partials(path: str) -> None:
+    """Removes the temporary files (directories) of ``path`` left by a process that has ended."""
+    parent = os.path.dirname(os.path.abspath(path))
+    prefix = partial_prefix(path)
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(parent):
+            if not entry.name.startswith(prefix):
+                continue
+            pid_text = entry.name[len(prefix) :].split("-", 1)[0]
+            if pid_text.isdigit() and int(pid_text) != os.getpid() and _process_ended(int(pid_text)):
+                _remove(entry.path)
+
+
 def _temporary_sibling(path: str, directory: bool = False) -> str:
     """A new temporary file (directory) beside ``path``; :class:`UserInputError` when none can be made there."""
     parent = os.path.dirname(os.path.abspath(path))
@@ -43,10 +90,12 @@ def _temporary_sibling(path: str, directory: bool = False) -> str:
         raise UserInputError("is a directory; the output must be a file path", path=path)
     if not os.path.isdir(parent):
         raise UserInputError(f"cannot write the output: its directory {parent} does not exist", path=path)
+    remove_stale_partials(path)
+    prefix = f"{partial_prefix(path)}{os.getpid()}-"
     try:
         if directory:
-            return tempfile.mkdtemp(prefix=f".{name}.partial-", dir=parent)
-        descriptor, temporary = tempfile.mkstemp(prefix=f".{name}.partial-", suffix=_extension(name), dir=parent)
+            return tempfile.mkdtemp(prefix=prefix, dir=parent)
+        descriptor, temporary = tempfile.mkstemp(prefix=prefix, suffix=_extension(name), dir=parent)
     except OSError as error:
         raise UserInputError(f"cannot write the output in {parent}: {error.strerror}", path=path) from error
     os.close(descriptor)
@@ -58,12 +107,38 @@ def _temporary_sibling(path: str, directory: bool = False) -> str:
     return temporary
 
 
+def is_stream(path: PathLike) -> bool:
+    """
+    Whether ``path`` is a stream to append to rather than a file to replace: a path under ``/dev/`` or
+    ``/proc/`` (also through links: ``/dev/stdout`` -> ``/proc/self/fd/1``), or an existing path that is neither a
+    regular file nor a directory (a named pipe, a terminal).
+    """
+    text = os.path.abspath(os.fspath(path))
+    for _ in range(40):  # the kernel's own limit on links followed
+        if text.startswith(_STREAM_DIRECTORIES):
+            return True
+        if not os.path.islink(text):
+            break
+        text = os.path.join(os.path.dirname(text), os.readlink(text))
+        text = os.path.abspath(text)
+    try:
+        mode = os.stat(text).st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
 def _file_to_replace(path: PathLike) -> Optional[str]:
-    """The regular file an output path stands for (a symbolic link's target), or None for a device / pipe."""
-    text = os.fspath(path)
-    if os.path.exists(text) and not os.path.isfile(text) and not os.path.isdir(text):
+    """The regular file an output path stands for (a symbolic link's target), or None for a stream."""
+    if is_stream(path):
         return None
+    text = os.fspath(path)
     return os.path.realpath(text) if os.path.islink(text) else text
+
+
+def _append_to_stream(source: str, stream: PathLike) -> None:
+    with open(source, "rb") as written, open(stream, "ab") as target:
+        shutil.copyfileobj(written, target)
 
 
 def _remove(path: str) -> None:
@@ -91,8 +166,14 @@ def atomic_output_path(path: PathLike) -> Iterator[str]:
         The temporary file (exists, empty).
     """
     target = _file_to_replace(path)
-    if target is None:
-        yield os.fspath(path)
+    if target is None:  # a stream: written whole at the end, appended, never truncated
+        descriptor, temporary = tempfile.mkstemp(prefix="spanbert_lib-output-", suffix=_extension(os.fspath(path)))
+        os.close(descriptor)
+        try:
+            yield temporary
+            _append_to_stream(temporary, path)
+        finally:
+            _remove(temporary)
         return
     temporary = _temporary_sibling(target)
     try:
@@ -120,7 +201,8 @@ class AtomicTextFile:
         target = _file_to_replace(path)
         self.path = target if target is not None else os.fspath(path)
         self._temporary: Optional[str] = _temporary_sibling(target) if target is not None else None
-        self._handle: IO[str] = open(self._temporary or self.path, "w", encoding=encoding)
+        # a stream is appended to (opening it "w" would truncate the file a shell's ">>" appends to)
+        self._handle: IO[str] = open(self._temporary or self.path, "w" if self._temporary else "a", encoding=encoding)
 
     @property
     def closed(self) -> bool:

@@ -27,9 +27,13 @@ from typing import Any, Callable, Iterable, List, Optional
 
 from spanbert_lib.common.errors import UserInputError
 from spanbert_lib.safeguards.atomic_files import AtomicTextFile, atomic_output_path
-from spanbert_lib.safeguards.same_file import OutputOverInputError, expand_input_paths, refuse_output_over_input
-
-DATA_PATH_KEYS = ("train_data_path", "validation_data_path", "test_data_path")
+from spanbert_lib.safeguards.command_inputs import archive_inputs, config_file_inputs, config_inputs
+from spanbert_lib.safeguards.same_file import (
+    OutputOverInputError,
+    expand_input_paths,
+    refuse_output_over_input,
+    same_output_file,
+)
 
 
 def _shim(wrapper: Callable, wrapped: Callable) -> Callable:
@@ -63,24 +67,29 @@ def _predictor_file_arguments(predictor_args: Any) -> List[tuple]:
 
 
 def check_predict_paths(args) -> None:
-    """Refuses ``allennlp predict`` outputs that name its input file or archive."""
-    inputs = [args.input_file, args.archive_file]
+    """Refuses ``allennlp predict`` outputs that name its input file, the archive or what the archive names."""
+    inputs = [args.input_file, *archive_inputs(args.archive_file)]
     refuse_output_over_input(args.output_file, inputs, "--output-file")
     for key, path in _predictor_file_arguments(getattr(args, "predictor_args", None)):
         refuse_output_over_input(path, inputs, f"--predictor-args {key}")
 
 
 def check_evaluate_paths(args) -> None:
-    """Refuses ``allennlp evaluate`` outputs that name an input file or the archive."""
-    inputs = [*_comma_list(args.input_file), args.archive_file]
+    """Refuses ``allennlp evaluate`` outputs that name an input file, the archive or what the archive names,
+    and two outputs that are one file (also through a link)."""
+    inputs = [*_comma_list(args.input_file), *archive_inputs(args.archive_file)]
     outputs = [("--output-file", path) for path in _comma_list(args.output_file)]
     outputs += [("--predictions-output-file", path) for path in _comma_list(args.predictions_output_file)]
     for option, path in outputs:
         refuse_output_over_input(path, inputs, option)
-    written = [os.path.abspath(path) for _, path in outputs]
-    for path in written:
-        if written.count(path) > 1:
-            raise OutputOverInputError("is named as two outputs (metrics and predictions)", path=path)
+    for index, (option, path) in enumerate(outputs):
+        for other_option, other in outputs[index + 1 :]:
+            if same_output_file(path, other):
+                raise OutputOverInputError(
+                    f"is named as two outputs ({option} and {other_option}{'' if path == other else ': ' + other}); "
+                    "nothing was written",
+                    path=path,
+                )
 
 
 def check_serialization_dir(serialization_dir: str, force: bool, inputs: Iterable[Optional[str]]) -> None:
@@ -103,6 +112,12 @@ def check_serialization_dir(serialization_dir: str, force: bool, inputs: Iterabl
         )
     if not force:
         return
+    if os.path.islink(directory):
+        raise UserInputError(
+            f"refusing --force: the serialization directory (-s) is a symbolic link (to {os.readlink(directory)}); "
+            "nothing was deleted; give the directory itself or a new path",
+            path=directory,
+        )
     held = input_inside(directory, inputs)
     if held is not None:
         raise OutputOverInputError(
@@ -210,7 +225,9 @@ def wrap_train_paths(module: ModuleType) -> None:
             bound = from_file_signature.bind(*args, **kwargs)
             arguments = bound.arguments
             check_serialization_dir(
-                arguments["serialization_dir"], arguments.get("force", False), [arguments["parameter_filename"]]
+                arguments["serialization_dir"],
+                arguments.get("force", False),
+                config_file_inputs(arguments["parameter_filename"], arguments.get("overrides", "")),
             )
             return from_file(*args, **kwargs)
 
@@ -220,13 +237,9 @@ def wrap_train_paths(module: ModuleType) -> None:
 
         def checked_train_model(*args, **kwargs):
             arguments = signature.bind(*args, **kwargs).arguments
-            params = arguments["params"]
-            data_paths = [params.get(key) for key in DATA_PATH_KEYS]
             serialization_dir = os.fspath(arguments["serialization_dir"])
             check_serialization_dir(
-                serialization_dir,
-                arguments.get("force", False),
-                [path for path in data_paths if isinstance(path, str)],
+                serialization_dir, arguments.get("force", False), config_inputs(arguments["params"].as_dict(quiet=True))
             )
             existed = os.path.isdir(serialization_dir)
             fresh = not existed or arguments.get("force", False) or not os.listdir(serialization_dir)

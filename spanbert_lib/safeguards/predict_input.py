@@ -16,7 +16,7 @@ import json
 from types import ModuleType
 from typing import Iterator
 
-from spanbert_lib.common.json_kinds import json_kind
+from spanbert_lib.common.json_kinds import json_kind, lone_surrogate_key
 
 
 def read_json_lines_input(get_json_data):
@@ -47,9 +47,25 @@ def read_json_lines_input(get_json_data):
                         path=self._input_file,
                         line=line_number,
                     ) from None
+                except RecursionError:
+                    raise UserInputError(
+                        "not a JSON object this reads: it is nested too deeply", path=self._input_file, line=line_number
+                    ) from None
+                except ValueError as error:  # e.g. an integer of more digits than Python converts
+                    raise UserInputError(
+                        f"not a JSON object this reads: {error}", path=self._input_file, line=line_number
+                    ) from None
                 if not isinstance(data, dict):
                     raise UserInputError(
                         f"expected a JSON object on each line, got {json_kind(data)}",
+                        path=self._input_file,
+                        line=line_number,
+                    )
+                surrogate_at = lone_surrogate_key(data)
+                if surrogate_at is not None:
+                    raise UserInputError(
+                        f"the text of {surrogate_at!r} holds a lone surrogate (an escape such as \\ud800 that is "
+                        "no Unicode character)",
                         path=self._input_file,
                         line=line_number,
                     )

@@ -167,6 +167,37 @@ def _member_of_extraction(error: FileNotFoundError) -> Optional[Tuple[str, str]]
     return None
 
 
+# how torch's load_state_dict and allennlp's Model._load say that weights do not fit a model
+_WEIGHTS_DO_NOT_FIT = ("Error(s) in loading state_dict", "Error loading state dict for")
+
+
+def _weights_mismatch(message: str) -> str:
+    """``"3 missing and 70 unexpected parameters, e.g. missing 'x'"`` from allennlp's message, else its first line."""
+    counts = {}
+    for line in message.splitlines():
+        for kind in ("Missing keys", "Unexpected keys"):
+            if line.strip().startswith(kind + ":"):
+                counts[kind] = _literal_list(line.split(":", 1)[1])
+    if not counts:
+        return message.strip().splitlines()[0][:200]
+    missing, unexpected = counts.get("Missing keys", []), counts.get("Unexpected keys", [])
+    example = (
+        f", e.g. missing {missing[0]!r}" if missing else f", e.g. unexpected {unexpected[0]!r}" if unexpected else ""
+    )
+    return f"{len(missing)} missing and {len(unexpected)} unexpected parameters{example}"
+
+
+def _literal_list(text: str) -> list:
+    """A Python list literal of strings, or [] when ``text`` is none."""
+    import ast
+
+    try:
+        value = ast.literal_eval(text.strip())
+    except (ValueError, SyntaxError):
+        return []
+    return list(value) if isinstance(value, (list, tuple)) else []
+
+
 def naming_the_archive(load_archive):
     """
     ``load_archive`` whose errors about a file missing from the archive, or weights that do not fit its
@@ -193,12 +224,14 @@ def naming_the_archive(load_archive):
                 path=archive,
             ) from error
         except RuntimeError as error:
-            if "Error(s) in loading state_dict" not in str(error):
+            if not str(error).startswith(_WEIGHTS_DO_NOT_FIT):
                 raise
-            archive = signature.bind(*args, **kwargs).arguments["archive_file"]
-            first_line = str(error).strip().splitlines()[0]
+            arguments = signature.bind(*args, **kwargs).arguments
+            weights_file = arguments.get("weights_file")
+            weights = f"the weights of --weights-file {weights_file}" if weights_file else "its weights"
             raise CorruptArchiveError(
-                f"its weights do not fit the model its config.json describes ({first_line[:200]})", path=archive
+                f"{weights} do not fit the model its config.json describes ({_weights_mismatch(str(error))})",
+                path=arguments["archive_file"],
             ) from error
 
     load_archive_naming_it._spanbert_lib_shim = True  # type: ignore[attr-defined]

@@ -35,6 +35,17 @@ def _identity(path: str) -> Optional[FileIdentity]:
     return status.st_dev, status.st_ino
 
 
+def same_output_file(first: str, second: str) -> bool:
+    """
+    Whether two output paths write one file: the same path once links are resolved, or (for existing files)
+    the same device and inode (a hard link).
+    """
+    if os.path.realpath(first) == os.path.realpath(second):
+        return True
+    identity = _identity(first)
+    return identity is not None and identity == _identity(second)
+
+
 def expand_input_paths(spec: Optional[str]) -> List[str]:
     """
     The existing files and directories an input argument names.

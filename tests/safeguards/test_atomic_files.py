@@ -123,3 +123,55 @@ def test_an_output_directory_may_not_hold_an_input(tmp_path):
         with pytest.raises(OutputOverInputError, match="into the directory of the input"):
             refuse_output_directory_over_inputs(str(corpus), inputs, "OUTPUT_DIR")
     refuse_output_directory_over_inputs(str(tmp_path / "vocab"), [str(corpus)], "OUTPUT_DIR")
+
+
+APPEND_TO_STDOUT = """
+import sys
+from spanbert_lib.safeguards.atomic_files import AtomicTextFile, atomic_output_path
+with AtomicTextFile("/dev/stdout") as handle:
+    handle.write("line from AtomicTextFile\\n")
+with atomic_output_path("/dev/stdout") as temporary:
+    with open(temporary, "w") as handle:  # callers open what they are given with "w"
+        handle.write("line from atomic_output_path\\n")
+"""
+
+
+def test_dev_stdout_appended_by_the_shell_keeps_the_log(tmp_path):
+    import subprocess
+    import sys
+
+    log = tmp_path / "log.txt"
+    log.write_text("earlier content\n")
+    with open(log, "a") as appending:  # the shell's `>> log.txt`
+        subprocess.run([sys.executable, "-c", APPEND_TO_STDOUT], stdout=appending, check=True)
+    assert log.read_text() == "earlier content\nline from AtomicTextFile\nline from atomic_output_path\n"
+    assert os.listdir(tmp_path) == ["log.txt"]
+
+
+def test_partial_files_of_a_killed_process_are_removed_at_the_next_write(tmp_path):
+    import subprocess
+    import sys
+
+    output = tmp_path / "predictions.jsonl"
+    killed = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    killed.kill()
+    killed.wait()
+    stale = tmp_path / f".predictions.jsonl.partial-{killed.pid}-abcd.jsonl"
+    stale.write_text("half")
+    alive = tmp_path / f".predictions.jsonl.partial-{os.getppid()}-efgh.jsonl"  # a running process's: kept
+    alive.write_text("being written")
+    with AtomicTextFile(output) as handle:
+        handle.write("whole\n")
+    assert sorted(os.listdir(tmp_path)) == sorted([output.name, alive.name])
+
+
+def test_an_output_name_at_the_file_systems_limit_is_written(tmp_path):
+    name_max = os.pathconf(tmp_path, "PC_NAME_MAX")
+    output = tmp_path / ("p" * (name_max - len(".jsonl")) + ".jsonl")
+    with AtomicTextFile(output) as handle:
+        handle.write("whole\n")
+    with atomic_output_path(output) as temporary:
+        assert len(os.path.basename(temporary)) <= name_max and temporary.endswith(".jsonl")
+        with open(temporary, "w") as handle:
+            handle.write("again\n")
+    assert output.read_text() == "again\n" and os.listdir(tmp_path) == [output.name]

@@ -264,3 +264,96 @@ def test_recover_with_more_epochs_continues_the_run(qa_run, tmp_path, monkeypatc
     after = snapshot(run)
     assert after["model.tar.gz"] != before["model.tar.gz"]
     assert after["metrics_epoch_0.json"] == before["metrics_epoch_0.json"]  # the first epoch stays as it was
+
+
+# ---- what a command reads beyond its arguments: the encoder folder an archive names, a config's imports ------
+
+
+@pytest.fixture(scope="module")
+def qa_run_own_encoder(tmp_path_factory) -> Path:
+    """A finished tiny SQuAD run whose config names its own copy of the tiny BERT folder (``run/../encoder``)."""
+    from allennlp.commands.train import train_model_from_file
+
+    base = tmp_path_factory.mktemp("qa_own_encoder")
+    encoder = base / "encoder"
+    shutil.copytree(REPO_ROOT / "fixtures" / "tiny_bert", encoder)
+    overrides = {"dataset_reader.model_name": str(encoder), "model.encoder.model_name": str(encoder)}
+    train_model_from_file(str(QA_CONFIG), str(base / "run"), overrides=json.dumps(overrides))
+    return base / "run"
+
+
+def test_export_encoder_refuses_the_encoder_folder_its_archive_names(qa_run_own_encoder, monkeypatch, capsys):
+    encoder = qa_run_own_encoder.parent / "encoder"
+    before = snapshot(encoder)
+    code, _, err = run_command(monkeypatch, capsys, "export-encoder", qa_run_own_encoder / "model.tar.gz", encoder)
+    assert code == 1 and "refusing to write OUTPUT_DIR into the directory of the input" in user_error_line(err)
+    assert snapshot(encoder) == before
+
+
+@pytest.mark.parametrize("command", ["predict", "evaluate"])
+def test_outputs_may_not_land_in_the_encoder_folder_the_archive_names(
+    qa_run_own_encoder, tmp_path, monkeypatch, capsys, command
+):
+    encoder = qa_run_own_encoder.parent / "encoder"
+    source = tmp_path / "questions.jsonl"
+    source.write_text(json.dumps(QUESTION) + "\n", encoding="utf-8")
+    data = source if command == "predict" else SQUAD
+    before = snapshot(encoder)
+    archive = qa_run_own_encoder / "model.tar.gz"
+    code, _, err = run_command(monkeypatch, capsys, command, archive, data, "--output-file", encoder / "vocab.txt")
+    assert code == 1 and "refusing to write --output-file over an input of the command" in user_error_line(err)
+    assert snapshot(encoder) == before
+
+
+def test_train_force_keeps_the_files_its_config_imports_and_the_encoder_folder(tmp_path, monkeypatch, capsys):
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    _copy(REPO_ROOT / "training_configs" / "common" / "optimizer.libsonnet", shared / "optimizer.libsonnet")
+    config = tmp_path / "config.jsonnet"
+    config.write_text(
+        QA_CONFIG.read_text()
+        .replace("../../../training_configs/common/optimizer.libsonnet", str(shared / "optimizer.libsonnet"))
+        .replace('"fixtures/', f'"{REPO_ROOT}/fixtures/'),
+        encoding="utf-8",
+    )
+    encoder = tmp_path / "encoder"
+    shutil.copytree(REPO_ROOT / "fixtures" / "tiny_bert", encoder)
+    before = snapshot(tmp_path)
+    code, _, err = run_command(monkeypatch, capsys, "train", config, "-s", shared, "-f")
+    assert code == 1 and f"holds the input {shared / 'optimizer.libsonnet'}" in user_error_line(err)
+    overrides = json.dumps({"dataset_reader.model_name": str(encoder), "model.encoder.model_name": str(encoder)})
+    code, _, err = run_command(monkeypatch, capsys, "train", config, "-s", encoder, "-f", "-o", overrides)
+    assert code == 1 and f"holds the input {encoder}" in user_error_line(err)
+    assert snapshot(tmp_path) == before
+
+
+def test_train_force_refuses_a_serialization_directory_that_is_a_link(tmp_path, monkeypatch, capsys):
+    real = tmp_path / "runs"
+    real.mkdir()
+    (real / "earlier.txt").write_text("an earlier run", encoding="utf-8")
+    link = tmp_path / "latest"
+    link.symlink_to(real)
+    before = snapshot(tmp_path)
+    code, _, err = run_command(monkeypatch, capsys, "train", QA_CONFIG, "-s", link, "-f")
+    assert code == 1 and "refusing --force: the serialization directory (-s) is a symbolic link" in user_error_line(err)
+    assert snapshot(tmp_path) == before and link.is_symlink()
+
+
+def test_evaluate_refuses_two_outputs_that_are_one_file_through_a_link(qa_run, tmp_path, monkeypatch, capsys):
+    metrics = tmp_path / "metrics.json"
+    metrics.write_text("{}", encoding="utf-8")
+    predictions = _linked(metrics, "symlink")
+    before = snapshot(tmp_path)
+    code, _, err = run_command(
+        monkeypatch,
+        capsys,
+        "evaluate",
+        qa_run / "model.tar.gz",
+        SQUAD,
+        "--output-file",
+        metrics,
+        "--predictions-output-file",
+        predictions,
+    )
+    assert code == 1 and "is named as two outputs (--output-file and --predictions-output-file" in user_error_line(err)
+    assert snapshot(tmp_path) == before

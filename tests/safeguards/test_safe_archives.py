@@ -143,3 +143,24 @@ def test_loadable_archive_still_loads(tmp_path):
     loaded = load_archive(str(archive)).model
     for name, value in model.state_dict().items():
         assert torch.equal(loaded.state_dict()[name], value), name
+
+
+def test_weights_that_do_not_fit_are_one_line_naming_the_archive_and_the_weights_file(tmp_path, monkeypatch, capsys):
+    import torch
+
+    from tests.safeguards.in_process import run_command, user_error_line
+
+    archive = write_model_archive(tmp_path / "model.tar.gz", weights={"classifier.weight": torch.zeros(2, 3)})
+    other = tmp_path / "other.th"
+    torch.save({"some_other_model.weight": torch.zeros(1)}, other)
+    data = tmp_path / "input.jsonl"
+    data.write_text('{"sentence": "a fine day"}\n', encoding="utf-8")
+    for extra, weights in (
+        ([], "its weights"),
+        (["--weights-file", str(other)], f"the weights of --weights-file {other}"),
+    ):
+        code, _, err = run_command(monkeypatch, capsys, "predict", archive, data, *extra)
+        line = user_error_line(err)
+        assert code == 1
+        assert line.startswith(f"error: {archive}: {weights} do not fit the model its config.json describes (")
+        assert "missing and" in line and "unexpected parameters" in line
