@@ -174,12 +174,67 @@ def export_onnx(archive_file: str, output_dir: str, weights_file: Optional[str] 
     from allennlp.models.archival import load_archive
 
     import spanbert_lib.plugin  # noqa: F401  (registers the models archives may contain)
+    from spanbert_lib.safeguards.atomic_files import atomic_replaced_directory
 
+    check_output_dir(archive_file, output_dir, weights_file)
     archive = load_archive(archive_file, weights_file=weights_file)
+    with atomic_replaced_directory(output_dir) as temporary_dir:
+        return _write_export(archive, str(archive_file), Path(temporary_dir), onnx)
+
+
+# what an export writes: an existing OUT_DIR holding anything else is not replaced
+EXPORT_FILES = ("export.json", "README.txt", "tokenizer", "*.onnx", "*.onnx.data")
+
+
+def check_output_dir(archive_file: str, output_dir: str, weights_file: Optional[str] = None) -> None:
+    """
+    Refuses, before anything loads, an ``OUT_DIR`` that is an existing file, that is or holds one of the
+    export's inputs (the archive, what its config names, the weights file), or that holds files an export does
+    not write (it is replaced whole).
+
+    # Raises
+
+    UserInputError
+        Naming ``output_dir``.
+    """
+    import fnmatch
+    import os
+
+    from spanbert_lib.common.errors import UserInputError
+    from spanbert_lib.safeguards.command_inputs import archive_inputs
+    from spanbert_lib.safeguards.command_outputs import input_inside
+    from spanbert_lib.safeguards.same_file import OutputOverInputError, refuse_output_directory_over_inputs
+
+    if os.path.exists(output_dir) and not os.path.isdir(output_dir):
+        raise UserInputError("OUT_DIR is an existing file, not a directory: nothing was written", path=output_dir)
+    inputs = [*archive_inputs(archive_file), weights_file]
+    refuse_output_directory_over_inputs(output_dir, inputs, "OUT_DIR")
+    held = input_inside(output_dir, inputs)
+    if held is not None:
+        raise OutputOverInputError(
+            f"refusing to export into a directory that holds the input {held} (it is replaced whole); "
+            "nothing was written; choose a new directory",
+            path=output_dir,
+        )
+    if os.path.isdir(output_dir):
+        foreign = sorted(
+            name
+            for name in os.listdir(output_dir)
+            if not any(fnmatch.fnmatch(name, pattern) for pattern in EXPORT_FILES)
+        )
+        if foreign:
+            raise UserInputError(
+                f"OUT_DIR holds files an ONNX export does not write ({', '.join(foreign[:5])}"
+                f"{', ...' if len(foreign) > 5 else ''}) and would be replaced whole; nothing was written; "
+                "choose a new or empty directory",
+                path=output_dir,
+            )
+
+
+def _write_export(archive: Any, archive_file: str, output: Path, onnx: Any) -> ExportReport:
+    """Writes the graphs, tokenizer, ``export.json`` and ``README.txt`` of a loaded archive into ``output``."""
     model = archive.model.eval()
     model_type = archive.config.get("model").get("type")
-    output = Path(output_dir)
-    output.mkdir(parents=True, exist_ok=True)
     report = ExportReport(
         archive=str(archive_file),
         model_type=model_type,

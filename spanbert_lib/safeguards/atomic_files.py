@@ -292,3 +292,42 @@ def _merge_into(source: str, target: str) -> None:
             if os.path.isdir(target_path):
                 shutil.rmtree(target_path)
             os.replace(source_path, target_path)
+
+
+@contextlib.contextmanager
+def atomic_replaced_directory(path: PathLike) -> Iterator[str]:
+    """
+    A temporary directory to write the whole new content of ``path`` to. When the block ends without an
+    exception it takes the place of ``path`` (an existing ``path`` is moved aside, then removed, so the
+    directory never mixes old and new files); otherwise it is removed and ``path`` stays as it was. The caller
+    decides whether the files of an existing ``path`` may go.
+
+    # Parameters
+
+    path : `PathLike`
+        The output directory. Its parent is created when missing.
+
+    # Returns
+
+    `Iterator[str]`
+        The temporary directory (exists, empty).
+    """
+    target = os.fspath(path)
+    if os.path.exists(target) and not os.path.isdir(target):
+        raise UserInputError("is an existing file, not a directory: nothing was written", path=target)
+    os.makedirs(os.path.dirname(os.path.abspath(target)), exist_ok=True)
+    temporary = _temporary_sibling(target, directory=True)
+    try:
+        yield temporary
+        mode = os.stat(target).st_mode & 0o7777 if os.path.isdir(target) else _default_mode(directory=True)
+        os.chmod(temporary, mode)
+        if os.path.isdir(target):
+            replaced = f"{temporary}-replaced"
+            os.rename(target, replaced)
+            os.rename(temporary, target)
+            _remove(replaced)
+        else:
+            os.rename(temporary, target)
+    except BaseException:
+        _remove(temporary)
+        raise

@@ -170,3 +170,76 @@ def test_without_the_optional_packages_one_line_says_how_to_get_them(monkeypatch
     )
     assert "Traceback" not in completed.stderr
     assert not (tmp_path / "out").exists()
+
+
+def _files(directory: Path) -> dict:
+    return {str(p.relative_to(directory)): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
+
+
+def test_a_reexport_replaces_the_folder_whole_and_a_killed_one_changes_nothing(
+    archives, exported, tmp_path, monkeypatch
+):
+    import shutil
+
+    import spanbert_lib.onnx_export.exporter as exporter
+
+    out = tmp_path / "export"
+    shutil.copytree(exported["qa"][1], out)  # another model's export
+    before = _files(out)
+    real_export_graph, calls = exporter.export_graph, []
+
+    def killed_after_the_first_graph(graph, path):
+        calls.append(graph.name)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        real_export_graph(graph, path)
+
+    monkeypatch.setattr(exporter, "export_graph", killed_after_the_first_graph)
+    with pytest.raises(KeyboardInterrupt):
+        export_onnx(str(archives["ner"]), str(out))
+    assert _files(out) == before
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["export"]  # no temporary folder left
+    monkeypatch.setattr(exporter, "export_graph", real_export_graph)
+    export_onnx(str(archives["ner"]), str(out))
+    assert json.loads((out / "export.json").read_text())["model_type"] == "spanbert_span_ner"
+    assert not (out / "qa_span_logits.onnx").exists() and (out / "span_ner_scores.onnx").is_file()
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["export"]
+
+
+@pytest.mark.parametrize("case", ["existing_file", "archive_folder", "encoder_folder", "foreign_files"])
+def test_output_folders_that_would_lose_data_are_refused_before_the_model_loads(
+    archives, tmp_path, monkeypatch, capsys, case
+):
+    import shutil
+
+    import allennlp.models.archival as archival
+
+    from tests.safeguards.in_process import run_command, snapshot, user_error_line
+
+    archive = tmp_path / "run" / "model.tar.gz"
+    archive.parent.mkdir()
+    shutil.copyfile(archives["qa"], archive)
+    out, expected = {
+        "existing_file": (tmp_path / "notes.txt", "OUT_DIR is an existing file, not a directory"),
+        "archive_folder": (archive.parent, "into the directory of the input"),
+        "encoder_folder": (tmp_path / "fixtures" / "tiny_bert", "into the directory of the input"),
+        "foreign_files": (tmp_path / "mine", "OUT_DIR holds files an ONNX export does not write (thesis.tex)"),
+    }[case]
+    if case == "existing_file":
+        out.write_text("my notes")
+    elif case == "encoder_folder":  # the Hugging Face folder the archive's config names
+        shutil.copytree(REPO_ROOT / "fixtures" / "tiny_bert", out)
+        monkeypatch.chdir(tmp_path)
+    elif case == "foreign_files":
+        out.mkdir()
+        (out / "thesis.tex").write_text("months of work")
+        (out / "encoder.onnx").write_text("an earlier export")
+    before = snapshot(tmp_path)
+
+    def must_not_load(*args, **kwargs):
+        raise AssertionError("the archive was loaded")
+
+    monkeypatch.setattr(archival, "load_archive", must_not_load)
+    code, _, err = run_command(monkeypatch, capsys, "export-onnx", archive, out)
+    assert code == 1 and expected in user_error_line(err)
+    assert snapshot(tmp_path) == before
