@@ -95,19 +95,23 @@ def decode_nested(
 ) -> List[Tuple[int, int, Label]]:
     """Entities that may nest but never cross, greedily by descending score (module docstring)."""
     ranked, ranked_labels = _ranked_candidates(spans, labels, scores, outside_label, mask)
-    kept_starts = np.zeros(len(ranked), dtype=np.int64)
-    kept_ends = np.zeros(len(ranked), dtype=np.int64)
-    num_kept = 0
+    if not len(ranked):
+        return []
+    # a span (s, e) crosses a kept (a, b) iff a < s <= b < e (a kept span ending inside it started before
+    # it) or s < a <= e < b (one starting inside it ends after it): per word, the earliest start of the
+    # kept spans ending there and the latest end of those starting there answer both in O(e - s)
+    positions = int(ranked[:, 1].max()) + 1
+    earliest_start_ending_at = [positions] * positions
+    latest_end_starting_at = [-1] * positions
     kept = np.zeros(len(ranked), dtype=bool)
     for index, (start, end) in enumerate(ranked.tolist()):
-        starts, ends = kept_starts[:num_kept], kept_ends[:num_kept]
-        crosses = ((starts < start) & (start <= ends) & (ends < end)) | (
-            (start < starts) & (starts <= end) & (end < ends)
-        )
-        if not crosses.any():
-            kept_starts[num_kept], kept_ends[num_kept] = start, end
-            num_kept += 1
-            kept[index] = True
+        if min(earliest_start_ending_at[start:end], default=start) < start:
+            continue
+        if max(latest_end_starting_at[start + 1 : end + 1], default=end) > end:
+            continue
+        earliest_start_ending_at[end] = min(earliest_start_ending_at[end], start)
+        latest_end_starting_at[start] = max(latest_end_starting_at[start], end)
+        kept[index] = True
     return _output(ranked[kept], ranked_labels[kept], label_names)
 
 

@@ -48,6 +48,31 @@ from spanbert_lib.ner.models.span_chunks import SpanChunkLayout
 DECODINGS = {"flat": decode_flat, "nested": decode_nested}
 
 
+def first_rows(spans: np.ndarray, found: np.ndarray) -> np.ndarray:
+    """
+    Where some spans first occur among others, by sorting and binary search (no `[F, S]` table,
+    which a long sentence with many entities would make huge).
+
+    # Parameters
+
+    spans : `np.ndarray`
+        `[S, 2]` inclusive word offsets.
+    found : `np.ndarray`
+        `[F, 2]` spans each among ``spans``.
+
+    # Returns
+
+    `np.ndarray`
+        `[F]` the first row of ``spans`` equal to each row of ``found``.
+    """
+    low = int(spans.min())
+    size = int(spans.max()) - low + 1
+    keys = (spans[:, 0] - low) * size + (spans[:, 1] - low)  # [S] one number per distinct span
+    order = np.argsort(keys, kind="stable")  # [S] equal spans keep their order: the first comes first
+    found_keys = (found[:, 0] - low) * size + (found[:, 1] - low)  # [F]
+    return order[np.searchsorted(keys[order], found_keys)]
+
+
 @Model.register("spanbert_span_ner")
 class SpanNer(Model):
     """
@@ -273,8 +298,7 @@ class SpanNer(Model):
             entities.append(decoded)
             if decoded:
                 found = np.asarray([(start, end) for start, end, _ in decoded], dtype=np.int64)
-                match = (word_spans[None, :, 0] == found[:, None, 0]) & (word_spans[None, :, 1] == found[:, None, 1])
-                entity_scores.append(scores_np[index, match.argmax(axis=1)].tolist())
+                entity_scores.append(scores_np[index, first_rows(word_spans, found)].tolist())
             else:
                 entity_scores.append([])
         return entities, entity_scores

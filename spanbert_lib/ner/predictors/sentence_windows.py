@@ -16,6 +16,9 @@ import numpy as np
 
 Window = Tuple[int, int]
 
+SPAN_BLOCK = 1 << 16
+"""Spans :func:`central_windows` compares at once (bounds its working memory)."""
+
 
 def overlapping_windows(piece_counts: np.ndarray, budget: int, max_span_width: int) -> List[Window]:
     """
@@ -61,12 +64,18 @@ def central_windows(spans: np.ndarray, windows: np.ndarray, num_words: int) -> n
     The window in which each span has the most words on its nearer side (the sentence's own ends
     count as unlimited context; ties: the first such window).
 
+    Windows ordered by start and by end (as :func:`overlapping_windows` gives them) hold each span
+    in a contiguous range of window indices, found by binary search; the windows are compared one
+    offset into that range at a time, for a block of spans together. Memory and time grow with `S`
+    (times the most windows holding one span), never with `S * K`. Windows out of that order are refused
+    (``ValueError``).
+
     # Parameters
 
     spans : `np.ndarray`
         `[S, 2]` inclusive word offsets.
     windows : `np.ndarray`
-        `[K, 2]` ``[start, end)`` word windows.
+        `[K, 2]` ``[start, end)`` word windows, starts and ends each non-decreasing.
     num_words : `int`
         Words `N` of the sentence.
 
@@ -77,10 +86,66 @@ def central_windows(spans: np.ndarray, windows: np.ndarray, num_words: int) -> n
     """
     spans = np.asarray(spans, dtype=np.int64).reshape(-1, 2)
     windows = np.asarray(windows, dtype=np.int64).reshape(-1, 2)
-    first, last = spans[:, None, 0], spans[:, None, 1]  # [S, 1]
-    window_start, window_end = windows[None, :, 0], windows[None, :, 1]  # [1, K]
-    inside = (window_start <= first) & (last < window_end)  # [S, K]
-    left = np.where(window_start > 0, first - window_start, num_words)
-    right = np.where(window_end < num_words, window_end - 1 - last, num_words)
-    centrality = np.where(inside, np.minimum(left, right), -1)
-    return np.where(inside.any(axis=1), centrality.argmax(axis=1), -1)
+    if (np.diff(windows[:, 0]) < 0).any() or (np.diff(windows[:, 1]) < 0).any():
+        raise ValueError("central_windows needs windows ordered by start and by end, as overlapping_windows gives")
+    best = np.empty(len(spans), dtype=np.int64)  # [S]
+    for block in range(0, len(spans), SPAN_BLOCK):
+        best[block : block + SPAN_BLOCK] = _block_central_windows(spans[block : block + SPAN_BLOCK], windows, num_words)
+    return best
+
+
+def _block_central_windows(spans: np.ndarray, windows: np.ndarray, num_words: int) -> np.ndarray:
+    """
+    :func:`central_windows` of a block of `B` spans (windows ordered by start and by end).
+
+    # Parameters
+
+    spans : `np.ndarray`
+        `[B, 2]` inclusive word offsets.
+    windows : `np.ndarray`
+        `[K, 2]` ``[start, end)`` word windows, starts and ends each non-decreasing.
+    num_words : `int`
+        Words `N` of the sentence.
+
+    # Returns
+
+    `np.ndarray`
+        `[B]` window index of each span, -1 for a span that lies whole in no window.
+    """
+    first, last = spans[:, 0], spans[:, 1]  # [B]
+    window_start, window_end = windows[:, 0], windows[:, 1]  # [K]
+    lowest = np.searchsorted(window_end, last, side="right")  # [B] the first window ending after the span
+    holding = np.searchsorted(window_start, first, side="right") - lowest  # [B] windows holding the span
+    best = np.full(len(spans), -1, dtype=np.int64)  # [B]
+    best_room = np.full(len(spans), -1, dtype=np.int64)  # [B]
+    for offset in range(int(holding.max(initial=0))):
+        rows = np.flatnonzero(holding > offset)  # [R] spans held by a window at this offset
+        window = lowest[rows] + offset  # [R]
+        room = _room(first[rows], last[rows], window_start[window], window_end[window], num_words)
+        better = room > best_room[rows]  # strict: on ties the earlier window stays
+        best[rows[better]] = window[better]
+        best_room[rows[better]] = room[better]
+    return best
+
+
+def _room(first: np.ndarray, last: np.ndarray, start: np.ndarray, end: np.ndarray, num_words: int) -> np.ndarray:
+    """
+    Words on the nearer side of spans in windows that hold them (`num_words` at a sentence end).
+
+    # Parameters
+
+    first, last : `np.ndarray`
+        `[R]` inclusive word offsets of the spans.
+    start, end : `np.ndarray`
+        `[R]` ``[start, end)`` of a window holding each span.
+    num_words : `int`
+        Words `N` of the sentence.
+
+    # Returns
+
+    `np.ndarray`
+        `[R]` the smaller of the words left and right of each span in its window.
+    """
+    left = np.where(start > 0, first - start, num_words)
+    right = np.where(end < num_words, end - 1 - last, num_words)
+    return np.minimum(left, right)

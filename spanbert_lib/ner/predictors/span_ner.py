@@ -35,6 +35,28 @@ class SentencePlan:
     notes: List[str]
 
 
+def spans_by_window(owner: np.ndarray, num_windows: int) -> List[np.ndarray]:
+    """
+    The spans each window owns, grouped in one sort (linear in the spans, whatever the windows).
+
+    # Parameters
+
+    owner : `np.ndarray`
+        `[S]` window index of each span, -1 for none.
+    num_windows : `int`
+        Windows `K`.
+
+    # Returns
+
+    `List[np.ndarray]`
+        `K` arrays of span indices, in increasing order: the spans with ``owner == k``.
+    """
+    order = np.argsort(owner, kind="stable")  # [S] unowned first, then window by window
+    counts = np.bincount(owner[owner >= 0], minlength=num_windows)  # [K]
+    bounds = np.concatenate(([0], np.cumsum(counts))) + int((owner < 0).sum())  # [K + 1]
+    return [order[bounds[k] : bounds[k + 1]] for k in range(num_windows)]
+
+
 @Predictor.register("spanbert_span_ner")
 class SpanNerPredictor(Predictor):
     """
@@ -240,8 +262,9 @@ class SpanNerPredictor(Predictor):
         owner = central_windows(spans, np.asarray(plan.windows), plan.num_words)  # [S]
         labels = np.zeros(len(spans), dtype=np.int64)
         scores = np.zeros(len(spans), dtype=np.float64)
-        for window, ((window_start, window_end), output) in enumerate(zip(plan.windows, window_outputs)):
-            owned = np.flatnonzero(owner == window)
+        for (window_start, window_end), output, owned in zip(
+            plan.windows, window_outputs, spans_by_window(owner, len(plan.windows))
+        ):
             rows = enumerate_sentence_spans(window_end - window_start, width).lookup(
                 spans[owned, 0] - window_start, spans[owned, 1] - window_start
             )
@@ -249,7 +272,7 @@ class SpanNerPredictor(Predictor):
             scores[owned] = np.asarray(output["predicted_scores"])[rows]
         covered = owner >= 0
         entities, entity_scores = self._model.decode(  # type: ignore[attr-defined]
-            [{"word_spans": spans[covered].tolist(), "words": words}],
+            [{"word_spans": spans[covered], "words": words}],
             torch.from_numpy(labels[covered]).unsqueeze(0),
             torch.from_numpy(scores[covered]).unsqueeze(0),
         )
