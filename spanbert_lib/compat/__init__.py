@@ -19,4 +19,4 @@ script does this; a wheel install ships it). ``python -m spanbert_lib.compat sta
 reports whether the hook is active.
 """
 
-from spanbert_lib.compat.hook import install, is_installed  # noqa: F401
+from spanbert_lib.compat.hook import install, install_safeguards, is_installed, safeguards_installed  # noqa: F401

@@ -42,6 +42,8 @@ class CallbackFinder(importlib.abc.MetaPathFinder):
 
     def __init__(self) -> None:
         self.callbacks: Dict[str, Tuple[List[ModuleCallback], List[ModuleCallback]]] = {}
+        self.trigger: Optional[Callable[[str], bool]] = None
+        self.on_trigger: Callable[[], None] = lambda: None
 
     def register(
         self, module_name: str, before: Optional[ModuleCallback] = None, after: Optional[ModuleCallback] = None
@@ -65,6 +67,10 @@ class CallbackFinder(importlib.abc.MetaPathFinder):
             afters.append(after)
 
     def find_spec(self, fullname, path, target=None):
+        if self.trigger is not None and self.trigger(fullname):
+            # once, just before that module runs (importing here, inside find_spec, could run a module twice)
+            self.trigger = None
+            self.register(fullname, before=lambda _: self.on_trigger())
         if fullname not in self.callbacks:
             return None
         for finder in sys.meta_path:
@@ -82,27 +88,86 @@ class CallbackFinder(importlib.abc.MetaPathFinder):
         return spec
 
 
+def _installed_finder() -> Optional[CallbackFinder]:
+    return next((finder for finder in sys.meta_path if isinstance(finder, CallbackFinder)), None)
+
+
 def is_installed() -> bool:
-    return any(isinstance(finder, CallbackFinder) for finder in sys.meta_path)
+    return _installed_finder() is not None
+
+
+# what the .pth file imports in every interpreter
+_IMPORTED_AT_START = ("spanbert_lib.compat", "spanbert_lib.version")
+
+
+def uses_the_library(module_name: str) -> bool:
+    """
+    Whether importing ``module_name`` means this library is in use: the ``allennlp`` command (which always loads
+    this library's command plugin, see ``shims.register_command_plugin``) or any module of the library other than
+    what the ``.pth`` file imports in every interpreter (this compatibility layer, the package's version).
+    """
+    if module_name == "allennlp.commands":
+        return True
+    return module_name.startswith("spanbert_lib.") and not module_name.startswith(_IMPORTED_AT_START)
 
 
 def install() -> None:
     """
-    Registers every repair of :mod:`spanbert_lib.compat.shims`, then every safeguard of
-    :mod:`spanbert_lib.safeguards.hooks` (in that order, per module). Idempotent.
+    Registers every repair of :mod:`spanbert_lib.compat.shims`, and arranges for the safeguards of
+    :mod:`spanbert_lib.safeguards.hooks` to be added (after the repairs, per module) once this library is in use:
+    the ``allennlp`` command or any module of the library (:func:`uses_the_library`). A program
+    that imports allennlp without this library gets the repairs only. Idempotent.
     """
     if is_installed():
         return
     from spanbert_lib.compat import shims
-    from spanbert_lib.safeguards import hooks
 
-    callbacks = [*shims.SHIMS, *hooks.SAFEGUARDS]
     finder = CallbackFinder()
-    for module_name, before, after in callbacks:
+    for module_name, before, after in shims.SHIMS:
         finder.register(module_name, before=before, after=after)
+    finder.trigger, finder.on_trigger = uses_the_library, install_safeguards
     sys.meta_path.insert(0, finder)
     # A module imported before the hook existed gets its callback now.
-    for module_name, _, after in callbacks:
+    for module_name, _, after in shims.SHIMS:
         module = sys.modules.get(module_name)
         if module is not None and after is not None:
+            after(module)
+    if any(uses_the_library(name) for name in list(sys.modules)):
+        install_safeguards()
+
+
+_safeguards_installed = False
+
+
+def _being_imported(module: ModuleType) -> bool:
+    return bool(getattr(getattr(module, "__spec__", None), "_initializing", False))
+
+
+def safeguards_installed() -> bool:
+    return _safeguards_installed
+
+
+def install_safeguards() -> None:
+    """
+    Adds the safeguards of :mod:`spanbert_lib.safeguards.hooks` to the import hook (installing it first when
+    missing); a module already imported gets them at once. Idempotent.
+    """
+    global _safeguards_installed
+    if _safeguards_installed:
+        return
+    _safeguards_installed = True
+    install()
+    from spanbert_lib.safeguards import hooks
+
+    finder = _installed_finder()
+    assert finder is not None
+    for module_name, before, after in hooks.SAFEGUARDS:
+        finder.register(module_name, before=before, after=after)
+    for module_name, before, after in hooks.SAFEGUARDS:
+        module = sys.modules.get(module_name)
+        if module is None or _being_imported(module):  # the finder's loader runs its callbacks when it is done
+            continue
+        if before is not None:
+            before(module)
+        if after is not None:
             after(module)

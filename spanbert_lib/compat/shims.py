@@ -19,7 +19,6 @@ What is *not* here, because a pin in ``requirements.lock`` answers it:
 """
 
 import importlib.machinery
-import os
 import sys
 import types
 from types import ModuleType
@@ -41,16 +40,6 @@ def quiet_known_warnings(_: ModuleType) -> None:
     warnings.filterwarnings(
         "ignore", message=r"`torch\.cuda\.amp\.autocast\(args\.\.\.\)` is deprecated", category=FutureWarning
     )
-
-
-def offline_by_default(_: ModuleType) -> None:
-    """
-    Nothing may be fetched from model hubs at run time here. ``HF_HUB_OFFLINE`` and
-    ``TRANSFORMERS_OFFLINE`` default to 1 once allennlp is imported; a user who wants
-    downloads sets them to 0 explicitly. Must run before huggingface_hub reads them.
-    """
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 
 def torchvision_placeholders(_: ModuleType) -> None:
@@ -230,7 +219,6 @@ def register_command_plugin(module: ModuleType) -> None:
 
 
 SHIMS = [
-    ("allennlp", offline_by_default, None),
     ("allennlp", quiet_known_warnings, None),
     ("allennlp", import_transformers_first, None),
     ("allennlp", torchvision_placeholders, None),

@@ -38,6 +38,13 @@ def _raised_in_hugging_face(traceback: Optional[TracebackType]) -> bool:
     return bool(frames) and any(part in frames[-1].f_code.co_filename for part in _LIBRARIES)
 
 
+def _hub_offline() -> bool:
+    return any(
+        os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
+        for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
+    )
+
+
 def model_path_error(error: BaseException) -> Optional[ModelPathError]:
     """
     The one-line error for a ``from_pretrained`` call that failed on its model path, or None.
@@ -60,8 +67,13 @@ def model_path_error(error: BaseException) -> Optional[ModelPathError]:
         return None
     first_line = next((line.strip() for line in str(error).splitlines() if line.strip()), type(error).__name__)
     if not os.path.exists(path):
+        downloads = (
+            "downloads are off (HF_HUB_OFFLINE)"
+            if _hub_offline()
+            else f"it could not be downloaded ({first_line[:160]})"
+        )
         return ModelPathError(
-            "no such model directory, and no hub model of that name is cached (downloads are off); "
+            f"no such model directory, and no hub model of that name is cached: {downloads}; "
             "give the directory of a Hugging Face model (config.json, weights, tokenizer files)",
             path=path,
         )

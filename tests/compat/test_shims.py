@@ -1,7 +1,6 @@
 """Each compatibility shim does what it says, in a fresh interpreter where that matters."""
 
 import json
-import os
 import subprocess
 import sys
 
@@ -11,14 +10,27 @@ import torch
 FRESH_INTERPRETER_CHECKS = r"""
 import json, os, sys
 os.environ.pop("HF_HUB_OFFLINE", None)
+os.environ.pop("TRANSFORMERS_OFFLINE", None)
 import spanbert_lib.compat as compat
 hook_active = compat.is_installed()
-import allennlp.commands, allennlp.data, transformers
+import allennlp.data, allennlp.models.archival, transformers
+plain = {
+    "safeguards": compat.safeguards_installed(),
+    "load_archive_wrapped": hasattr(allennlp.models.archival.load_archive, "__wrapped__"),
+}
+import allennlp.commands
 from allennlp.common.plugins import import_plugins
 import_plugins()
 print(json.dumps({
     "hook_active": hook_active,
+    "plain_allennlp": plain,
+    "with_the_command": {
+        "safeguards": compat.safeguards_installed(),
+        "load_archive_wrapped": hasattr(allennlp.models.archival.load_archive, "__wrapped__"),
+        "main_wrapped": hasattr(allennlp.commands.main, "__wrapped__"),
+    },
     "hf_hub_offline": os.environ.get("HF_HUB_OFFLINE"),
+    "transformers_offline": os.environ.get("TRANSFORMERS_OFFLINE"),
     "transformers_adamw": hasattr(sys.modules["transformers"], "AdamW"),
     "torchvision_placeholder": "torchvision" in sys.modules,
     "plugins": sorted(m for m in ("allennlp_models", "spanbert_lib.commands") if m in sys.modules),
@@ -27,8 +39,9 @@ print(json.dumps({
 
 
 def test_shims_in_a_fresh_interpreter():
-    """One fresh interpreter (the .pth hook only acts at start-up): plain `import allennlp` works,
-    offline is the default, torchvision is a placeholder, both plugins load without nltk noise."""
+    """One fresh interpreter (the .pth hook only acts at start-up): plain `import allennlp` works with the
+    repairs only and leaves the hub settings alone; the `allennlp` command adds the safeguards; torchvision is a
+    placeholder; both plugins load without nltk noise."""
     completed = subprocess.run(
         [sys.executable, "-c", FRESH_INTERPRETER_CHECKS], capture_output=True, text=True, timeout=300
     )
@@ -37,20 +50,37 @@ def test_shims_in_a_fresh_interpreter():
     result = json.loads(completed.stdout.strip().splitlines()[-1])
     assert result == {
         "hook_active": True,
-        "hf_hub_offline": "1",
+        "plain_allennlp": {"safeguards": False, "load_archive_wrapped": False},
+        "with_the_command": {"safeguards": True, "load_archive_wrapped": True, "main_wrapped": True},
+        "hf_hub_offline": None,
+        "transformers_offline": None,
         "transformers_adamw": True,
         "torchvision_placeholder": True,
         "plugins": ["allennlp_models", "spanbert_lib.commands"],
     }
 
 
-def test_offline_setting_of_the_user_is_respected(monkeypatch):
-    from spanbert_lib.compat.shims import offline_by_default
+LIBRARY_MODULE_ADDS_SAFEGUARDS = r"""
+import json, sys
+import allennlp.models.archival
+import spanbert_lib.compat as compat
+before = compat.safeguards_installed()
+import spanbert_lib.{module}
+wrapped = hasattr(allennlp.models.archival.load_archive, "__wrapped__")
+print(json.dumps([before, compat.safeguards_installed(), wrapped]))
+"""
 
-    monkeypatch.setenv("HF_HUB_OFFLINE", "0")
-    monkeypatch.delenv("TRANSFORMERS_OFFLINE", raising=False)
-    offline_by_default(None)
-    assert os.environ["HF_HUB_OFFLINE"] == "0" and os.environ["TRANSFORMERS_OFFLINE"] == "1"
+
+@pytest.mark.parametrize("module", ["coref", "plugin", "spacy_components"])
+def test_importing_a_library_module_adds_the_safeguards_to_an_allennlp_already_imported(module):
+    completed = subprocess.run(
+        [sys.executable, "-c", LIBRARY_MODULE_ADDS_SAFEGUARDS.replace("{module}", module)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert completed.returncode == 0, completed.stderr[-4000:]
+    assert json.loads(completed.stdout.strip().splitlines()[-1]) == [False, True, True]
 
 
 def test_huggingface_adamw_is_torch_adamw_with_bias_correction():
