@@ -2,8 +2,8 @@
 spaCy pipeline components over this library's model archives, found by spaCy through the
 ``spacy_factories`` entry points of ``setup.py``:
 
-- ``spanbert_coref`` (:mod:`.coref_component`): ``doc._.coref_clusters`` (lists of ``Span``) and
-  ``doc._.resolved_text``;
+- ``spanbert_coref`` (:mod:`.coref_component`): one span group per cluster (``doc.spans["spanbert_coref_clusters_1"]``,
+  ...), ``doc._.spanbert_coref_clusters`` (lists of ``Span``) and ``doc._.spanbert_resolved_text``;
 - ``spanbert_span_ner`` (:mod:`.span_ner_component`): nested entities in ``doc.spans["spanbert_ner"]``
   (labels, and scores in the group's ``attrs``), the best non-overlapping ones in ``doc.ents`` on request.
 

@@ -10,7 +10,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.util import minibatch
 
-from spanbert_lib.spacy_components.archive_source import ArchiveSource
+from spanbert_lib.spacy_components.archive_source import SAVED_WITH_THE_PIPELINE, ArchiveSource
 from spanbert_lib.spacy_components.doc_words import DocWords, doc_words
 
 WORDS_MODES = ("doc", "predictor")
@@ -88,8 +88,22 @@ class ArchiveComponent:
     # ---------------------------------------------------------------- serialisation
 
     def to_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = ()) -> None:
-        """Copies the model archive into the component's directory of a saved pipeline."""
-        self.source.copy_to(Path(path))
+        """
+        Copies the model archive into the component's directory of a saved pipeline, and makes the pipeline's
+        ``config.cfg`` (written before the components) name that copy (:data:`SAVED_WITH_THE_PIPELINE`), so that
+        the saved pipeline loads wherever it is moved, also once the original archive is gone.
+        """
+        directory = Path(path)
+        self.source.copy_to(directory)
+        config_file = directory.parent / "config.cfg"
+        if config_file.is_file():
+            from thinc.api import Config
+
+            config = Config().from_disk(config_file, interpolate=False)
+            component = config.get("components", {}).get(self.name)
+            if component is not None and "archive" in component:
+                component["archive"] = SAVED_WITH_THE_PIPELINE
+                config.to_disk(config_file)
 
     def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = ()) -> "ArchiveComponent":
         """Uses the model archive saved with the pipeline."""

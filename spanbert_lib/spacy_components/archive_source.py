@@ -14,6 +14,8 @@ from spanbert_lib.common.errors import UserInputError
 from spanbert_lib.safeguards.archive_configs import UnsafeArchiveConfigError, archive_model_type
 
 ARCHIVE_NAME = "model.tar.gz"
+SAVED_WITH_THE_PIPELINE = "saved with the pipeline"
+"""The ``archive`` a saved pipeline's ``config.cfg`` names: the copy in the component's folder (``from_disk``)."""
 
 
 def archive_file(path: Union[str, Path]) -> Path:
@@ -34,10 +36,11 @@ class ArchiveSource:
         The registered model type the archive must hold, e.g. ``"spanbert_coref"``.
     predictor_name : `str`
         The predictor to build over it.
-    path : `str`, optional (default = `None`)
-        The archive (``model.tar.gz`` or a serialization directory). A path that does not exist is
-        accepted here and refused when the model is needed: a saved pipeline's config still names
-        the original archive, and ``from_disk`` then gives the copy saved with the pipeline.
+    path : `str`
+        The archive (``model.tar.gz`` or a serialization directory), checked at once: one that does not exist,
+        is no model archive of this library or holds another task's model is refused here, when the component
+        is added. A saved pipeline names :data:`SAVED_WITH_THE_PIPELINE` instead (its ``from_disk`` gives the
+        copy saved beside it).
     cuda_device : `int`, optional (default = `-1`)
         As ``load_archive``'s.
     overrides : `str`, optional (default = `""`)
@@ -67,17 +70,25 @@ class ArchiveSource:
             raise ValueError(f"{component}: overrides must be a JSON object, got {overrides!r}") from None
         self.path: Optional[Path] = None
         self._predictor: Any = None
-        if path is not None:
-            self.use(path, must_exist=False)
+        if path is None:
+            raise ValueError(
+                f"{component}: no model archive given: add_pipe({component!r}, config={{'archive': "
+                "'path/to/model.tar.gz'}) (bash scripts/models.sh trains one)"
+            )
+        if path != SAVED_WITH_THE_PIPELINE:
+            self.use(path)
 
-    def use(self, path: Union[str, Path], must_exist: bool = True) -> None:
-        """Points at another archive (checked now if it exists); the model loads at its next use."""
-        self.path = archive_file(path)
+    def use(self, path: Union[str, Path]) -> None:
+        """Points at another archive, checked now; the model loads at its next use."""
+        found = archive_file(path)
+        if not found.exists():
+            raise ValueError(
+                f"{self.component}: model archive {found} does not exist (a model.tar.gz or the serialization "
+                "directory of allennlp train; bash scripts/models.sh trains the LitBank models)"
+            )
+        self.path = found
         self._predictor = None
-        if self.path.exists():
-            self.check()
-        elif must_exist:
-            raise ValueError(f"{self.component}: model archive {self.path} does not exist")
+        self.check()
 
     def check(self) -> None:
         """Refuses an archive that is not a model archive of the component's task."""
@@ -103,7 +114,10 @@ class ArchiveSource:
         """The predictor over the archive's model, loaded at the first call."""
         if self._predictor is None:
             if self.path is None:
-                raise ValueError(f"{self.component}: no model archive given (config 'archive')")
+                raise ValueError(
+                    f"{self.component}: the pipeline names the archive {SAVED_WITH_THE_PIPELINE!r} but was not "
+                    "loaded from disk (spacy.load(path) gives it the saved copy)"
+                )
             if not self.path.exists():
                 raise ValueError(f"{self.component}: model archive {self.path} does not exist")
             from allennlp.models.archival import load_archive

@@ -39,7 +39,7 @@ def pypi_pipeline():
 
 
 def cluster_offsets(doc):
-    return [[(span.start_char, span.end_char) for span in cluster] for cluster in doc._.coref_clusters]
+    return [[(span.start_char, span.end_char) for span in cluster] for cluster in doc._.spanbert_coref_clusters]
 
 
 def expected_char_clusters(predictor, doc):
@@ -57,12 +57,12 @@ def test_coref_on_a_blank_pipeline_splits_sentences_itself(blank_coref):
     predictor = blank_coref.get_pipe("spanbert_coref").predictor
     assert [len(s) for s in doc_words(doc).tokenized.sentences] == [9, 7]
     assert cluster_offsets(doc) == expected_char_clusters(predictor, doc)
-    assert any(len(cluster) >= 2 for cluster in doc._.coref_clusters)  # the tiny model learnt its story
-    for cluster in doc._.coref_clusters:
+    assert any(len(cluster) >= 2 for cluster in doc._.spanbert_coref_clusters)  # the tiny model learnt its story
+    for cluster in doc._.spanbert_coref_clusters:
         assert all(span.doc is doc for span in cluster)
     raw = predictor.predict(COREF_TEXT)  # same tokenizer rules: the same clusters from raw text
     assert cluster_offsets(doc) == [[tuple(span) for span in cluster] for cluster in raw["char_clusters"]]
-    assert doc._.resolved_text == raw["resolved"]
+    assert doc._.spanbert_resolved_text == raw["resolved"]
 
 
 def test_coref_after_the_pypi_pipeline_uses_its_sentences(archives, pypi_pipeline):
@@ -84,12 +84,12 @@ def test_predictor_words_are_aligned_onto_other_tokens_by_characters(archives):
     assert doc.text == COREF_TEXT
     raw = nlp.get_pipe("spanbert_coref").predictor.predict(COREF_TEXT)
     assert any(len(cluster) >= 2 for cluster in raw["char_clusters"])
-    assert len(doc._.coref_clusters) == len(raw["char_clusters"])
-    for spans, chars in zip(doc._.coref_clusters, raw["char_clusters"]):
+    assert len(doc._.spanbert_coref_clusters) == len(raw["char_clusters"])
+    for spans, chars in zip(doc._.spanbert_coref_clusters, raw["char_clusters"]):
         for span, (start, end) in zip(spans, chars):
             assert span.start_char <= start < end <= span.end_char  # the Doc tokens that hold the mention
             assert span.text.rstrip(".") == COREF_TEXT[start:end]
-    assert doc._.resolved_text == raw["resolved"]
+    assert doc._.spanbert_resolved_text == raw["resolved"]
 
 
 def test_token_span_is_exact_on_token_boundaries_and_expands_inside_tokens():
@@ -111,7 +111,7 @@ def test_pipe_batches_through_the_model_with_the_results_of_one_doc_at_a_time(bl
     docs = list(blank_coref.pipe(TEXTS, batch_size=3))
     assert [cluster_offsets(doc) for doc in docs] == one_at_a_time
     assert sizes == [2, 2]  # Docs 0-2 (the empty one is not given to the model), then Docs 3-4
-    assert [doc._.resolved_text for doc in docs][2] == ""
+    assert [doc._.spanbert_resolved_text for doc in docs][2] == ""
 
 
 def test_to_disk_and_load_carry_the_model(archives, tmp_path):
@@ -123,6 +123,7 @@ def test_to_disk_and_load_carry_the_model(archives, tmp_path):
     nlp.to_disk(tmp_path / "pipeline")
     copy.unlink()  # the saved pipeline must not need the original archive
     assert (tmp_path / "pipeline" / "spanbert_coref" / "model.tar.gz").is_file()
+    assert 'archive = "saved with the pipeline"' in (tmp_path / "pipeline" / "config.cfg").read_text()
     loaded = spacy.load(tmp_path / "pipeline")
     assert loaded.pipe_names == ["spanbert_coref"]
     assert loaded.get_pipe("spanbert_coref").batch_size == 2
@@ -135,7 +136,7 @@ def test_long_inputs_are_handled_as_the_predictors_handle_them(blank_coref, arch
     text = " ".join([COREF_TEXT] * 25)  # 400 words: dozens of 16-wordpiece segments, one instance
     doc = blank_coref(text)
     assert cluster_offsets(doc) == expected_char_clusters(blank_coref.get_pipe("spanbert_coref").predictor, doc)
-    assert any(len(cluster) >= 2 for cluster in doc._.coref_clusters)
+    assert any(len(cluster) >= 2 for cluster in doc._.spanbert_coref_clusters)
     nlp = spacy.blank("en")
     nlp.add_pipe("spanbert_span_ner", config={"archive": str(archives["ner"])})
     sentence = " ".join(["John and his family slept"] * 15) + "."  # more wordpieces than max_seq_length 64
@@ -151,7 +152,7 @@ def test_doc_serialisation_keeps_the_clusters(blank_coref):
     doc = blank_coref(COREF_TEXT)
     restored = Doc(blank_coref.vocab).from_bytes(doc.to_bytes())
     assert cluster_offsets(restored) == cluster_offsets(doc)
-    assert restored._.resolved_text == doc._.resolved_text
+    assert restored._.spanbert_resolved_text == doc._.spanbert_resolved_text
 
 
 @pytest.mark.parametrize("component, wrong", [("spanbert_coref", "qa"), ("spanbert_span_ner", "coref")])
@@ -162,15 +163,38 @@ def test_an_archive_of_another_task_is_refused(archives, component, wrong):
         nlp.add_pipe(component, config={"archive": str(archives[wrong])})
 
 
-def test_a_missing_archive_is_refused_when_the_model_is_needed(tmp_path):
+@pytest.mark.parametrize("component", ["spanbert_coref", "spanbert_span_ner"])
+def test_a_missing_or_wrong_archive_is_refused_at_add_pipe(tmp_path, component):
     nlp = spacy.blank("en")
-    nlp.add_pipe("spanbert_coref", config={"archive": str(tmp_path / "none.tar.gz")})
     with pytest.raises(ValueError, match="none.tar.gz does not exist"):
-        nlp("Anna slept.")
+        nlp.add_pipe(component, config={"archive": str(tmp_path / "none.tar.gz")})
+    with pytest.raises(ValueError, match="no model archive given"):
+        nlp.add_pipe(component)
     not_an_archive = tmp_path / "model.tar.gz"
     not_an_archive.write_text("text")
     with pytest.raises(ValueError, match="is not a model archive of spanbert_lib"):
-        spacy.blank("en").add_pipe("spanbert_coref", config={"archive": str(not_an_archive)})
+        nlp.add_pipe(component, config={"archive": str(not_an_archive)})
+    assert nlp.pipe_names == []
+
+
+def test_clusters_are_span_groups_and_another_librarys_extension_is_left_alone(archives):
+    from spacy.tokens import Doc
+
+    if not Doc.has_extension("coref_clusters"):  # as fastcoref registers it: character offsets
+        Doc.set_extension("coref_clusters", default=None)
+    nlp = spacy.blank("en")
+    nlp.add_pipe("spanbert_coref", config={"archive": str(archives["coref"])})
+    doc = nlp(COREF_TEXT)
+    assert doc._.coref_clusters is None  # not replaced, not written
+    groups = sorted(key for key in doc.spans if key.startswith("spanbert_coref_clusters_"))
+    assert groups == [f"spanbert_coref_clusters_{n}" for n in range(1, len(groups) + 1)] and groups
+    assert [list(doc.spans[key]) for key in groups] == doc._.spanbert_coref_clusters
+    other = spacy.blank("en")
+    other.add_pipe("spanbert_coref", config={"archive": str(archives["coref"]), "span_cluster_prefix": "coref"})
+    doc = other(COREF_TEXT)
+    clusters = doc._.spanbert_coref_clusters
+    assert "coref_1" in doc.spans and "spanbert_coref_clusters_1" not in doc.spans
+    assert clusters == [list(doc.spans[f"coref_{n}"]) for n in range(1, len(clusters) + 1)]
 
 
 def entity_tuples(doc, key="spanbert_ner"):
@@ -245,7 +269,7 @@ def test_overrides_change_the_archive_config_when_loading_and_are_saved_with_the
     encoder = nlp.get_pipe("spanbert_coref").predictor._model.encoder.token_embedder_tokens
     assert encoder.autocast_dtype == "bfloat16"
     doc = nlp(COREF_TEXT)
-    assert doc._.coref_clusters is not None
+    assert doc._.spanbert_coref_clusters is not None
     nlp.to_disk(tmp_path / "pipeline")
     loaded = spacy.load(tmp_path / "pipeline").get_pipe("spanbert_coref")
     assert loaded.predictor._model.encoder.token_embedder_tokens.autocast_dtype == "bfloat16"

@@ -78,10 +78,10 @@ def test_python_block_runs(page, source, line_above, archives, tmp_path):
         assert namespace["doc"].ents
     else:  # spacy.md: coreference
         doc = namespace["doc"]
-        clusters = doc._.coref_clusters
+        clusters = doc._.spanbert_coref_clusters
         assert any(len(cluster) >= 2 for cluster in clusters)
         assert lines == [str([(s.text, s.start, s.end) for s in cluster]) for cluster in clusters] + [
-            doc._.resolved_text
+            doc._.spanbert_resolved_text
         ]
 
 
