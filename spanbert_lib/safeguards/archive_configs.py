@@ -146,8 +146,9 @@ def read_archive_config(archive_file: Union[str, os.PathLike]) -> Dict[str, Any]
             f"no such model archive (a model.tar.gz or a serialization directory with {CONFIG_NAME})", path=path
         ) from None
     except (tarfile.TarError, EOFError, OSError) as error:
+        detail = (str(error).strip().splitlines() or [type(error).__name__])[0].rstrip(":")
         raise UserInputError(
-            f"not a model archive (a model.tar.gz or a serialization directory with {CONFIG_NAME}): {error}", path=path
+            f"not a model archive (a model.tar.gz or a serialization directory with {CONFIG_NAME}): {detail}", path=path
         ) from None
     except (UnicodeDecodeError, ValueError, RecursionError) as error:
         raise UserInputError(f"the archive's {CONFIG_NAME} is not a UTF-8 JSON object ({error})", path=path) from None
