@@ -12,8 +12,9 @@ import pytest
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[1] / "spanbert_lib"
 TASK_PACKAGES = {"coref", "qa", "relation", "ner", "entity_typing", "pretraining"}
-# applications over the tasks (CLI commands, the demo server, spaCy components, ONNX export) may import any task
-APPLICATION_PACKAGES = {"commands", "serving", "spacy_components", "onnx_export"}
+# applications over the tasks (CLI commands, the demo server, spaCy components, ONNX export, the raw-text pipelines,
+# model packages) may import any task
+APPLICATION_PACKAGES = {"commands", "serving", "spacy_components", "onnx_export", "pipelines", "packaging"}
 
 
 def _module_name(path: Path) -> str:
