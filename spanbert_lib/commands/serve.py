@@ -5,23 +5,35 @@ Serves trained archives (and, always, the span-masking preview) over a JSON API 
 interactive page at ``/``; see :mod:`spanbert_lib.serving.app`. ``ARCHIVE`` may be a serialization
 directory whose training is still running (or not yet started: the directory must exist): the page
 shows its progress until ``model.tar.gz`` is written, then the model. A path that does not exist is
-refused. Bound to every interface (``--host 0.0.0.0``) it warns and prints the machine's address;
-requests naming another host than the bound one, the loopback names and ``--allowed-host`` get 421.
+refused. Bound to every interface (``--host 0.0.0.0``, ``0``, ``::``, ...) it warns and prints the
+machine's address, bound to another address than loopback it warns too; requests naming another host
+than the bound one, the loopback names and ``--allowed-host`` get 421. Connections get a header timeout, a
+keep-alive timeout and a cap (:mod:`spanbert_lib.serving.connections`). SIGTERM stops it as Ctrl-C does.
 """
 
 import argparse
 import contextlib
+import ipaddress
 import logging
 import socket
 import sys
-from typing import Iterable, List
+from typing import Iterable, List, Union
 
 from allennlp.commands.subcommand import Subcommand
 
 from spanbert_lib.commands.common_arguments import finite_float, port_number, positive_int
+from spanbert_lib.serving.connections import (
+    DEFAULT_HEADER_TIMEOUT_S,
+    DEFAULT_KEEP_ALIVE_TIMEOUT_S,
+    DEFAULT_MAX_CONNECTIONS,
+    fit_open_file_limit,
+    uvicorn_settings,
+)
 from spanbert_lib.serving.request_guards import normalize_host
 
 logger = logging.getLogger(__name__)
+
+IPAddress = Union[ipaddress.IPv4Address, ipaddress.IPv6Address]
 
 
 @Subcommand.register("serve")
@@ -88,6 +100,25 @@ class Serve(Subcommand):
             help="most requests predicted in one batch (default 16)",
         )
         subparser.add_argument(
+            "--max-connections",
+            type=positive_int,
+            default=DEFAULT_MAX_CONNECTIONS,
+            help="connections open at once; over it a new connection closes the longest idle one (lowered to fit "
+            "the process's limit on open files)",
+        )
+        subparser.add_argument(
+            "--header-timeout-s",
+            type=_seconds,
+            default=DEFAULT_HEADER_TIMEOUT_S,
+            help="a connection that has not sent a complete request head within this many seconds is closed",
+        )
+        subparser.add_argument(
+            "--keep-alive-timeout-s",
+            type=_seconds,
+            default=DEFAULT_KEEP_ALIVE_TIMEOUT_S,
+            help="a kept-alive connection that sends nothing this many seconds after a response is closed",
+        )
+        subparser.add_argument(
             "--masker",
             default=None,
             help="masker of the masking view: JSON parameters, or a json/jsonnet file (a training "
@@ -111,26 +142,75 @@ def _milliseconds(text: str) -> float:
     return value
 
 
+def _seconds(text: str) -> float:
+    """argparse ``type`` of the timeouts: a finite number of seconds above 0."""
+    value = finite_float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+    return value
+
+
 def _serve_from_args(args: argparse.Namespace) -> None:
+    from allennlp.common.util import SigTermReceived
+
+    try:
+        _serve(args)
+    except SigTermReceived:
+        # allennlp's SIGTERM handler raises this: at once while the models load, or after uvicorn has shut
+        # down gracefully (it raises the signal again for the handler it had replaced). Either way: stopped.
+        pass
+
+
+def _serve(args: argparse.Namespace) -> None:
     import uvicorn
 
+    from spanbert_lib.common.errors import UserInputError
+
+    addresses = bound_addresses(args.host)
+    if not addresses:
+        raise UserInputError(f"--host {args.host}: not an address, nor a name this machine resolves")
     # Loading archives logs every parameter at INFO; a server's log should show requests instead.
     for noisy in ("allennlp", "transformers", "spanbert_lib"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
     logging.getLogger("spanbert_lib.serving").setLevel(logging.INFO)
     app = build_app(args)
-    if _binds_every_interface(args.host):
-        address = _outward_address()
-        print(
-            f"warning: --host {args.host} serves every network interface: anyone who can reach this machine "
-            f"at {address} can run the models (bind 127.0.0.1 to serve this machine only)",
-            file=sys.stderr,
-            flush=True,
+    budget = fit_open_file_limit(args.max_connections)
+    if budget.max_connections < args.max_connections:
+        _warn(
+            f"--max-connections {args.max_connections} lowered to {budget.max_connections}: this process may "
+            f"open at most {budget.open_files} files (ulimit -n)"
         )
-        print(f"spanbert_lib demo: http://{address}:{args.port}/ (here: http://127.0.0.1:{args.port}/)", flush=True)
-    else:
-        print(f"spanbert_lib demo: http://{normalize_host(args.host)}:{args.port}/", flush=True)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="info")
+    _announce(args.host, args.port, addresses)
+    uvicorn.run(
+        app,
+        host=_unbracketed(args.host),
+        port=args.port,
+        log_level="info",
+        **uvicorn_settings(budget, args.header_timeout_s, args.keep_alive_timeout_s),
+    )
+
+
+def _announce(host: str, port: int, addresses: List[IPAddress]) -> None:
+    """Prints the page's address, and a warning when other machines can reach the server."""
+    if any(address.is_unspecified for address in addresses):
+        address = _outward_address()
+        _warn(
+            f"--host {host} serves every network interface: anyone who can reach this machine at {address} "
+            "can run the models (bind 127.0.0.1 to serve this machine only)"
+        )
+        print(f"spanbert_lib demo: http://{address}:{port}/ (here: http://127.0.0.1:{port}/)", flush=True)
+        return
+    if not all(address.is_loopback for address in addresses):
+        shown = ", ".join(sorted(str(address) for address in addresses))
+        _warn(
+            f"--host {host} is not a loopback address: anyone who can reach {shown} can run the models "
+            "(bind 127.0.0.1 to serve this machine only)"
+        )
+    print(f"spanbert_lib demo: http://{normalize_host(host)}:{port}/", flush=True)
+
+
+def _warn(message: str) -> None:
+    print(f"warning: {message}", file=sys.stderr, flush=True)
 
 
 def build_app(args: argparse.Namespace):
@@ -209,11 +289,50 @@ def served_host_names(host: str, allowed: Iterable[str] = ()) -> List[str]:
         names += [hostname, socket.getfqdn(), _outward_address()]
         with contextlib.suppress(OSError):
             names += socket.gethostbyname_ex(hostname)[2]
-    return [name for name in names if name and not _binds_every_interface(name)]
+    return [name for name in names if name and not _binds_every_interface(name, resolve_names=False)]
 
 
-def _binds_every_interface(host: str) -> bool:
-    return host in ("0.0.0.0", "", "::", "[::]")
+def bound_addresses(host: str, resolve_names: bool = True) -> List[IPAddress]:
+    """
+    The addresses a server bound to ``host`` listens on, as asyncio resolves it: every spelling the C
+    library reads as an address (``0``, ``0x0``, ``127.1``, ``::0``, ...; IPv6 also in brackets), or a name.
+
+    # Parameters
+
+    host : `str`
+        The ``--host``.
+    resolve_names : `bool`, optional (default = `True`)
+        Whether to look names up; if not, only addresses are read.
+
+    # Returns
+
+    `List[IPAddress]`
+        The addresses (an IPv4 address mapped into IPv6 as the IPv4 one); empty when ``host`` is neither
+        an address nor a name that resolves. The empty host is every interface.
+    """
+    if host == "":
+        return [ipaddress.IPv4Address("0.0.0.0"), ipaddress.IPv6Address("::")]
+    flags = socket.AI_PASSIVE | (0 if resolve_names else socket.AI_NUMERICHOST)
+    try:
+        found = socket.getaddrinfo(_unbracketed(host), None, type=socket.SOCK_STREAM, flags=flags)
+    except (OSError, ValueError):  # not an address / name; a NUL or a label IDNA refuses
+        return []
+    addresses = []
+    for *_, socket_address in found:
+        address = ipaddress.ip_address(socket_address[0].partition("%")[0])
+        address = getattr(address, "ipv4_mapped", None) or address
+        if address not in addresses:
+            addresses.append(address)
+    return addresses
+
+
+def _binds_every_interface(host: str, resolve_names: bool = True) -> bool:
+    return any(address.is_unspecified for address in bound_addresses(host, resolve_names))
+
+
+def _unbracketed(host: str) -> str:
+    """An IPv6 address without the brackets of a URL (``[::1]`` -> ``::1``), which the socket calls refuse."""
+    return host[1:-1] if host.startswith("[") and host.endswith("]") else host
 
 
 def _outward_address() -> str:

@@ -17,20 +17,34 @@ def json_kind(value: Any) -> str:
     return {list: "an array", dict: "an object", str: "a string"}.get(type(value), type(value).__name__)
 
 
-def lone_surrogate_key(value: Any) -> Optional[str]:
+def lone_surrogate(value: Any) -> Optional[Tuple[str, str]]:
     """
-    The key path (``"passage"``, ``"sentences[2][0]"``) of the first string of a parsed JSON value that holds a
-    lone UTF-16 surrogate (JSON's ``"\\ud800"`` parses to one; it is no Unicode character and cannot be encoded),
-    ``""`` when ``value`` itself is such a string, None when there is none. Walks any nesting depth.
+    ``(key path, code point)`` of the first string of a parsed JSON value (a key or a value) that holds a lone
+    UTF-16 surrogate: JSON's ``"\\ud800"`` parses to one; it is no Unicode character and cannot be encoded. The key
+    path reads ``"passage"``, ``"sentences[2][0]"`` (``""`` for ``value`` itself); None when every string is text.
+    Walks any nesting depth.
     """
     stack: List[Tuple[str, Any]] = [("", value)]
     while stack:
         where, item = stack.pop()
         if isinstance(item, str):
-            if _SURROGATE.search(item):
-                return where
+            found = _SURROGATE.search(item)
+            if found:
+                return where, found.group()
         elif isinstance(item, dict):
-            stack.extend((f"{where}.{key}" if where else str(key), child) for key, child in reversed(item.items()))
+            children = []
+            for key, child in item.items():
+                path = f"{where}.{key}" if where else str(key)
+                if isinstance(key, str) and _SURROGATE.search(key):
+                    return path, _SURROGATE.search(key).group()  # type: ignore[union-attr]
+                children.append((path, child))
+            stack.extend(reversed(children))
         elif isinstance(item, list):
             stack.extend((f"{where}[{index}]", child) for index, child in reversed(list(enumerate(item))))
     return None
+
+
+def lone_surrogate_key(value: Any) -> Optional[str]:
+    """The key path of :func:`lone_surrogate`, or None."""
+    found = lone_surrogate(value)
+    return None if found is None else found[0]

@@ -7,7 +7,9 @@
 * :mod:`~spanbert_lib.serving.training_watch` follows a serialization directory still training and
   loads its archive once it appears;
 * :mod:`~spanbert_lib.serving.masking_preview` applies a configured :class:`Masker` to pasted text;
-* :mod:`~spanbert_lib.serving.app` builds the FastAPI application (``static/`` holds the page).
+* :mod:`~spanbert_lib.serving.app` builds the FastAPI application (``static/`` holds the page);
+* :mod:`~spanbert_lib.serving.connections` limits the server's connections (header timeout, a cap, the
+  open-file limit) and keeps its log quiet under a flood.
 
 Importing this package imports neither allennlp nor FastAPI; the modules do.
 """

@@ -3,11 +3,11 @@ The FastAPI application of ``allennlp serve``.
 
 Routes: ``GET /`` (the page, from ``static/``), ``GET /health``, ``GET /models``, ``GET /masking``,
 ``POST /mask`` (the masking preview), ``POST /predict/{name}``. Every error is a JSON object
-``{"error": message}``: 400 bad JSON (also nested too deep) / bad input (the predictor's message) /
-missing Host header, 404 unknown model or route, 413 body over the size limit, 415 a POST whose body
-is not declared JSON, 421 a Host header the server does not answer for (DNS rebinding; see
-:mod:`~spanbert_lib.serving.request_guards`), 503 model still training, 500 the model raised (short
-message; the traceback goes to the server log only).
+``{"error": message}``: 400 bad JSON (also nested too deep, or a string with a lone surrogate, which is
+not text) / bad input (the predictor's message) / missing Host header, 404 unknown model or route, 413 body
+over the size limit, 415 a POST whose body is not declared JSON, 421 a Host header the server does not
+answer for (DNS rebinding; see :mod:`~spanbert_lib.serving.request_guards`), 503 model still training, 500
+the model raised (short message; the traceback goes to the server log only).
 
 Predictions run in worker threads, never on the event loop, so the page, ``/health`` and the other
 models stay responsive while one long document is processed. At most ``max_concurrent_predictions``

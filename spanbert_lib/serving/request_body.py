@@ -3,7 +3,7 @@
 import json
 from typing import Any
 
-from spanbert_lib.common.json_kinds import json_kind
+from spanbert_lib.common.json_kinds import json_kind, lone_surrogate
 
 
 class ApiError(Exception):
@@ -46,7 +46,8 @@ async def read_json_body(request, max_chars: int) -> Any:
         The parsed JSON. :class:`ApiError` 413 when the body holds more than ``max_chars``
         characters (refused from ``Content-Length`` or while streaming, before it is all read,
         when even pure 4-byte characters could not fit); 400 when it is empty, not UTF-8, not
-        JSON, or nests arrays and objects deeper than :data:`MAX_JSON_DEPTH` levels.
+        JSON, nests arrays and objects deeper than :data:`MAX_JSON_DEPTH` levels, or holds a string
+        (a key or a value) with a lone surrogate escape (``"\\ud800"``), which is not text.
     """
     max_bytes = _MAX_UTF8_BYTES_PER_CHAR * max_chars
     too_large = ApiError(413, f"the request body is larger than the limit of {max_chars} characters")
@@ -78,6 +79,14 @@ async def read_json_body(request, max_chars: int) -> Any:
         depth = json_depth(body, MAX_JSON_DEPTH + 1)
     if depth > MAX_JSON_DEPTH:
         raise ApiError(400, f"the request body nests arrays and objects deeper than {MAX_JSON_DEPTH} levels")
+    surrogate = lone_surrogate(body)
+    if surrogate is not None:
+        where, code_point = surrogate
+        raise ApiError(
+            400,
+            f"the request body is not valid Unicode text: {where or 'the body'!r} holds the lone surrogate "
+            f"\\u{ord(code_point):04x} (a character above U+FFFF is escaped as a pair)",
+        )
     return body
 
 

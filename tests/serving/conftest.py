@@ -1,6 +1,10 @@
-"""Fixtures of the serving tests: the tiny archives (trained once per test run) and a live server."""
+"""
+Fixtures of the serving tests: the tiny archives (trained once per test run), a live server, and the library's
+logger levels put back after ``allennlp serve`` changed them.
+"""
 
 import contextlib
+import logging
 import os
 import socket
 import threading
@@ -30,6 +34,16 @@ def tiny_archives(tmp_path_factory) -> Dict[str, Path]:
             build_tiny_archives(shared)
             done.write_text("ok")
     return {name: shared / name for name in ("coref", "qa", "qa_abstains", "ner", "relation", "semeval", "typing")}
+
+
+@pytest.fixture
+def logger_levels():
+    """``_serve_from_args`` quietens library loggers for the server's log; put them back afterwards."""
+    names = ("allennlp", "transformers", "spanbert_lib", "spanbert_lib.serving")
+    levels = {name: logging.getLogger(name).level for name in names}
+    yield
+    for name, level in levels.items():
+        logging.getLogger(name).setLevel(level)
 
 
 def free_port() -> int:

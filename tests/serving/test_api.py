@@ -150,6 +150,7 @@ def test_masking_preview(client):
         ("/predict/relation", '{"sentence": "Ann met Bob."}', 400, "lacks 'subj_type'"),
         ("/predict/typing", '{"sentence": "Ann met Bob."}', 400, "lacks start, end"),
         ("/predict/nobody", "{}", 404, "no model named 'nobody'"),
+        ("/predict/%ED%A0%80%00", "{}", 404, "no model named"),  # a surrogate's UTF-8 bytes and a NUL in the path
         ("/nowhere", None, 404, "Not Found"),
         ("/mask", '{"seed": 1}', 400, "needs 'text'"),
         ("/mask", '{"text": "a", "seed": -1}', 400, "'seed' must be a non-negative integer"),
@@ -162,6 +163,67 @@ def test_errors_are_json_with_a_status(client, path, body, status, message):
     assert response.status_code == status
     assert message in response.json()["error"]
     assert "Traceback" not in response.text
+
+
+def post_routes(client) -> dict:
+    """``{path: a valid body}`` of every route that takes a body: the masking view and each model's example."""
+    routes = {"/mask": {"text": "Anna met Ben.", "seed": 1}}
+    for model in client.get("/models").json():
+        routes[f"/predict/{model['name']}"] = model["example"]
+    return routes
+
+
+def with_strings_replaced(body: dict, replace) -> dict:
+    return {key: replace(value) if isinstance(value, str) else value for key, value in body.items()}
+
+
+@pytest.mark.parametrize("surrogate", ["\ud800", "\udfff", "\udc00\ud800"])  # high, low, a pair the wrong way round
+def test_a_lone_surrogate_is_400_on_every_route(client, surrogate):
+    for path, example in post_routes(client).items():
+        bodies = [
+            with_strings_replaced(example, lambda text: text + surrogate),
+            {**example, surrogate: "an unknown key"},
+            {**example, "extra": {"nested": ["ok", surrogate]}},
+        ]
+        for body in bodies:
+            raw = json.dumps(body)  # escapes the surrogate as JSON does: "\\ud800"
+            assert "\\ud" in raw
+            response = client.post(path, content=raw.encode("ascii"), headers=JSON)
+            assert response.status_code == 400, (path, body, response.text)
+            assert "lone surrogate \\ud" in response.json()["error"], response.text
+
+
+def test_a_surrogate_pair_is_a_character(client):
+    raw = json.dumps({"text": "Anna \U0001f600 met Ben."})  # "\\ud83d\\ude00"
+    assert "\\ud83d\\ude00" in raw
+    assert client.post("/mask", content=raw.encode("ascii"), headers=JSON).status_code == 200
+
+
+@pytest.mark.parametrize(
+    "odd",
+    [
+        "\u0000",
+        "a\u0000b",
+        "",
+        " \n\t",
+        "\x01\x1b\u200b\ufeff\uffff",
+        "\u0301" * 20,
+        5,
+        10**30,
+        1.5,
+        None,
+        True,
+        ["a"],
+        {"a": "b"},
+    ],
+)
+def test_odd_values_are_answered_or_refused_never_500(client, odd):
+    for path, example in post_routes(client).items():
+        response = client.post(path, json=with_strings_replaced(example, lambda text: odd))
+        assert response.status_code in (200, 400), (path, odd, response.text)
+        assert response.headers["content-type"] == "application/json"
+        if response.status_code == 400:
+            assert response.json()["error"]
 
 
 def test_the_limit_counts_characters_not_bytes(client):

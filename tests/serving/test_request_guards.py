@@ -146,18 +146,6 @@ def _serve_args(extra):
     return subparser.parse_args(["--masking-tokenizer", "fixtures/tiny_bert", *extra])
 
 
-@pytest.fixture
-def logger_levels():
-    """``_serve_from_args`` quietens library loggers for the server's log; put them back afterwards."""
-    import logging
-
-    names = ("allennlp", "transformers", "spanbert_lib", "spanbert_lib.serving")
-    levels = {name: logging.getLogger(name).level for name in names}
-    yield
-    for name, level in levels.items():
-        logging.getLogger(name).setLevel(level)
-
-
 def test_binding_every_interface_warns_and_prints_the_real_address(monkeypatch, capsys, logger_levels):
     import uvicorn
 
@@ -199,3 +187,63 @@ def test_bad_numeric_options_are_refused(options, message, capsys):
         _serve_args(options)
     assert exit_status.value.code == 2
     assert message in capsys.readouterr().err
+
+
+ANY_ADDRESS = ["0", "0.0", "0x0", "000.000.000.000", "0.0.0.0", "", "::", "[::]", "0:0:0:0:0:0:0:0", "::0", "[0:0::0]"]
+LOOPBACK = ["127.0.0.1", "127.1", "2130706433", "localhost", "::1", "[::1]", "0:0:0:0:0:0:0:1"]
+
+
+@pytest.mark.parametrize("host", ANY_ADDRESS)
+def test_every_spelling_of_the_any_address_warns(host, capsys):
+    from spanbert_lib.commands import serve
+
+    serve._announce(host, 8000, serve.bound_addresses(host))
+    output = capsys.readouterr()
+    assert output.err.startswith(f"warning: --host {host} serves every network interface")
+    assert f"http://{serve._outward_address()}:8000/" in output.out
+    names = serve.served_host_names(host)
+    assert socket.gethostname() in names and host not in names
+
+
+@pytest.mark.parametrize("host", LOOPBACK)
+def test_loopback_spellings_do_not_warn(host, capsys):
+    from spanbert_lib.commands import serve
+
+    serve._announce(host, 8000, serve.bound_addresses(host))
+    output = capsys.readouterr()
+    assert output.err == "" and output.out.startswith("spanbert_lib demo: http://")
+    assert serve.served_host_names(host, ["demo.internal"]) == [host, "demo.internal"]
+
+
+@pytest.mark.parametrize(
+    "host, shown", [("10.1.2.3", "10.1.2.3"), ("017.0.0.1", "15.0.0.1"), ("2001:db8::1", "2001:db8::1")]
+)
+def test_an_address_other_machines_reach_warns(host, shown, capsys):
+    from spanbert_lib.commands import serve
+
+    serve._announce(host, 8000, serve.bound_addresses(host))
+    warning = capsys.readouterr().err
+    assert warning.startswith(f"warning: --host {host} is not a loopback address: anyone who can reach {shown} ")
+    assert "every network interface" not in warning
+
+
+def test_serve_binds_what_the_host_spells(monkeypatch, capsys, logger_levels):
+    import uvicorn
+
+    from spanbert_lib.commands import serve
+    from spanbert_lib.common.errors import UserInputError
+
+    started = {}
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kwargs: started.update(kwargs))
+    serve._serve_from_args(_serve_args(["--host", "0", "--port", "8125"]))
+    assert started["host"] == "0" and capsys.readouterr().err.startswith("warning: --host 0 serves every")
+    serve._serve_from_args(_serve_args(["--host", "[::1]", "--port", "8125"]))
+    assert started["host"] == "::1"  # the socket calls take IPv6 addresses without brackets
+    assert capsys.readouterr().out.strip().endswith("http://[::1]:8125/")
+
+    def no_models_for_a_bad_host(args):
+        raise AssertionError("loaded the models before checking --host")
+
+    monkeypatch.setattr(serve, "build_app", no_models_for_a_bad_host)
+    with pytest.raises(UserInputError, match="--host 127.0.0.1 x: not an address, nor a name"):
+        serve._serve_from_args(_serve_args(["--host", "127.0.0.1 x"]))
