@@ -68,6 +68,7 @@ def predict_conll_from_args(args: argparse.Namespace) -> None:
     from spanbert_lib.coref.predictors.conll_predictions import predict_conll_file
     from spanbert_lib.safeguards.atomic_files import atomic_output_path
     from spanbert_lib.safeguards.command_inputs import archive_inputs
+    from spanbert_lib.safeguards.empty_predictions import empty_prediction_warning, warn
     from spanbert_lib.safeguards.safe_archives import check_archive_readable
     from spanbert_lib.safeguards.same_file import refuse_output_over_input
 
@@ -79,6 +80,9 @@ def predict_conll_from_args(args: argparse.Namespace) -> None:
                 args.archive_file, args.input_path, temporary_output, args.cuda_device, args.batch_size, args.overrides
             )
     print(json.dumps({key: metrics[key] for key in SCORE_KEYS if key in metrics}))
+    message = empty_prediction_warning(metrics)
+    if message is not None:
+        warn(f"{args.archive_file}: on {args.input_path} {message}")
 
 
 @Subcommand.register("coref-predict-conll")

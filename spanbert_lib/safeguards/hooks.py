@@ -37,6 +37,7 @@ def _deferred(module_name: str, function_name: str):
 
 
 _ARCHIVE_CONFIGS = "spanbert_lib.safeguards.archive_configs"
+_EMPTY_PREDICTIONS = "spanbert_lib.safeguards.empty_predictions"
 
 # allennlp modules that torch.load / torch.save user files (see spanbert_lib.safeguards.safe_torch_io)
 MODULES_WITH_TORCH_FILE_IO = (
@@ -62,6 +63,12 @@ SAFEGUARDS = [
     ("allennlp.common.params", None, check_config_paths),
     ("allennlp.commands.evaluate", None, check_evaluate_options),
     ("allennlp.evaluation.evaluator", None, wrap_evaluator_outputs),
+    # a model that predicts nothing says so
+    (
+        "allennlp.commands.evaluate",
+        None,
+        _deferred("spanbert_lib.safeguards.empty_predictions", "warn_on_empty_evaluations"),
+    ),
     ("allennlp.commands.train", None, wrap_train_paths),
     ("allennlp.commands.train", None, _deferred("spanbert_lib.safeguards.finished_runs", "skip_finished_runs")),
     (

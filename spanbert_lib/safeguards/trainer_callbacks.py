@@ -12,7 +12,8 @@ from types import ModuleType
 def add_exact_resume_callback(module: ModuleType) -> None:
     """
     Shim for ``allennlp.training.gradient_descent_trainer``: every trainer gets an
-    :class:`~spanbert_lib.safeguards.exact_resume.ExactResumeCallback`, last among its callbacks. Idempotent.
+    :class:`~spanbert_lib.safeguards.exact_resume.ExactResumeCallback`, last among its callbacks, and (with a
+    serialization directory) the warning of :mod:`~spanbert_lib.safeguards.empty_predictions`, first. Idempotent.
     """
     trainer_class = module.GradientDescentTrainer
     original = trainer_class.__init__
@@ -20,9 +21,12 @@ def add_exact_resume_callback(module: ModuleType) -> None:
         return
 
     def __init__(self, *args, **kwargs) -> None:
+        from spanbert_lib.safeguards.empty_predictions import empty_predictions_callback
         from spanbert_lib.safeguards.exact_resume import ExactResumeCallback
 
         original(self, *args, **kwargs)
+        if self._serialization_dir is not None:
+            self._callbacks.insert(0, empty_predictions_callback(self._serialization_dir))
         if not any(isinstance(callback, ExactResumeCallback) for callback in self._callbacks):
             self._callbacks.append(ExactResumeCallback(self._serialization_dir))
 

@@ -253,6 +253,7 @@ class SpanBertCoreference(Model):
         self.min_mention_score = min_mention_score
         self._conll_scores = ConllCorefScores()
         self._pruned_mention_recall = Average()
+        self._predicted_mentions = Average()
         self._initialize_task_weights()
         if initializer is not None:
             initializer(self)
@@ -327,6 +328,8 @@ class SpanBertCoreference(Model):
             gold = [item.get("clusters") for item in metadata]
             if all(item is not None for item in gold):
                 self._conll_scores(clusters, gold)
+                for document_clusters in clusters:
+                    self._predicted_mentions(sum(len(cluster) for cluster in document_clusters))
         return output
 
     @staticmethod
@@ -563,6 +566,8 @@ class SpanBertCoreference(Model):
     def get_metrics(self, reset: bool = False) -> Dict[str, float]:
         metrics = self._conll_scores.get_metric(reset)
         metrics["pruned_mention_recall"] = float(self._pruned_mention_recall.get_metric(reset))
+        # mentions in the predicted clusters per scored document: 0 is a model that keeps no mentions
+        metrics["predicted_mentions"] = float(self._predicted_mentions.get_metric(reset))
         return metrics
 
 

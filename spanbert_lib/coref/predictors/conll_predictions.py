@@ -201,4 +201,7 @@ def predict_conll_file(
     write_conll_documents(
         output_file, [document for document, _ in predictions], [clusters for _, clusters in predictions]
     )
-    return model.get_metrics(reset=True)
+    metrics = model.get_metrics(reset=True)
+    mentions = sum(len(cluster) for _, clusters in predictions for cluster in clusters)
+    metrics["predicted_mentions"] = mentions / max(len(predictions), 1)
+    return metrics

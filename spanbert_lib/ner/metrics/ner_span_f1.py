@@ -134,6 +134,11 @@ class NerSpanF1(Metric):
             self.reset()
         return scores
 
+    @property
+    def predicted_count(self) -> int:
+        """Entities predicted since the last reset."""
+        return sum(self._predicted.values())
+
     def reset(self) -> None:
         self._correct: Counter = Counter()
         self._predicted: Counter = Counter()

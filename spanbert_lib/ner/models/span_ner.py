@@ -313,8 +313,10 @@ class SpanNer(Model):
         return output_dict
 
     def get_metrics(self, reset: bool = False) -> Dict[str, float]:
-        """``precision``, ``recall``, ``f1``; on reset also ``precision-L``, ``recall-L``, ``f1-L`` per label."""
+        """``precision``, ``recall``, ``f1``, ``predicted_entities``; on reset also ``precision-L``, ``recall-L``,
+        ``f1-L`` per label."""
+        predicted = float(self._metric.predicted_count)
         scores = self._metric.get_metric(reset)
         if reset:
-            return scores
-        return {key: scores[key] for key in ("precision", "recall", "f1")}
+            return {**scores, "predicted_entities": predicted}
+        return {**{key: scores[key] for key in ("precision", "recall", "f1")}, "predicted_entities": predicted}

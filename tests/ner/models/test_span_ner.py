@@ -3,7 +3,6 @@
 import copy
 import json
 import math
-from pathlib import Path
 
 import pytest
 import torch
@@ -15,9 +14,9 @@ from allennlp.data import Vocabulary
 from allennlp.models import Model
 
 from spanbert_lib.common.modules.entity_aware import ENTITY_MASK
-from tests.entity_model_testing import TINY_BERT, build_model, tensors_of
+from tests import REPO_ROOT, TINY_BERT_DIR
+from tests.entity_model_testing import build_model, tensors_of
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
 CONFIG = REPO_ROOT / "fixtures" / "configs" / "ner" / "span_ner_tiny.jsonnet"
 CONLL = REPO_ROOT / "fixtures" / "ner" / "conll2003_iob2.txt"
 LITBANK = REPO_ROOT / "fixtures" / "ner" / "litbank"
@@ -157,7 +156,7 @@ class TestSpanNer(ModelTestCase):
         tensors = tensors_of(self.instances[:3], self.vocab)
         output = model(**tensors)
         tokens = tensors["tokens"]["tokens"]
-        plain = transformers.AutoModel.from_pretrained(TINY_BERT).eval()
+        plain = transformers.AutoModel.from_pretrained(str(TINY_BERT_DIR)).eval()
         states = plain(
             input_ids=tokens["token_ids"], attention_mask=tokens["mask"].long(), token_type_ids=tokens["type_ids"]
         ).last_hidden_state
@@ -280,10 +279,12 @@ class TestSpanNer(ModelTestCase):
             for score in sentence
         )
         metrics = model.get_metrics()
-        assert metrics == {"precision": 1.0, "recall": 1.0, "f1": 1.0}
+        entities = float(sum(len(sentence) for sentence in gold))
+        assert metrics == {"precision": 1.0, "recall": 1.0, "f1": 1.0, "predicted_entities": entities}
         per_label = model.get_metrics(reset=True)
         assert per_label["f1-PER"] == 1.0 and per_label["f1-LOC"] == 1.0
-        assert model.get_metrics() == {"precision": 0.0, "recall": 0.0, "f1": 0.0}  # reset
+        assert per_label["predicted_entities"] == entities
+        assert model.get_metrics() == {"precision": 0.0, "recall": 0.0, "f1": 0.0, "predicted_entities": 0.0}
 
     def test_nested_gold_needs_nested_decoding(self):
         params = Params.from_file(str(CONFIG), params_overrides=json.dumps(LITBANK_OVERRIDES))
