@@ -31,17 +31,15 @@ class SegmentedTransformerEmbedder(TokenEmbedder):
         The transformer (directory or cached Hugging Face name); same as the indexer's.
     max_segments_per_pass : `int`, optional (default = `8`)
         Encode at most this many segments per transformer call, so that activation memory does not
-        grow with the document (MiniLM, a trained LitBank model on 8,074 words = 40 segments of 256,
-        one CPU thread: forward peak +111 MB with 8, +325 MB with all 40 at once, same speed); None
-        encodes all segments of the batch at once: on a GPU that is what to use (one H200, 160 segments of 256:
-        float32 1.8x faster than 8 per pass, bfloat16 8x; ``benchmarks/encoder_bf16.py``).
+        grow with the document (on a CPU the speed is the same); None encodes all segments of the batch
+        at once, which is what to use on a GPU, where larger calls are much faster. Measured:
+        docs/benchmarks.md (``benchmarks/encoder_bf16.py``).
     autocast_dtype : `str`, optional (default = `None`)
         E.g. ``"bfloat16"``: when not training (prediction, validation), run the transformer under
-        ``torch.autocast`` with that dtype and return float32 states; training is unaffected. On
-        CPUs with bfloat16 matrix units (AMX, AVX512-BF16) the encoder is then about 3x faster
-        (MiniLM, 40 segments of 256 wordpieces, one CPU thread: 1.07 s against 3.06 s; states
-        differ by at most ~0.1, cosine >= 0.999), on a GPU 4-5x with ``max_segments_per_pass=None``
-        (and no faster with 8); on other CPUs it can be slower. None: float32 throughout.
+        ``torch.autocast`` with that dtype and return float32 states; training is unaffected. It pays on
+        CPUs with bfloat16 matrix units (AMX, AVX512-BF16) and on GPUs (there with
+        ``max_segments_per_pass=None``); on other CPUs it can be slower. The states differ slightly from
+        float32's. None: float32 throughout. Measured: docs/benchmarks.md.
     train_parameters, last_layer_only, override_weights_file, override_weights_strip_prefix,
     load_weights, gradient_checkpointing, tokenizer_kwargs, transformer_kwargs
         As for allennlp's `pretrained_transformer` embedder (used inside, without folding).

@@ -3,8 +3,8 @@ Matrix products with the output width rounded up to a multiple of 16, for infere
 
 MKL's AVX2 single-precision kernels work on 16 output columns at a time; a product whose output
 width is not a multiple of 16 (the coreference FFNN's 300 or 3000 units, span embeddings of
-``3 * 384 + 20 = 1172``) runs about 1.5x slower on this project's machine than the same product
-widened to the next multiple of 16. Widening a weight with zero rows leaves every real output
+``3 * 384 + 20 = 1172``) runs markedly slower than the same product widened to the next multiple of
+16 (``benchmarks/coref_inference.py`` times it). Widening a weight with zero rows leaves every real output
 column exactly as it was (each column is its own dot products), so the helpers here pad, multiply
 and, where the caller needs it, slice the padding off again.
 

@@ -116,8 +116,8 @@ class SpanBertCoreference(Model):
     pair_product_dtype : `str`, optional (default = `None`)
         E.g. ``"bfloat16"``: when not training (prediction, validation), the ``k * c`` per-pair
         products through the pair FFNN (``W_3 (g_i * g_j)``, most of the fine scoring's time) are
-        computed in that dtype and added to the rest of the scores in float32: fine scoring about
-        2.5x faster on CPUs with bfloat16 matrix units (AMX) and on GPUs. Pair it with the
+        computed in that dtype and added to the rest of the scores in float32: faster fine scoring on
+        CPUs with bfloat16 matrix units (AMX) and on GPUs (docs/coref.md). Pair it with the
         encoder's ``autocast_dtype``. None: float32. Training is unaffected.
     use_speaker, use_genre, use_segment_distance, use_distance : `bool`, optional (default = `True`)
         Pair features.

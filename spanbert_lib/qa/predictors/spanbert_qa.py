@@ -64,9 +64,9 @@ class SpanBertQAPredictor(Predictor):
         size (number of windows, then wordpieces), so that little of a forward pass is padding;
         outputs come back in input order.
     autocast_dtype : `str`, optional (default = `None`)
-        E.g. "bfloat16": run the model under ``torch.autocast`` with that dtype (1.8-2.8x faster
-        than full precision on a CPU with AMX in ``benchmarks/qa_inference.py``; scores change
-        slightly, so rare near-ties can flip). None: full precision.
+        E.g. "bfloat16": run the model under ``torch.autocast`` with that dtype (faster on a CPU with
+        AMX and on a GPU, docs/qa.md; scores change slightly, so rare near-ties can flip). None: full
+        precision.
     """
 
     def __init__(
