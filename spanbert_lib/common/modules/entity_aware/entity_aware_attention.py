@@ -23,10 +23,9 @@ with head dimension ``2d`` queries/keys, using
 so that ``query . key`` is exactly the block's score (scale ``1/sqrt(d)`` given explicitly); the
 values are zero-padded to ``2d`` as well (the extra half of the output is dropped), since the fused
 kernels want one head size. This costs twice the flops of the attention products but needs no
-``[L+E, L+E]`` score tensor and lets torch use a fused kernel: on CPU (MiniLM sizes, L=256, E=64) it
-is about 2x the time of the plain attention core, where explicit score blocks are about 4x. The
-attention core is about a sixth of a layer's time; the rest is the per-token matrix products, so a
-pass costs about what the plain encoder costs for ``L + E`` tokens.
+``[L+E, L+E]`` score tensor and lets torch use a fused kernel, which on a CPU is faster than explicit
+score blocks. The attention core is a small part of a layer's time; the rest is the per-token matrix
+products, so a pass costs about what the plain encoder costs for ``L + E`` tokens.
 
 With ``entity_aware=False`` (LUKE's ablation) or without entities it is the plain attention of the
 layer (``d``-dimensional queries from ``Q``).
