@@ -3,7 +3,7 @@ Start-up where users wait for a score: the console scripts ``spanbert-coref-scor
 ``spanbert-squad-eval`` against the subcommands ``allennlp coref-score`` / ``allennlp squad-eval`` on
 the same files, each a fresh process, as a user runs them.
 
-    .venv/bin/python benchmarks/console_scripts.py [--repeats 3] [--json]
+    .venv/bin/python -m benchmarks.console_scripts [--repeats 3] [--json]
 
 For each command: wall seconds (median of ``--repeats`` runs, one after the other, alternating the two
 programs so that both see the same machine load) and peak RSS (``ru_maxrss`` of the process), the console
@@ -18,14 +18,14 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Dict, List, Tuple
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+from benchmarks.measure import ratio, run_child
+from evidence.repository import REPO_ROOT
+
 GOAL_SECONDS = 1.0
 GOAL_RATIO = 0.25
 
@@ -33,13 +33,8 @@ GOAL_RATIO = 0.25
 def timed_run(argv: List[str], cwd: Path) -> Tuple[float, float, int, bytes]:
     """``(wall seconds, peak RSS in MB, exit status, stdout)`` of one process."""
     env = {key: value for key, value in os.environ.items() if key != "SPANBERT_LIB_DEBUG"}
-    began = time.perf_counter()
-    process = subprocess.Popen(argv, cwd=str(cwd), env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    stdout = process.stdout.read()
-    _, status, usage = os.wait4(process.pid, 0)
-    wall = time.perf_counter() - began
-    process.returncode = os.waitstatus_to_exitcode(status)
-    return wall, usage.ru_maxrss / 1024, process.returncode, stdout
+    usage = run_child(argv, cwd=cwd, env=env)
+    return usage.wall_seconds, usage.peak_rss_mb, usage.returncode, usage.stdout
 
 
 def squad_files(directory: Path) -> List[str]:
@@ -87,7 +82,7 @@ def main() -> None:
             results[command] = {
                 "subcommand_s": seconds["subcommand"],
                 "console_s": seconds["console"],
-                "ratio": seconds["console"] / seconds["subcommand"],
+                "ratio": ratio(seconds["console"], seconds["subcommand"]),
                 "subcommand_rss_mb": rss["subcommand"],
                 "console_rss_mb": rss["console"],
                 "console_script": script,

@@ -16,7 +16,7 @@ found (Maverick): the goal line names the anchor's model folder and how many clu
 ``spanbert_coref`` and ``spanbert_coref_coarse`` are randomly initialised on top of the pretrained encoder and keep
 0.4 spans per word (timing and memory do not depend on training: the like-for-like rows against allennlp-models).
 ``spanbert_coref_litbank`` and ``spanbert_coref_coarse_litbank`` are our LitBank models as trained by
-``scripts/coref_litbank_side_by_side.py`` (the best dev-scoring ``outputs/coref_litbank*/ours_seedN`` /
+``evidence/coref_litbank_side_by_side.py`` (the best dev-scoring ``outputs/coref_litbank*/ours_seedN`` /
 ``ours_coarse_seedN`` archive), with their configs' ``min_mention_score``: they keep only the spans their weights
 score as mentions, like Maverick, so they are the like-for-like rows against the trained anchors.
 
@@ -55,9 +55,9 @@ A subprocess's address space is capped (``--memory-limit-gb``, and never more th
 available minus 2 GiB) so an out-of-memory baseline fails alone instead of starving the machine;
 it is then reported as ``OOM (> cap)``.
 
-    python benchmarks/coref_inference.py                 # 500, 2000, 8000 words, LitBank text
-    python benchmarks/coref_inference.py --words 500 2000 --repeats 2 --json results.json
-    python benchmarks/coref_inference.py --systems spanbert_coref fastcoref
+    python -m benchmarks.coref_inference                 # 500, 2000, 8000 words, LitBank text
+    python -m benchmarks.coref_inference --words 500 2000 --repeats 2 --json results.json
+    python -m benchmarks.coref_inference --systems spanbert_coref fastcoref
 
 Text: LitBank documents (``../shared/data/coref/litbank``, or ``$SPANBERT_LIB_EXTERNAL_DATA``)
 concatenated in name order and cut at a sentence end; the novel is ``corpus/gutenberg/`` ``--novel``
@@ -65,7 +65,7 @@ concatenated in name order and cut at a sentence end; the novel is ``corpus/gute
 sentencizer and cut at a sentence end; synthetic sentences when absent.
 
 An anchor's trained model is the ``model`` folder beside a ``run.json`` of that system under
-``runs/baselines/*/`` or ``outputs/coref_litbank*/*/`` (what ``scripts/coref_litbank_side_by_side.py``
+``runs/baselines/*/`` or ``outputs/coref_litbank*/*/`` (what ``evidence/coref_litbank_side_by_side.py``
 leaves) whose run scored best on the LitBank dev documents (its ``dev_scores.json``; the newest among runs not
 scored yet, after them): an anchor's cost depends on the mentions its weights find, so it is timed at its best
 weights. Its row names the folder.
@@ -82,16 +82,28 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+from benchmarks.measure import (
+    best_of,
+    format_ratio,
+    peak_rss_mb,
+    ratio,
+    ratio_text,
+    reset_peak_rss,
+    status_mb,
+    time_call,
+)
+from evidence.repository import REPO_ROOT
+
 ENCODER = str(REPO_ROOT / "pretrained" / "all-MiniLM-L6-v2")
 SETTINGS = dict(
     max_span_width=30, top_span_ratio=0.4, max_antecedents=50, depth=2, ffnn=300, feature_size=20, segment_len=256
 )
 OURS, OURS_COARSE, ALLENNLP = "spanbert_coref", "spanbert_coref_coarse", "allennlp_coref"
-# our LitBank models as scripts/coref_litbank_side_by_side.py trains them (run folders ours_seedN, ours_coarse_seedN)
+# our LitBank models as evidence/coref_litbank_side_by_side.py trains them (run folders ours_seedN, ours_coarse_seedN)
 OURS_LITBANK, OURS_COARSE_LITBANK = "spanbert_coref_litbank", "spanbert_coref_coarse_litbank"
 TRAINED_RUNS = {OURS_LITBANK: "ours_seed*", OURS_COARSE_LITBANK: "ours_coarse_seed*"}
 LIBRARY_SYSTEMS = (OURS, OURS_COARSE, OURS_LITBANK, OURS_COARSE_LITBANK, ALLENNLP)
@@ -153,11 +165,11 @@ class ExternalSystem:
     def unavailable(self) -> Optional[str]:
         """Why it cannot be measured here, or None."""
         if not (REPO_ROOT / self.python).exists():
-            return f"no anchors environment ({self.python}; scripts/baselines/make_env.py)"
+            return f"no anchors environment ({self.python}; evidence/baselines/make_env.py)"
         if not self.trained_models():
             return (
                 f"no trained model (a runs/baselines/*/ or outputs/coref_litbank*/*/ model folder beside a run.json "
-                f"of {self.run_system!r}; {self.adapter}, run by scripts/coref_litbank_side_by_side.py, leaves one)"
+                f"of {self.run_system!r}; {self.adapter}, run by evidence/coref_litbank_side_by_side.py, leaves one)"
             )
         if not (REPO_ROOT / self.runner).is_file():
             return f"no runner {self.runner} (load(model_dir, threads) -> prepare(sentences), predict(prepared))"
@@ -180,18 +192,18 @@ ANCHORS = ".venv-baselines/anchors/bin/python"
 EXTERNAL_SYSTEMS = {
     "fastcoref": ExternalSystem(
         ANCHORS,
-        "scripts/baselines/fastcoref_inference.py",
-        "scripts/baselines/fastcoref_litbank.py",
+        "evidence/baselines/fastcoref_inference.py",
+        "evidence/baselines/fastcoref_litbank.py",
         "fastcoref 2.1.6, fcoref",
     ),
     "fastcoref_lingmess": ExternalSystem(
         ANCHORS,
-        "scripts/baselines/fastcoref_inference.py",
-        "scripts/baselines/fastcoref_litbank.py",
+        "evidence/baselines/fastcoref_inference.py",
+        "evidence/baselines/fastcoref_litbank.py",
         "fastcoref 2.1.6, lingmess",
     ),
     "maverick": ExternalSystem(
-        ANCHORS, "scripts/baselines/maverick_inference.py", "scripts/baselines/maverick_litbank.py", "maverick-coref"
+        ANCHORS, "evidence/baselines/maverick_inference.py", "evidence/baselines/maverick_litbank.py", "maverick-coref"
     ),
 }
 SYSTEMS = LIBRARY_SYSTEMS + tuple(EXTERNAL_SYSTEMS)
@@ -204,7 +216,7 @@ def why_unavailable(system: str) -> Optional[str]:
     if system in TRAINED_RUNS and trained_archive(system) is None:
         return (
             f"no trained model (outputs/coref_litbank*/{TRAINED_RUNS[system]}/model.tar.gz; "
-            "scripts/coref_litbank_side_by_side.py --systems ours ours_coarse trains them)"
+            "evidence/coref_litbank_side_by_side.py --systems ours ours_coarse trains them)"
         )
     return None
 
@@ -213,7 +225,7 @@ def why_unavailable(system: str) -> Optional[str]:
 
 
 def litbank_dir() -> Optional[Path]:
-    from spanbert_lib.evidence.external_data import external_path
+    from evidence.external_data import external_path
 
     path = external_path("coref/litbank")
     return path if path.is_dir() else None
@@ -249,7 +261,7 @@ def document_sentences(num_words: int) -> List[List[str]]:
 def novel_sentences(name: str, num_words: int) -> Optional[List[List[str]]]:
     """The first whole sentences of ``corpus/gutenberg/<name>.txt`` adding up to at least ``num_words`` words (spaCy's
     blank English tokenizer and sentencizer, paragraph by paragraph); None when the file is absent."""
-    from spanbert_lib.evidence.external_data import external_path
+    from evidence.external_data import external_path
 
     path = external_path("corpus/gutenberg") / f"{name}.txt"
     if not path.is_file():
@@ -301,11 +313,9 @@ class LibrarySystem:
 
     def _timed(self, phase: str, method: Callable) -> Callable:
         def timed(*args, **kwargs):
-            start = time.perf_counter()
-            try:
-                return method(*args, **kwargs)
-            finally:
-                self.phase_seconds[phase] = self.phase_seconds.get(phase, 0.0) + time.perf_counter() - start
+            timing = time_call(partial(method, *args, **kwargs))
+            self.phase_seconds[phase] = self.phase_seconds.get(phase, 0.0) + timing.wall_seconds
+            return timing.result
 
         return timed
 
@@ -445,31 +455,6 @@ def load_runner_system(runner: str, model_dir: str, threads: int):
 # ---------------------------------------------------------------- one measurement (any interpreter, stdlib only)
 
 
-def _reset_peak_rss() -> bool:
-    try:
-        with open("/proc/self/clear_refs", "w") as handle:
-            handle.write("5")
-        return True
-    except OSError:
-        return False
-
-
-def _status_mb(field: str) -> Optional[float]:
-    try:
-        with open("/proc/self/status") as handle:
-            for line in handle:
-                if line.startswith(field + ":"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return None
-
-
-def _max_rss_mb() -> float:
-    scale = 1024 * 1024 if sys.platform == "darwin" else 1024
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / scale
-
-
 def _threads(requested: int) -> int:
     torch = sys.modules.get("torch")
     return torch.get_num_threads() if torch is not None else requested
@@ -478,21 +463,17 @@ def _threads(requested: int) -> int:
 def measure(system, sentences: List[List[str]], repeats: int, threads: int) -> Dict[str, Any]:
     """Times ``system.predict`` on one document (module docstring) -> the fields of a RESULT line."""
     system.predict(system.prepare(WARM_UP))  # lazy initialisation, thread pools
-    start = time.perf_counter()
-    prepared = system.prepare(sentences)
-    prepare_seconds = time.perf_counter() - start
-    before_mb = _status_mb("VmRSS")
-    reset = _reset_peak_rss()
-    best, clusters = float("inf"), []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        clusters = system.predict(prepared)
-        best = min(best, time.perf_counter() - start)
-    forward_peak = _status_mb("VmHWM") if reset else None
-    for _ in range(repeats - 1):  # after the forward peak was read: a second prepared copy must not count there
-        start = time.perf_counter()
-        system.prepare(sentences)
-        prepare_seconds = min(prepare_seconds, time.perf_counter() - start)
+    first = time_call(partial(system.prepare, sentences))
+    prepared, prepare_seconds = first.result, first.wall_seconds
+    del first
+    before_mb = status_mb("VmRSS")
+    reset = reset_peak_rss()
+    predicted = best_of(partial(system.predict, prepared), repeats, warm_up=False)
+    best, clusters = predicted.wall_seconds, predicted.result
+    forward_peak = status_mb("VmHWM") if reset else None
+    if repeats > 1:  # after the forward peak was read: a second prepared copy must not count there
+        again = best_of(partial(system.prepare, sentences), repeats - 1, warm_up=False).wall_seconds
+        prepare_seconds = min(prepare_seconds, again)
     details = system.details(prepared) if hasattr(system, "details") else {}
     return {
         "words": sum(len(sentence) for sentence in sentences),
@@ -502,9 +483,9 @@ def measure(system, sentences: List[List[str]], repeats: int, threads: int) -> D
         "prepare_seconds": prepare_seconds,
         "total_seconds": prepare_seconds + best,
         "rss_before_forward_mb": before_mb,
-        "forward_peak_mb": forward_peak if forward_peak is not None else _max_rss_mb(),
+        "forward_peak_mb": forward_peak if forward_peak is not None else peak_rss_mb(),
         "forward_peak_increase_mb": (forward_peak - before_mb) if forward_peak and before_mb else None,
-        "process_peak_mb": _max_rss_mb(),
+        "process_peak_mb": peak_rss_mb(),
         "threads": _threads(threads),
     }
 
@@ -583,7 +564,7 @@ def run_measurement(
     system: str, document: Path, repeats: int, threads: int, cap_gb: float, timeout: float, bf16: bool = False
 ) -> Dict[str, Any]:
     """One subprocess in the system's interpreter (this one for the library's systems)."""
-    from spanbert_lib.evidence.runs import offline_env
+    from evidence.runs import offline_env
 
     available = available_gb()
     if available is not None:
@@ -599,7 +580,8 @@ def run_measurement(
         extra = ["--model", str(model)]
     command = [
         python,
-        str(Path(__file__).resolve()),
+        "-m",
+        "benchmarks.coref_inference",
         "--measure",
         system,
         "--document",
@@ -655,7 +637,7 @@ def _speed_ratio(ours: Dict[str, Any], result: Dict[str, Any], key: str) -> str:
     if result is ours or not isinstance(ours.get(key), float):
         return "-"
     if isinstance(result.get(key), float):
-        return f"{result[key] / ours[key]:.2f}x"
+        return ratio_text(result[key], ours[key])
     return "n/a" if result.get("oom") else "-"
 
 
@@ -685,9 +667,9 @@ def report(results: List[Dict[str, Any]]) -> str:
             mem_ratio = "-"
             if system != OURS and isinstance(ours.get("forward_peak_mb"), float):
                 if isinstance(result.get("forward_peak_mb"), float):
-                    mem_ratio = f"{ours['forward_peak_mb'] / result['forward_peak_mb']:.2f}"
+                    mem_ratio = f"{ratio(ours['forward_peak_mb'], result['forward_peak_mb']):.2f}"
                 elif result.get("oom"):
-                    mem_ratio = f"<{ours['forward_peak_mb'] / (1024 * result['memory_cap_gb']):.2f}"
+                    mem_ratio = f"<{ratio(ours['forward_peak_mb'], 1024 * result['memory_cap_gb']):.2f}"
             lines.append(
                 f"{words:>6} {system:<{width}} {_cell(result, 'candidate_spans', 'd'):>7} "
                 f"{_cell(result, 'kept_spans', 'd'):>6} | "
@@ -719,9 +701,9 @@ def _words_to_clusters_goal(ours: Dict[str, Any], anchors: List[Dict[str, Any]])
     if not isinstance(ours.get("total_seconds"), float) or not timed:
         return ""
     fastest = min(timed, key=lambda anchor: anchor["total_seconds"])
-    speed = fastest["total_seconds"] / ours["total_seconds"]
+    speed = ratio(fastest["total_seconds"], ours["total_seconds"])
     return (
-        f"; words to clusters (input preparation included) {speed:.2f}x faster than {fastest['system']} "
+        f"; words to clusters (input preparation included) {format_ratio(speed)} faster than {fastest['system']} "
         f"(goal >= {GOAL_VS_ANCHOR}x): {_verdict(speed, GOAL_VS_ANCHOR, True)}"
     )
 
@@ -741,25 +723,25 @@ def goals(results: List[Dict[str, Any]], novel_words: int) -> List[str]:
             continue
         if ours_name not in TRAINED_RUNS:
             theirs = by_key.get((ALLENNLP, GOAL_WORDS))
-            ratio = theirs["seconds"] / ours["seconds"] if theirs else None
+            speedup = ratio(theirs["seconds"], ours["seconds"]) if theirs else None
             lines.append(
                 f"  {ours_name} vs allennlp-models at {ours['words']} words: "
-                f"{'-' if ratio is None else format(ratio, '.2f') + 'x'} faster (goal >= {GOAL_VS_ALLENNLP:.0f}x): "
-                f"{_verdict(ratio, GOAL_VS_ALLENNLP, True)}"
+                f"{format_ratio(speedup)} faster (goal >= {GOAL_VS_ALLENNLP:.0f}x): "
+                f"{_verdict(speedup, GOAL_VS_ALLENNLP, True)}"
             )
         anchors = [by_key[(name, GOAL_WORDS)] for name in EXTERNAL_SYSTEMS if (name, GOAL_WORDS) in by_key]
         if anchors:
             fastest = min(anchors, key=lambda result: result["seconds"])
-            speed = fastest["seconds"] / ours["seconds"]
-            memory = ours["forward_peak_mb"] / fastest["forward_peak_mb"]
+            speed = ratio(fastest["seconds"], ours["seconds"])
+            memory = ratio(ours["forward_peak_mb"], fastest["forward_peak_mb"])
             speed_verdict = _verdict(speed, GOAL_VS_ANCHOR, True)
             memory_verdict = _verdict(memory, GOAL_MEMORY_VS_ANCHOR, False)
             trained = f" ({ours['model']}: {ours.get('clusters', '?')} clusters)" if "model" in ours else ""
             lines.append(
                 f"  {ours_name}{trained} vs the fastest anchor ({fastest['system']}, {fastest.get('model', '?')}: "
-                f"{fastest.get('clusters', '?')} clusters predicted) at {ours['words']} words: {speed:.2f}x "
+                f"{fastest.get('clusters', '?')} clusters predicted) at {ours['words']} words: {format_ratio(speed)} "
                 f"faster (goal >= {GOAL_VS_ANCHOR}x): {speed_verdict}; "
-                f"peak memory {memory:.2f}x theirs (goal <= {GOAL_MEMORY_VS_ANCHOR}x): {memory_verdict}"
+                f"peak memory {format_ratio(memory)} theirs (goal <= {GOAL_MEMORY_VS_ANCHOR}x): {memory_verdict}"
                 + _words_to_clusters_goal(ours, anchors)
             )
         else:
@@ -808,7 +790,7 @@ def main(argv=None) -> int:
     )
     unavailable = {name: reason for name in args.systems if (reason := why_unavailable(name)) is not None}
     results = []
-    started = time.perf_counter()
+    started = time.monotonic()
     documents = [(size, document_sentences(size), {}) for size in args.words]
     if args.novel_words:
         sentences = novel_sentences(args.novel, args.novel_words)
@@ -833,12 +815,11 @@ def main(argv=None) -> int:
                 print(json.dumps(shown), flush=True)
     print(report(results))
     print("\n".join(goals(results, args.novel_words)))
-    print(f"total wall time {time.perf_counter() - started:.0f} s")
+    print(f"total wall time {time.monotonic() - started:.0f} s")
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2))
     return 0
 
 
 if __name__ == "__main__":
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
     sys.exit(main())

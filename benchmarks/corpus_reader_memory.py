@@ -4,7 +4,7 @@ Peak memory of reading one huge single-line document into pre-training blocks: t
 with the same Hugging Face fast tokenizer in one call (what the reader did before, and what a
 ``tokenizer(text)`` over a file does).
 
-    .venv/bin/python benchmarks/corpus_reader_memory.py [--megabytes 5] [--tokenizer fixtures/tiny_bert]
+    .venv/bin/python -m benchmarks.corpus_reader_memory [--megabytes 5] [--tokenizer fixtures/tiny_bert]
 
 Each side runs in a fresh interpreter so its peak RSS (``ru_maxrss``) is its own; the figure
 reported is the rise over the interpreter's RSS after imports.
@@ -17,26 +17,33 @@ import sys
 import tempfile
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+from benchmarks.measure import ratio
+from evidence.repository import REPO_ROOT
+
 SENTENCE = "the quick brown fox jumps over the lazy dog and runs far away "
 
+# Run from the repository root (``benchmarks`` importable): one side, its blocks, seconds and peak RSS rise as JSON.
 CHILD = r"""
-import json, resource, sys, time
+import json, sys
+from benchmarks.measure import peak_rss_mb, time_call
 side, path, tokenizer_dir, block = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 from spanbert_lib.pretraining.dataset_readers import PretrainingCorpusReader
 from transformers import AutoTokenizer
-start_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-start = time.perf_counter()
-if side == "ours":
-    reader = PretrainingCorpusReader(model_name=tokenizer_dir, max_sequence_length=block)
-    count = sum(1 for _ in reader.read(path))
-else:
+
+
+def count_blocks():
+    if side == "ours":
+        reader = PretrainingCorpusReader(model_name=tokenizer_dir, max_sequence_length=block)
+        return sum(1 for _ in reader.read(path))
     tokenizer = AutoTokenizer.from_pretrained(tokenizer_dir)
     text = open(path, encoding="utf-8").read()
     ids = tokenizer(text, add_special_tokens=False, return_attention_mask=False)["input_ids"]
-    count = -(-len(ids) // (block - 2))  # approximate: blocks cut anywhere, not at word ends
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-print(json.dumps({"blocks": count, "seconds": time.perf_counter() - start, "rss_rise_mb": (peak - start_rss) / 1024}))
+    return -(-len(ids) // (block - 2))  # approximate: blocks cut anywhere, not at word ends
+
+
+start_rss = peak_rss_mb()
+timing = time_call(count_blocks)
+print(json.dumps({"blocks": timing.result, "seconds": timing.wall_seconds, "rss_rise_mb": peak_rss_mb() - start_rss}))
 """
 
 
@@ -70,7 +77,7 @@ def main() -> None:
         ("one tokenizer(text) call over the document", whole),
     ):
         print(f"{name:<44} {result['blocks']:>8} {result['seconds']:>8.1f} {result['rss_rise_mb']:>11.0f} MB")
-    print(f"memory ratio (ours / whole): {ours['rss_rise_mb'] / max(whole['rss_rise_mb'], 1e-9):.2f}")
+    print(f"memory ratio (ours / whole): {ratio(ours['rss_rise_mb'], max(whole['rss_rise_mb'], 1e-9)):.2f}")
 
 
 if __name__ == "__main__":

@@ -5,8 +5,8 @@ initialised: the time does not depend on the weights, and no model file is neede
 ``--pieces`` wordpieces cut into segments of 256, ``max_segments_per_pass`` 8 (the default) and all segments at
 once; best of ``--repeats`` after a warm-up; the bfloat16 / float32 speed-up is printed beside each pair.
 
-    .venv/bin/python benchmarks/encoder_bf16.py                                   # CPU, one thread
-    python3 benchmarks/encoder_bf16.py --device cuda --pieces 10240 40960 163840  # a GPU (scripts/gpu_check.sh)
+    .venv/bin/python -m benchmarks.encoder_bf16                                   # CPU, one thread
+    python3 -m benchmarks.encoder_bf16 --device cuda --pieces 10240 40960 163840  # a GPU (scripts/gpu_check.sh)
 
 Cost grows linearly with the document: segments are encoded independently, 256 wordpieces each.
 """
@@ -15,14 +15,15 @@ import argparse
 import shutil
 import sys
 import tempfile
-import time
 from functools import partial
 from pathlib import Path
 from typing import Callable, Dict, List, Optional
 
 import torch
 
-REPO = Path(__file__).resolve().parents[1]
+from benchmarks.measure import best_of, format_ratio, ratio
+from evidence.repository import REPO_ROOT
+
 SEGMENT_LENGTH = 256
 MINILM_SHAPE = dict(hidden_size=384, num_hidden_layers=6, num_attention_heads=12, intermediate_size=1536)
 
@@ -35,24 +36,15 @@ def minilm_shaped_model(directory: Path) -> str:
     torch.manual_seed(0)
     BertModel(BertConfig(vocab_size=30522, max_position_embeddings=512, **MINILM_SHAPE)).save_pretrained(directory)
     for name in ("vocab.txt", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"):
-        shutil.copy(REPO / "fixtures" / "tiny_bert" / name, directory / name)
+        shutil.copy(REPO_ROOT / "fixtures" / "tiny_bert" / name, directory / name)
     return str(directory)
 
 
 def best_seconds(run: Callable[[], torch.Tensor], repeats: int, device: torch.device) -> float:
-    def synchronize() -> None:
-        if device.type == "cuda":
-            torch.cuda.synchronize(device)
-
-    run()  # warm-up: kernels chosen, memory pools filled
-    synchronize()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        run()
-        synchronize()
-        times.append(time.perf_counter() - start)
-    return min(times)
+    """Best wall seconds of ``repeats`` calls after a warm-up (kernels chosen, memory pools filled); on a GPU each
+    call waits for the device's queued work."""
+    synchronize = partial(torch.cuda.synchronize, device) if device.type == "cuda" else None
+    return best_of(run, repeats, synchronize=synchronize).wall_seconds
 
 
 def measure(model_dir: str, pieces: int, device: torch.device, repeats: int) -> List[Dict[str, object]]:
@@ -77,7 +69,7 @@ def measure(model_dir: str, pieces: int, device: torch.device, repeats: int) -> 
                 "segments_per_pass": per_pass or "all",
                 "float32_s": seconds[None],
                 "bfloat16_s": seconds["bfloat16"],
-                "speedup": seconds[None] / seconds["bfloat16"],
+                "speedup": ratio(seconds[None], seconds["bfloat16"]),
             }
         )
     return rows
@@ -104,7 +96,7 @@ def main(argv: Optional[List[str]] = None) -> None:
             for row in measure(model_dir, pieces, device, args.repeats):
                 print(
                     f"{row['pieces']:>8} {row['segments_per_pass']!s:>14} {row['float32_s']:>10.4f} "
-                    f"{row['bfloat16_s']:>11.4f} {row['speedup']:>13.2f}x"
+                    f"{row['bfloat16_s']:>11.4f} {format_ratio(row['speedup']):>14}"
                 )
 
 

@@ -3,7 +3,7 @@ Throughput of SpanBERT span masking (``geometric_span``) against Hugging Face's
 ``DataCollatorForWholeWordMask`` (mlm_probability=0.15) on the same 512-token blocks, one
 CPU thread.
 
-    .venv/bin/python benchmarks/masking_throughput.py [--sequences N] [--batch-size B]
+    .venv/bin/python -m benchmarks.masking_throughput [--sequences N] [--batch-size B]
 
 Blocks are ``[CLS] 510 wordpieces [SEP]`` cut at word starts from the Gutenberg novels in the
 external data folder (synthetic text when absent), tokenised by the MiniLM BERT WordPiece
@@ -15,12 +15,13 @@ the work the HF collator does inside.
 import argparse
 import glob
 import os
-import time
 import warnings
 from typing import Callable, List, Tuple
 
 import numpy as np
 import torch
+
+from benchmarks.measure import format_ratio, ratio, time_call
 
 BLOCK_LENGTH = 512
 
@@ -34,7 +35,7 @@ def load_tokenizer():
 
 def paragraphs(num_tokens_wanted: int) -> Tuple[List[str], str]:
     """Paragraphs of about ``num_tokens_wanted`` wordpieces (5 characters per piece, roughly)."""
-    from spanbert_lib.evidence.external_data import external_path
+    from evidence.external_data import external_path
 
     wanted_chars = num_tokens_wanted * 6
     files = sorted(glob.glob(str(external_path("corpus/gutenberg") / "*.txt")))
@@ -91,11 +92,14 @@ def word_ids_from_wordpieces(input_ids: torch.Tensor, is_continuation: torch.Ten
 
 
 def throughput(function: Callable[[int, int], object], num_sequences: int, batch_size: int) -> float:
-    function(0, min(batch_size, num_sequences))  # warm-up
-    began = time.perf_counter()
-    for first in range(0, num_sequences, batch_size):
-        function(first, min(first + batch_size, num_sequences))
-    return num_sequences / (time.perf_counter() - began)
+    """Sequences per second of ``function(first, last)`` over every batch, after a warm-up batch."""
+    function(0, min(batch_size, num_sequences))
+
+    def run() -> None:
+        for first in range(0, num_sequences, batch_size):
+            function(first, min(first + batch_size, num_sequences))
+
+    return num_sequences / time_call(run).wall_seconds
 
 
 def main() -> None:
@@ -111,11 +115,11 @@ def main() -> None:
     from spanbert_lib.pretraining.masking import GeometricSpanMasker, MaskingStatistics
 
     tokenizer = load_tokenizer()
-    began = time.perf_counter()
-    input_ids, word_ids, source = build_blocks(tokenizer, args.sequences)
+    built = time_call(lambda: build_blocks(tokenizer, args.sequences))
+    input_ids, word_ids, source = built.result
     print(
         f"{args.sequences} blocks of {BLOCK_LENGTH} wordpieces from {source}, tokenizer vocab "
-        f"{len(tokenizer)}, built in {time.perf_counter() - began:.1f} s; torch threads = 1, batch {args.batch_size}"
+        f"{len(tokenizer)}, built in {built.wall_seconds:.1f} s; torch threads = 1, batch {args.batch_size}"
     )
 
     masker = GeometricSpanMasker()
@@ -161,7 +165,7 @@ def main() -> None:
     }
     baseline = results["HF DataCollatorForWholeWordMask"]
     for name, rate in results.items():
-        print(f"{name:38s} {rate:10.1f} sequences/s   {rate / baseline:6.2f}x HF")
+        print(f"{name:38s} {rate:10.1f} sequences/s   {format_ratio(ratio(rate, baseline)):>7} HF")
 
     statistics = MaskingStatistics()
     statistics.update(ours(0, args.sequences), word_ids)

@@ -7,7 +7,7 @@ reimplemented here as the reference (a spans x windows centrality table, one sca
 an entities x spans table to find the entities' scores, nested decoding against every span kept so far),
 side by side.
 
-    .venv/bin/python benchmarks/ner_memory.py [--words 5000 20000 80000] [--encoder tiny|minilm]
+    .venv/bin/python -m benchmarks.ner_memory [--words 5000 20000 80000] [--encoder tiny|minilm]
 
 Each measurement runs in a fresh interpreter (its own peak RSS, ``ru_maxrss``): reader + model loaded and
 warmed up on a short sentence, then the long sentence predicted. Reported: the peak RSS and its rise over the
@@ -30,34 +30,35 @@ are also written to ``results/ner_memory.json`` (``--json``).
 """
 
 import argparse
-import datetime
 import json
-import os
-import platform
-import shlex
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 from typing import Dict, List, Optional
 
-from spanbert_lib.evidence.external_data import external_path
-from spanbert_lib.evidence.repository import REPO_ROOT
-from spanbert_lib.evidence.runs import offline_env
-from spanbert_lib.evidence.summary import format_table
+from benchmarks.measure import format_ratio, ratio
+from evidence.external_data import external_path
+from evidence.repository import REPO_ROOT
+from evidence.results import RESULTS_DIR, table, write_results
+from evidence.runs import offline_env
+from evidence.summary import format_table
 
 MINILM = REPO_ROOT / "pretrained" / "all-MiniLM-L6-v2"
 LITBANK_FIXTURE = REPO_ROOT / "fixtures" / "ner" / "litbank"
-RESULTS = REPO_ROOT / "results" / "ner_memory.json"
+RESULTS = RESULTS_DIR / "ner_memory.json"
 SENTENCE_PUNCTUATION = set(".!?;:")
 TABLE_BYTES_PER_CELL = 33  # the old centrality table: a bool and four int64 arrays of spans x windows at once
 MATCH_BYTES_PER_CELL = 3  # the old score lookup: three bool arrays of entities x spans
 TINY_OUTSIDE_BIAS = 1.6  # the tiny encoder's random model then finds about one entity in 15 words, as LitBank has
 
+# Run from the repository root (``benchmarks`` importable) in a fresh interpreter; prints its figures as JSON.
 CHILD = r"""
-import json, resource, sys, time
+import json, sys
 import numpy as np
 import torch
+
+from benchmarks.measure import peak_rss_mb, time_call
 
 import spanbert_lib  # noqa: F401  (allennlp compatibility shims)
 
@@ -181,18 +182,17 @@ model = model_module.SpanNer(
 )
 predictor = SpanNerPredictor(model, reader)
 predictor.predict_tokenized([["A", "warm-up", "sentence", "in", "London"]])
-loaded = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-start = time.perf_counter()
-output = predictor.predict_json({"sentences": [words]})
-seconds = time.perf_counter() - start
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+loaded = peak_rss_mb()
+timing = time_call(lambda: predictor.predict_json({"sentences": [words]}))
+output, seconds = timing.result, timing.wall_seconds
+peak = peak_rss_mb()
 print(json.dumps({
     "wordpieces": int(reader.word_piece_counts(words).sum()),
     "windows": output["windows"][0],
     "spans": len(enumerate_sentence_spans(len(words), reader.max_span_width)),
     "entities": [[e["start"], e["end"], e["label"], round(e["score"], 6)] for e in output["entities"]],
-    "loaded_mb": loaded / 1024,
-    "peak_mb": peak / 1024,
+    "loaded_mb": loaded,
+    "peak_mb": peak,
     "seconds": seconds,
 }))
 """
@@ -252,8 +252,9 @@ def reference_table_gb(after: Dict) -> float:
     return max(TABLE_BYTES_PER_CELL * spans * windows, MATCH_BYTES_PER_CELL * spans * entities) / 1e9
 
 
-def ratio(before: Optional[float], after: float) -> Optional[float]:
-    return None if before is None else round(before / max(after, 1e-9), 2)
+def reference_ratio(before: Optional[float], after: float) -> Optional[float]:
+    """reference / now, two decimals; None where the reference did not run."""
+    return ratio(before, max(after, 1e-9), digits=2)
 
 
 def row_of(words: int, before: Optional[Dict], after: Dict) -> List:
@@ -268,13 +269,13 @@ def row_of(words: int, before: Optional[Dict], after: Dict) -> List:
         len(after["entities"]),
         None if before is None else round(before["peak_mb"]),
         round(after["peak_mb"]),
-        ratio(None if before is None else before["peak_mb"], after["peak_mb"]),
+        reference_ratio(None if before is None else before["peak_mb"], after["peak_mb"]),
         None if rise_before is None else round(rise_before),
         round(rise_after),
-        ratio(rise_before, max(rise_after, 1.0)),
+        reference_ratio(rise_before, max(rise_after, 1.0)),
         None if before is None else round(before["seconds"], 1),
         round(after["seconds"], 1),
-        ratio(None if before is None else before["seconds"], after["seconds"]),
+        reference_ratio(None if before is None else before["seconds"], after["seconds"]),
     ]
 
 
@@ -303,27 +304,10 @@ def printable(row: List) -> List[str]:
         if cell is None:
             return "skipped"
         if column.endswith("ratio"):
-            return f"{cell:.1f}x"
+            return format_ratio(cell, digits=1)
         return f"{cell:,}" if isinstance(cell, int) else f"{cell:,.1f}"
 
     return [cell_text(column, cell) for column, cell in zip(COLUMNS, row)]
-
-
-def machine() -> str:
-    import torch
-
-    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
-    return (
-        f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, {memory:.0f} GiB memory, "
-        f"Python {platform.python_version()}, torch {torch.__version__}"
-    )
-
-
-def command_line() -> str:
-    executable = Path(sys.executable)
-    if executable.is_relative_to(REPO_ROOT):
-        executable = executable.relative_to(REPO_ROOT)
-    return shlex.join([str(executable), *sys.argv])
 
 
 def main() -> None:
@@ -378,16 +362,13 @@ def main() -> None:
     ]
     print("\n".join(notes))
     print(format_table(COLUMNS, [printable(row) for row in rows]))
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    result = {
-        "title": "Span NER on one long sentence: peak memory and time, the code now against the old quadratic code",
-        "command": command_line(),
-        "machine": machine(),
-        "date": datetime.date.today().isoformat(),
-        "tables": {"memory": {"columns": COLUMNS, "rows": rows}},
-        "notes": notes,
-    }
-    args.json.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    write_results(
+        args.json,
+        "Span NER on one long sentence: peak memory and time, the code now against the old quadratic code",
+        "benchmarks.ner_memory",
+        {"memory": table(COLUMNS, rows)},
+        notes,
+    )
     print(f"wrote {args.json}")
 
 

@@ -4,9 +4,9 @@ writes (``spanbert_lib.onnx_export``), timed in this process with one intra-op t
 (``torch.set_num_threads`` / onnxruntime's ``intra_op_num_threads``), best of ``--repeats`` after a
 warm-up run. The ratio is PyTorch time / onnxruntime time (above 1: onnxruntime is faster).
 
-    python benchmarks/onnx_inference.py                                  # MiniLM-L6 encoder, 8 x 128 wordpieces
-    python benchmarks/onnx_inference.py --archive runs/my_qa/model.tar.gz --batch 4 --length 256
-    python benchmarks/onnx_inference.py --threads 1 2 4 --json onnx_speed.json
+    python -m benchmarks.onnx_inference                                  # MiniLM-L6 encoder, 8 x 128 wordpieces
+    python -m benchmarks.onnx_inference --archive runs/my_qa/model.tar.gz --batch 4 --length 256
+    python -m benchmarks.onnx_inference --threads 1 2 4 --json onnx_speed.json
 
 Without ``--archive`` the encoder of ``pretrained/all-MiniLM-L6-v2`` is measured; with it, every graph
 of the archive (its encoder and its head). Inputs are random wordpiece ids (the timings do not depend
@@ -17,25 +17,15 @@ jobs two threads can be slower than one for both runtimes; compare the two runti
 import argparse
 import json
 import tempfile
-import time
+from functools import partial
 from pathlib import Path
-from typing import Callable, Dict, List, Sequence
+from typing import Dict, List
 
-from spanbert_lib.evidence.repository import REPO_ROOT
-from spanbert_lib.evidence.summary import format_table
+from benchmarks.measure import best_of, ratio
+from evidence.repository import REPO_ROOT
+from evidence.summary import format_table
 
 ENCODER = REPO_ROOT / "pretrained" / "all-MiniLM-L6-v2"
-
-
-def best_seconds(function: Callable[..., object], arguments: Sequence[object], repeats: int) -> float:
-    """The best time of ``repeats`` calls ``function(*arguments)`` after a warm-up call."""
-    function(*arguments)
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        function(*arguments)
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def graphs_to_measure(arguments: argparse.Namespace) -> List:
@@ -75,9 +65,9 @@ def measure(arguments: argparse.Namespace) -> List[Dict[str, object]]:
                 session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
                 feed = {item.name: value.numpy() for item, value in zip(session.get_inputs(), inputs)}
                 with torch.no_grad():
-                    torch_seconds = best_seconds(graph, inputs, arguments.repeats)
+                    torch_seconds = best_of(partial(graph, *inputs), arguments.repeats).wall_seconds
                     expected = graph(*inputs)
-                ort_seconds = best_seconds(session.run, (None, feed), arguments.repeats)
+                ort_seconds = best_of(partial(session.run, None, feed), arguments.repeats).wall_seconds
                 expected = expected if isinstance(expected, tuple) else (expected,)
                 difference = max(
                     float(np.abs(actual - reference.numpy()).max())
@@ -90,7 +80,7 @@ def measure(arguments: argparse.Namespace) -> List[Dict[str, object]]:
                         "inputs": {item.name: list(value.shape) for item, value in zip(session.get_inputs(), inputs)},
                         "pytorch_ms": 1000 * torch_seconds,
                         "onnxruntime_ms": 1000 * ort_seconds,
-                        "ratio": torch_seconds / ort_seconds,
+                        "ratio": ratio(torch_seconds, ort_seconds),
                         "max_abs_difference": difference,
                     }
                 )

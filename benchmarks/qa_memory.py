@@ -4,7 +4,7 @@ a passage of 5k / 20k / 80k words and ``spanbert_qa`` answers it, with the max-c
 the library does now (window positions, linear in the passage) and as it did before (a windows x passage
 score table, reimplemented here as the reference), side by side.
 
-    .venv/bin/python benchmarks/qa_memory.py [--words 5000 20000 80000] [--encoder tiny|minilm]
+    .venv/bin/python -m benchmarks.qa_memory [--words 5000 20000 80000] [--encoder tiny|minilm]
 
 Each measurement runs in a fresh interpreter (its own peak RSS, ``ru_maxrss``): reader + model loaded,
 then one question read and predicted. Reported: the peak RSS and its rise over the loaded interpreter,
@@ -24,17 +24,21 @@ import sys
 import tempfile
 from pathlib import Path
 
-from spanbert_lib.evidence.external_data import external_path
-from spanbert_lib.evidence.repository import REPO_ROOT
-from spanbert_lib.evidence.runs import offline_env
-from spanbert_lib.evidence.summary import format_table
+from benchmarks.measure import format_ratio, ratio
+from evidence.external_data import external_path
+from evidence.repository import REPO_ROOT
+from evidence.runs import offline_env
+from evidence.summary import format_table
 
 MINILM = REPO_ROOT / "pretrained" / "all-MiniLM-L6-v2"
 
+# Run from the repository root (``benchmarks`` importable) in a fresh interpreter; prints its figures as JSON.
 CHILD = r"""
-import json, resource, sys, time
+import json, sys
 import numpy as np
 import torch
+
+from benchmarks.measure import peak_rss_mb, time_call
 
 variant, model_dir, passage_file = sys.argv[1], sys.argv[2], sys.argv[3]
 torch.set_num_threads(1)
@@ -69,20 +73,21 @@ reader = SquadReader(model_dir, max_seq_length=512, doc_stride=128, max_passage_
 model = SpanBertQuestionAnswering(Vocabulary(), model_dir)
 predictor = SpanBertQAPredictor(model, reader)
 predictor.predict("What river flows through the city?", "A warm-up passage.")
-loaded = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-start = time.perf_counter()
-instance = reader.text_to_instance("What river flows through the city?", passage)
+loaded = peak_rss_mb()
+reading = time_call(lambda: reader.text_to_instance("What river flows through the city?", passage))
+instance = reading.result
 windows = instance["input_ids"].tensor.shape[0]
-read_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-output = predictor.predict_instance(instance)
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+read_peak = peak_rss_mb()
+predicting = time_call(lambda: predictor.predict_instance(instance))
+output = predicting.result
+peak = peak_rss_mb()
 print(json.dumps({
     "windows": windows,
     "wordpieces": int(instance["context_offsets"].tensor.shape[0]),
-    "loaded_mb": loaded / 1024,
-    "read_peak_mb": read_peak / 1024,
-    "peak_mb": peak / 1024,
-    "seconds": time.perf_counter() - start,
+    "loaded_mb": loaded,
+    "read_peak_mb": read_peak,
+    "peak_mb": peak,
+    "seconds": reading.wall_seconds + predicting.wall_seconds,
     "answer": [output["best_span"][0], output["best_span"][1], output["best_span_str"]],
 }))
 """
@@ -151,10 +156,10 @@ def main() -> None:
                     f"{after['wordpieces']:,} / {after['windows']}",
                     f"{before['peak_mb']:,.0f}",
                     f"{after['peak_mb']:,.0f}",
-                    f"{before['peak_mb'] / after['peak_mb']:.2f}x",
+                    format_ratio(ratio(before["peak_mb"], after["peak_mb"])),
                     f"{rise_before:,.0f}",
                     f"{rise_after:,.0f}",
-                    f"{rise_before / max(rise_after, 1.0):.1f}x",
+                    format_ratio(ratio(rise_before, max(rise_after, 1.0)), digits=1),
                     f"{before['seconds']:.1f} / {after['seconds']:.1f}",
                 ]
             )

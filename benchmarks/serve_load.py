@@ -3,7 +3,7 @@ Load on ``allennlp serve``: concurrent clients on loopback against the QA and co
 dynamic batching (the default ``--batch-wait-ms``) and without (``--batch-wait-ms 0``, the server before
 batching), compared with calling the same predictors directly in one process.
 
-    .venv/bin/python benchmarks/serve_load.py [--qa ARCHIVE] [--coref ARCHIVE] [--clients 16] [--requests 10]
+    .venv/bin/python -m benchmarks.serve_load [--qa ARCHIVE] [--coref ARCHIVE] [--clients 16] [--requests 10]
 
 For each model:
 
@@ -33,19 +33,20 @@ import argparse
 import contextlib
 import http.client
 import json
-import os
 import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any, Dict, List, Tuple
 
-from spanbert_lib.evidence.external_data import external_path
-from spanbert_lib.evidence.repository import REPO_ROOT, tool
-from spanbert_lib.evidence.runs import offline_env
+from benchmarks.measure import format_ratio, ratio, time_call
+from evidence.external_data import external_path
+from evidence.repository import REPO_ROOT, tool
+from evidence.runs import offline_env
 
 MINILM = REPO_ROOT / "pretrained" / "all-MiniLM-L6-v2"
 
@@ -188,12 +189,14 @@ def concurrent_load(port: int, name: str, inputs, clients: int, requests: int) -
         threading.Thread(target=client, args=(port, name, inputs, requests, i * requests, latencies, errors))
         for i in range(clients)
     ]
-    began = time.perf_counter()
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return time.perf_counter() - began, latencies, errors
+
+    def run() -> None:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+
+    return time_call(run).wall_seconds, latencies, errors
 
 
 def load_rounds(
@@ -209,9 +212,7 @@ def load_rounds(
     direct_times: List[float] = []
     for _ in range(rounds):
         for item in inputs[:sequential]:
-            began = time.perf_counter()
-            direct.predict(item)
-            direct_times.append(time.perf_counter() - began)
+            direct_times.append(time_call(partial(direct.predict, item)).wall_seconds)
         for server, port in ports.items():
             wall, server_latencies, server_errors = concurrent_load(port, name, inputs, clients, requests)
             walls[server] += wall
@@ -241,9 +242,7 @@ def one_client_rounds(ports: Dict[str, int], name: str, direct, inputs, rounds: 
     times: Dict[str, List[float]] = {"direct": [], **{server: [] for server in ports}}
     for _ in range(rounds):
         for index, item in enumerate(inputs):
-            began = time.perf_counter()
-            direct.predict(item)
-            times["direct"].append(time.perf_counter() - began)
+            times["direct"].append(time_call(partial(direct.predict, item)).wall_seconds)
             for server, port in ports.items():
                 errors: List[str] = []
                 client(port, name, inputs, 1, index, times[server], errors)
@@ -265,7 +264,6 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=8765, help="the unbatched server's; the batched one's is +1")
     parser.add_argument("--json", action="store_true", help="print the results as one JSON object")
     args = parser.parse_args()
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     import logging
     import warnings
 
@@ -313,11 +311,11 @@ def main() -> None:
                 )
                 direct_rps = 1 / statistics.mean(times["direct"] + direct_times)
                 p50 = {side: percentile(values, 0.5) for side, values in times.items()}
-                pairs = [b / u for b, u in zip(times["batched"], times["unbatched"])]
+                pairs = [ratio(b, u) for b, u in zip(times["batched"], times["unbatched"])]
                 row: Dict[str, Any] = {
                     "direct_p50_ms": 1e3 * p50["direct"],
                     "direct_rps": direct_rps,
-                    "p50_ratio_batched_vs_unbatched": p50["batched"] / p50["unbatched"],
+                    "p50_ratio_batched_vs_unbatched": ratio(p50["batched"], p50["unbatched"]),
                     "paired_ratio_median": percentile(pairs, 0.5),
                     "p50_goal": P50_GOAL,
                     "rps_goal": GOALS[name],
@@ -326,13 +324,13 @@ def main() -> None:
                     row[f"{server}_1_client"] = {
                         "rps": 1 / statistics.mean(times[server]),
                         "p50_ms": 1e3 * p50[server],
-                        "p50_vs_direct": p50[server] / p50["direct"],
+                        "p50_vs_direct": ratio(p50[server], p50["direct"]),
                     }
                 for server in SERVERS:
                     load = loads[server]
-                    row[f"{server}_{args.clients}_clients"] = {**load, "rps_vs_direct": load["rps"] / direct_rps}
-                row["batched_vs_unbatched_rps"] = (
-                    row[f"batched_{args.clients}_clients"]["rps"] / row[f"unbatched_{args.clients}_clients"]["rps"]
+                    row[f"{server}_{args.clients}_clients"] = {**load, "rps_vs_direct": ratio(load["rps"], direct_rps)}
+                row["batched_vs_unbatched_rps"] = ratio(
+                    row[f"batched_{args.clients}_clients"]["rps"], row[f"unbatched_{args.clients}_clients"]["rps"]
                 )
                 results[name] = row
         finally:
@@ -362,7 +360,8 @@ def main() -> None:
             f"{u1['rps']:>9.2f}/s {u1['p50_ms']:>7.0f}ms "
             f"{b1['rps']:>6.2f}/s {b1['p50_ms']:>5.0f}ms {r['p50_ratio_batched_vs_unbatched']:>8.3f} "
             f"{'<=' + format(P50_GOAL, '.2f'):>6} | {un['rps']:>22.2f}/s {bn['rps']:>6.2f}/s "
-            f"{bn['rps_vs_direct']:>8.2f}x {'>=' + format(r['rps_goal'], '.1f'):>6} {un['rps_vs_direct']:>8.2f}x "
+            f"{format_ratio(bn['rps_vs_direct']):>9} {'>=' + format(r['rps_goal'], '.1f'):>6} "
+            f"{format_ratio(un['rps_vs_direct']):>9} "
             f"{r['batched_vs_unbatched_rps']:>5.2f} {un['errors'] + bn['errors']:>6}"
         )
         for error in un["first_errors"] + bn["first_errors"]:

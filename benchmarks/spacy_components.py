@@ -4,12 +4,12 @@ Coreference as a spaCy component: this library's ``spanbert_coref`` component on
 ``--fastcoref-python PATH`` fastcoref's own component (``nlp.add_pipe("fastcoref")``) runs on the same
 texts in its own virtual environment, measured by the same code, for a row beside ours.
 
-    python benchmarks/spacy_components.py --archive runs/my_coref/model.tar.gz [runs/other/model.tar.gz ...]
-    python benchmarks/spacy_components.py --archive runs/my_coref/model.tar.gz --texts 100 --words 300 \\
+    python -m benchmarks.spacy_components --archive runs/my_coref/model.tar.gz [runs/other/model.tar.gz ...]
+    python -m benchmarks.spacy_components --archive runs/my_coref/model.tar.gz --texts 100 --words 300 \\
         --fastcoref-python .venv-baselines/anchors/bin/python --fastcoref-config '{"model_path": "..."}'
-    python benchmarks/spacy_components.py      # the LitBank side-by-side's models, when it has run (below)
+    python -m benchmarks.spacy_components      # the LitBank side-by-side's models, when it has run (below)
 
-Without ``--archive`` it measures what ``scripts/coref_litbank_side_by_side.py`` left in ``outputs/coref_litbank``:
+Without ``--archive`` it measures what ``evidence/coref_litbank_side_by_side.py`` left in ``outputs/coref_litbank``:
 the newest ``ours_seed*`` and ``ours_coarse_seed*`` archives and, when the anchors' environment is there, the newest
 ``fcoref_seed*/model`` in fastcoref's component; with none of ours there it says so and measures nothing.
 
@@ -31,16 +31,19 @@ import tempfile
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
-from spanbert_lib.evidence.anchors import ANCHORS_PYTHON
-from spanbert_lib.evidence.external_data import external_path
-from spanbert_lib.evidence.repository import REPO_ROOT
-from spanbert_lib.evidence.runs import offline_env
-from spanbert_lib.evidence.summary import format_table
+from benchmarks.measure import format_ratio, ratio
+from evidence.anchors import ANCHORS_PYTHON
+from evidence.external_data import external_path
+from evidence.repository import REPO_ROOT
+from evidence.runs import offline_env
+from evidence.summary import format_table
 
-# Run by each system's interpreter: argv[1] is a JSON job. Imports nothing from spanbert_lib (fastcoref's
-# environment does not have it); spaCy finds the component by its registered name.
+# Run by each system's interpreter from the repository root (``benchmarks.measure`` is standard library only):
+# argv[1] is a JSON job. Imports nothing from spanbert_lib (fastcoref's environment does not have it); spaCy finds
+# the component by its registered name.
 MEASURE = r"""
-import json, resource, sys, time
+import json, sys
+from benchmarks.measure import peak_rss_mb, time_call
 job = json.loads(sys.argv[1])
 import spacy
 for module in job["imports"]:
@@ -49,12 +52,10 @@ texts = json.load(open(job["texts_file"], encoding="utf-8"))
 nlp = spacy.blank("en") if job["pipeline"] == "blank" else spacy.load(job["pipeline"])
 nlp.add_pipe(job["component"], config=job["config"])
 list(nlp.pipe(texts[:1]))
-start = time.perf_counter()
-docs = list(nlp.pipe(texts, batch_size=job["batch_size"]))
-seconds = time.perf_counter() - start
+timing = time_call(lambda: list(nlp.pipe(texts, batch_size=job["batch_size"])))
+docs, seconds = timing.result, timing.wall_seconds
 clusters = sum(len(doc._.coref_clusters or []) for doc in docs)
-peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print(json.dumps({"docs": len(docs), "clusters": clusters, "seconds": seconds, "peak_mb": peak_mb}))
+print(json.dumps({"docs": len(docs), "clusters": clusters, "seconds": seconds, "peak_mb": peak_rss_mb()}))
 """
 
 
@@ -88,7 +89,11 @@ def benchmark_texts(count: int, words: int) -> List[str]:
 
 def run_system(python: str, job: Dict[str, Any], threads: int) -> Dict[str, Any]:
     completed = subprocess.run(
-        [python, "-c", MEASURE, json.dumps(job)], capture_output=True, text=True, env=offline_env(threads)
+        [python, "-c", MEASURE, json.dumps(job)],
+        capture_output=True,
+        text=True,
+        env=offline_env(threads),
+        cwd=REPO_ROOT,
     )
     if completed.returncode != 0:
         raise RuntimeError(f"{job['component']} failed:\n{completed.stderr[-3000:]}")
@@ -141,7 +146,7 @@ def main() -> None:
         if not arguments.archive:
             print(
                 f"not run: no --archive and no ours_seed*/model.tar.gz in {SIDE_BY_SIDE} "
-                "(scripts/coref_litbank_side_by_side.py leaves them there)"
+                "(python -m evidence.coref_litbank_side_by_side leaves them there)"
             )
             return
         if arguments.fastcoref_python is None:
@@ -182,7 +187,7 @@ def main() -> None:
         [
             name,
             f"{result['docs'] / result['seconds']:.2f}",
-            "-" if fastcoref is None else f"{fastcoref['seconds'] / result['seconds']:.2f}x",
+            "-" if fastcoref is None else format_ratio(ratio(fastcoref["seconds"], result["seconds"])),
             f"{result['clusters'] / result['seconds']:.1f}",
             str(result["clusters"]),
             f"{result['peak_mb']:.0f}",

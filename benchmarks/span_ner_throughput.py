@@ -29,27 +29,23 @@ Encoder: MiniLM-L6-H384 (``pretrained/all-MiniLM-L6-v2``) when present, else the
 Words: LitBank NER sentences (``../shared/data/ner/litbank`` or ``$SPANBERT_LIB_EXTERNAL_DATA``) cut
 to exactly ``--words`` words, else synthetic words. Threads: ``--threads`` (default 1).
 
-    python benchmarks/span_ner_throughput.py                          # 20 and 40 words, ~1-2 minutes
-    python benchmarks/span_ner_throughput.py --words 20 --batch-size 4 --json out.json
+    python -m benchmarks.span_ner_throughput                          # 20 and 40 words, ~1-2 minutes
+    python -m benchmarks.span_ner_throughput --words 20 --batch-size 4 --json out.json
 """
 
 import argparse
 import functools
 import json
-import os
 import random
-import time
 from pathlib import Path
-from typing import Callable, Dict, List, Tuple
+from typing import Dict, List
 
 import numpy as np
 import torch
 
-from spanbert_lib.evidence.external_data import external_path
-from spanbert_lib.evidence.repository import REPO_ROOT
-
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+from benchmarks.measure import best_of, format_ratio, ratio
+from evidence.external_data import external_path
+from evidence.repository import REPO_ROOT
 
 LABELS = ("O", "PER", "ORG", "LOC", "MISC")
 ENTITY_GOAL = 0.25  # issue #23: entity-aware spans/s at least this share of the plain encoder's
@@ -182,18 +178,6 @@ def forward_with_spans(model, batch: Tokenized, spans: torch.Tensor):
     return model(tokens=batch.text_field(), spans=spans)
 
 
-def best_time(function: Callable[[], object], repeats: int) -> Tuple[float, float, object]:
-    """Best wall-clock and best CPU seconds (this process) of ``repeats`` calls after a warm-up, and the result."""
-    result = function()  # warm-up
-    best = best_cpu = float("inf")
-    for _ in range(repeats):
-        start, start_cpu = time.perf_counter(), time.process_time()
-        result = function()
-        best = min(best, time.perf_counter() - start)
-        best_cpu = min(best_cpu, time.process_time() - start_cpu)
-    return best, best_cpu, result
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--words", type=int, nargs="+", default=[20, 40], help="words per sentence")
@@ -254,9 +238,11 @@ def main() -> None:
         row: Dict[str, Dict[str, float]] = {}
         logits = {}
         for name, (enumerate_fn, forward_fn) in systems.items():
-            enumerate_seconds, _, spans = best_time(enumerate_fn, args.repeats)
+            enumerated = best_of(enumerate_fn, args.repeats)
+            enumerate_seconds, spans = enumerated.wall_seconds, enumerated.result
             with torch.no_grad():
-                forward_seconds, forward_cpu, output = best_time(functools.partial(forward_fn, spans), args.repeats)
+                forward = best_of(functools.partial(forward_fn, spans), args.repeats)
+            forward_seconds, forward_cpu, output = forward.wall_seconds, forward.cpu_seconds, forward.result
             num_spans = int(output["span_mask"].sum())
             total = enumerate_seconds + forward_seconds
             tokens = batch.token_ids.numel()
@@ -276,22 +262,22 @@ def main() -> None:
         base = row["allennlp (plain encoder)"]["spans_per_second"]
         base_cpu = row["allennlp (plain encoder)"]["spans_per_cpu_second"]
         for name, values in row.items():
-            values["ratio_to_allennlp"] = values["spans_per_second"] / base
-            values["cpu_ratio_to_allennlp"] = values["spans_per_cpu_second"] / base_cpu
+            values["ratio_to_allennlp"] = ratio(values["spans_per_second"], base)
+            values["cpu_ratio_to_allennlp"] = ratio(values["spans_per_cpu_second"], base_cpu)
             print(
                 f"{num_words:>5} {name:<26} {values['spans']:>6} {values['encoder_tokens']:>6} "
                 f"{values['enumerate_seconds']:>11.4f} "
                 f"{values['forward_seconds']:>9.3f} {values['spans_per_second']:>9.0f} "
-                f"{values['ratio_to_allennlp']:>10.2f}x {values['forward_cpu_seconds']:>9.3f} "
-                f"{values['cpu_ratio_to_allennlp']:>9.2f}x"
+                f"{format_ratio(values['ratio_to_allennlp']):>11} {values['forward_cpu_seconds']:>9.3f} "
+                f"{format_ratio(values['cpu_ratio_to_allennlp']):>10}"
             )
         same = torch.allclose(logits["ours, use_entities=false"], logits["allennlp (plain encoder)"], atol=1e-4)
         print(f"{'':>5} same logits, ours without entities vs allennlp: {same}")
         plain, entities = row["ours, use_entities=false"], row["ours, use_entities=true"]
-        entity_ratio = entities["spans_per_second"] / plain["spans_per_second"]
+        entity_ratio = ratio(entities["spans_per_second"], plain["spans_per_second"])
         token_bound = plain["encoder_tokens"] / entities["encoder_tokens"]
         print(
-            f"{'':>5} entity-aware / plain encoder spans/s: {entity_ratio:.3f}x (goal >= {ENTITY_GOAL}x: "
+            f"{'':>5} entity-aware / plain encoder spans/s: {format_ratio(entity_ratio, 3)} (goal >= {ENTITY_GOAL}x: "
             f"{'yes' if entity_ratio >= ENTITY_GOAL else 'no'}); the encoder positions alone allow "
             f"{token_bound:.3f}x ({plain['encoder_tokens']} / {entities['encoder_tokens']} positions)"
         )

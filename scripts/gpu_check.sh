@@ -8,7 +8,7 @@
 #                                    # for its Python, as one tarball in .device/ (about 25 MB)
 #   bash scripts/gpu_check.sh run    # there, from the repository root (carry .device): unpack, activate
 #                                    # spanbert_lib.compat, run the tests; log and JUnit XML in $OUT
-#   bash scripts/gpu_check.sh python benchmarks/encoder_bf16.py --device cuda   # there: any script, same set-up
+#   bash scripts/gpu_check.sh python -m benchmarks.encoder_bf16 --device cuda   # there: any script, same set-up
 #
 # On a machine with a package index, `bash scripts/test.sh -m gpu` with a CUDA torch does the same.
 set -euo pipefail

@@ -3,11 +3,11 @@
 # pretrained/all-MiniLM-L6-v2) with SpanBERT's MLM and SBO heads on your own text (default: the corpus
 # shipped in fixtures/corpus, written for this project), show what adapting the encoder bought over
 # heads trained on the frozen encoder, and reuse the adapted encoder and SBO head downstream.
-# Creates/updates ./.venv first, then runs scripts/main_job.py (one progress bar; details in OUT/job.log):
+# Creates/updates ./.venv first, then runs python -m evidence.main_job (one progress bar; details in OUT/job.log):
 #   1. span masking statistics of the training text                   (OUT/span_lengths.png)
 #   2. MLM + SBO heads trained on the FROZEN encoder                   (allennlp train, OUT/frozen)
 #   3. the same with the encoder ADAPTED end to end                    (allennlp train, OUT/model)
-#   4. held-out MLM / SBO accuracy of both, same fixed masks, against  (scripts/main_job_report.py,
+#   4. held-out MLM / SBO accuracy of both, same fixed masks, against  (evidence/main_job_report.py,
 #      the unigram baseline; fill-ins in whole words; training curves  OUT/training_curves.png)
 #   5. exports the adapted encoder and the SBO head                    (allennlp export-encoder, OUT/encoder)
 #   6. span NER with both (pretrained_span_boundary), trained and      (OUT/ner)
@@ -37,4 +37,4 @@ args=(--corpus "${CORPUS:-fixtures/corpus}" --steps "${STEPS:-240}" --out "${OUT
 times > /tmp/main_job_times.$$
 cpu=$(tail -1 /tmp/main_job_times.$$ | awk '{ n = 0; for (i = 1; i <= NF; i++) { split($i, t, "m"); n += t[1] * 60 + t[2] } print n }')
 rm -f /tmp/main_job_times.$$
-exec .venv/bin/python scripts/main_job.py "${args[@]}" --job-start "$start" --job-cpu-seconds "$cpu"
+exec .venv/bin/python -m evidence.main_job "${args[@]}" --job-start "$start" --job-cpu-seconds "$cpu"

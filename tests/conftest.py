@@ -1,61 +1,53 @@
 """
-Shared test set-up. Everything runs offline on the CPU: no hub downloads, tiny local models.
+Fixtures and hooks of the whole suite. Shared names (``REPO_ROOT``, ``TINY_BERT_DIR``, ``require_external_data``,
+``run_allennlp``) are imported from ``tests`` (``tests/__init__.py``), never from here.
 """
 
+import logging
 import os
-import subprocess
-import sys
 from pathlib import Path
-from typing import List, Optional
 
 import pytest
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+from tests import TINY_BERT_DIR
 
 if os.environ.get("PYTEST_XDIST_WORKER"):
     # One torch thread per pytest-xdist worker (and per CLI subprocess it starts): with a worker
     # per core, more threads only oversubscribe the CPU.
     os.environ.setdefault("OMP_NUM_THREADS", "1")
-    import torch  # noqa: E402
+    import torch
 
     torch.set_num_threads(1)
 
 import spanbert_lib.plugin  # noqa: E402,F401  (registers every component, as the CLI plugin does)
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-TINY_BERT_DIR = REPO_ROOT / "fixtures" / "tiny_bert"
+
+def _detach_log_files_of_removed_runs() -> None:
+    loggers = [logging.getLogger(), *(one for one in logging.Logger.manager.loggerDict.values())]
+    for logger in loggers:
+        for handler in list(getattr(logger, "handlers", [])):
+            filename = getattr(handler, "baseFilename", None)
+            if filename and not os.path.isdir(os.path.dirname(filename)):
+                logger.removeHandler(handler)
+                handler.close()
 
 
-@pytest.fixture(scope="session")
-def repo_root() -> Path:
-    return REPO_ROOT
+@pytest.fixture(autouse=True)
+def _no_log_file_of_a_removed_run():
+    """
+    An allennlp training in this process points the root logger and tqdm's at its run's ``out.log`` and leaves them
+    there; once a test removed that run, a later log line would try to reopen the file. Such handlers go before and
+    after each test.
+    """
+    _detach_log_files_of_removed_runs()
+    yield
+    _detach_log_files_of_removed_runs()
 
 
 @pytest.fixture(scope="session")
 def tiny_bert_dir() -> Path:
-    """The committed tiny BERT (config, safetensors weights, WordPiece tokenizer files)."""
+    """:data:`tests.TINY_BERT_DIR`, for tests that take it as a fixture."""
     return TINY_BERT_DIR
-
-
-def run_allennlp(args: List[str], cwd: Optional[Path] = None, timeout: int = 300) -> subprocess.CompletedProcess:
-    """Runs ``allennlp ARGS`` of this environment as a subprocess; fails the test with its output on error."""
-    executable = Path(sys.executable).with_name("allennlp")
-    completed = subprocess.run(
-        [str(executable), *args],
-        cwd=str(cwd or REPO_ROOT),
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=dict(os.environ),
-    )
-    if completed.returncode != 0:
-        pytest.fail(
-            f"allennlp {' '.join(args)} exited {completed.returncode}\n"
-            f"--- stdout ---\n{completed.stdout[-4000:]}\n--- stderr ---\n{completed.stderr[-8000:]}"
-        )
-    return completed
 
 
 def pytest_collection_modifyitems(config, items):

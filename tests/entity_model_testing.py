@@ -8,8 +8,6 @@ from allennlp.common.testing import ModelTestCase
 from allennlp.data import Batch, Vocabulary
 from allennlp.models import Model
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-TINY_BERT = str(REPO_ROOT / "fixtures" / "tiny_bert")
 # With entities, the last layer's word queries only shape word states, which a classifier of entity
 # states never reads: they get no gradient (tiny_bert has 2 layers).
 LAST_LAYER_WORD_QUERIES = {

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from tests.conftest import run_allennlp
+from tests import run_allennlp
 
 CONFIG = "fixtures/configs/tiny_classifier.jsonnet"
 

@@ -14,8 +14,8 @@ from typing import Dict, Iterator, List, Tuple
 import pytest
 import yaml
 
-from spanbert_lib.common.testing.repository_files import load_file_module
-from tests.conftest import REPO_ROOT
+from evidence import docs_front_page as front_page
+from tests import REPO_ROOT
 
 README = REPO_ROOT / "README.md"
 DOCS = REPO_ROOT / "docs"
@@ -144,11 +144,10 @@ def test_the_readme_keeps_the_two_commands():
 
 def test_the_front_page_shows_the_readme_results():
     """The README's results table is the one place the figures are edited; ``docs/index.md`` shows a copy."""
-    front_page = load_file_module("scripts/docs_front_page.py")
     table = front_page.site_table(README.read_text(encoding="utf-8"))
     assert any("](coref.md#" in row for row in table) and not any("](docs/" in row for row in table)
     page = (DOCS / "index.md").read_text(encoding="utf-8")
-    assert front_page.with_table(page, table) == page, "docs/index.md: run python scripts/docs_front_page.py"
+    assert front_page.with_table(page, table) == page, "docs/index.md: run python -m evidence.docs_front_page"
     assert front_page.main(["--check"]) == 0
     stale = page.replace(table[2], table[2].replace("**", "", 2))
     assert stale != page and front_page.with_table(stale, table) == page  # an edited copy is put back

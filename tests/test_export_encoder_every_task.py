@@ -14,7 +14,7 @@ from transformers import AutoModel, AutoTokenizer, PreTrainedModel
 
 from spanbert_lib.commands.export_encoder import export_encoder
 from spanbert_lib.common.transformers_encoder import huggingface_encoder
-from tests.conftest import REPO_ROOT
+from tests import REPO_ROOT, TINY_BERT_DIR
 
 CONFIGS = REPO_ROOT / "fixtures" / "configs"
 TASK_CONFIGS = {
@@ -53,4 +53,4 @@ def test_exported_encoder_gives_the_hidden_states_of_the_model(trained_archive, 
     assert expected.shape == actual.shape
     assert torch.equal(expected, actual)
     # the tokenizer the encoder was trained with was written beside it
-    assert tokenizer.get_vocab() == AutoTokenizer.from_pretrained(str(REPO_ROOT / "fixtures" / "tiny_bert")).get_vocab()
+    assert tokenizer.get_vocab() == AutoTokenizer.from_pretrained(str(TINY_BERT_DIR)).get_vocab()

@@ -19,9 +19,9 @@ from allennlp.models.archival import Archive, load_archive
 from allennlp.predictors import Predictor
 
 from spanbert_lib.commands.export_encoder import export_encoder
+from tests import REPO_ROOT
 from tests.fixture_configs import CONFIGS_DIR, STANDALONE_CONFIGS
 
-REPO = Path(__file__).resolve().parents[1]
 ON_GPU = {"trainer.cuda_device": 0, "trainer.num_epochs": 1}
 
 pytestmark = pytest.mark.gpu
@@ -80,7 +80,7 @@ def assert_same_outputs(on_gpu: List[Dict[str, Any]], on_cpu: List[Dict[str, Any
 
 @pytest.mark.parametrize("config", STANDALONE_CONFIGS)
 def test_trains_on_the_gpu_and_predicts_as_on_the_cpu(config, tmp_path, monkeypatch):
-    monkeypatch.chdir(REPO)  # the configs name their data relative to the repository
+    monkeypatch.chdir(REPO_ROOT)  # the configs name their data relative to the repository
     archive_file = train(CONFIGS_DIR / config, tmp_path / "run")
     on_gpu = load_archive(str(archive_file), cuda_device=0)
     on_cpu = load_archive(str(archive_file), cuda_device=-1)
@@ -97,7 +97,7 @@ def test_trains_on_the_gpu_and_predicts_as_on_the_cpu(config, tmp_path, monkeypa
 
 
 def test_main_job_chain_pretrains_exports_and_reuses_the_head_on_the_gpu(tmp_path, monkeypatch):
-    monkeypatch.chdir(REPO)
+    monkeypatch.chdir(REPO_ROOT)
     pretraining = tmp_path / "pretraining"
     archive_file = train(CONFIGS_DIR / "pretraining" / "spanbert_tiny.jsonnet", pretraining)
     metrics = json.loads((pretraining / "metrics.json").read_text())
@@ -110,7 +110,7 @@ def test_main_job_chain_pretrains_exports_and_reuses_the_head_on_the_gpu(tmp_pat
 
 
 def test_mixed_precision_training(tmp_path, monkeypatch):
-    monkeypatch.chdir(REPO)
+    monkeypatch.chdir(REPO_ROOT)
     serialization_dir = tmp_path / "amp"
     train(CONFIGS_DIR / "coref" / "spanbert_coref_tiny.jsonnet", serialization_dir, **{"trainer.use_amp": True})
     metrics = json.loads((serialization_dir / "metrics.json").read_text())
@@ -118,7 +118,7 @@ def test_mixed_precision_training(tmp_path, monkeypatch):
 
 
 def test_bfloat16_coreference_prediction(tmp_path, monkeypatch):
-    monkeypatch.chdir(REPO)
+    monkeypatch.chdir(REPO_ROOT)
     archive_file = train(CONFIGS_DIR / "coref" / "spanbert_coref_tiny.jsonnet", tmp_path / "run")
     bf16 = {"model.encoder.token_embedders.tokens.autocast_dtype": "bfloat16", "model.pair_product_dtype": "bfloat16"}
     fp32 = load_archive(str(archive_file), cuda_device=0)
@@ -158,7 +158,7 @@ def test_bfloat16_coreference_prediction(tmp_path, monkeypatch):
     ],
 )
 def test_demo_predictors_answer_from_a_gpu_archive(config, predictor, inputs, tmp_path, monkeypatch):
-    monkeypatch.chdir(REPO)
+    monkeypatch.chdir(REPO_ROOT)
     archive_file = str(train(CONFIGS_DIR / config, tmp_path / "run"))
     answers = [
         Predictor.from_archive(load_archive(archive_file, cuda_device=device), predictor).predict_json(inputs)

@@ -6,7 +6,6 @@ dtypes, and its fast antecedent scoring summed float16 into float32 in place.
 """
 
 import json
-from pathlib import Path
 
 import allennlp_models.pair_classification  # noqa: F401  (registers the "snli" reader)
 import pytest
@@ -15,9 +14,8 @@ from allennlp.common import Params
 from allennlp.data import Batch, DatasetReader, Vocabulary
 from allennlp.models import Model
 
+from tests import REPO_ROOT
 from tests.fixture_configs import CONFIGS_DIR, STANDALONE_CONFIGS
-
-REPO = Path(__file__).resolve().parents[1]
 
 
 def one_batch(config: str):
@@ -34,7 +32,7 @@ def one_batch(config: str):
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=["bfloat16", "float16"])
 @pytest.mark.parametrize("config", STANDALONE_CONFIGS)
 def test_training_and_validation_steps_under_autocast(config, dtype, monkeypatch):
-    monkeypatch.chdir(REPO)  # the configs name their data relative to the repository
+    monkeypatch.chdir(REPO_ROOT)  # the configs name their data relative to the repository
     torch.manual_seed(0)
     model, batch = one_batch(config)
     model.train()

@@ -1,7 +1,9 @@
 """
 The layout rules of the README's "Conventions", checked on the source with ``ast`` (nothing is
-imported): no task package imports another task's package, ``common`` and ``evidence`` import no task, and no
-module imports itself back through others (no import cycles, function-level imports included).
+imported): no task package imports another task's package, ``common`` imports no task, no module imports itself
+back through others (no import cycles, function-level imports included), and the library stands alone: it imports
+nothing of the repository's harness (``evidence``, ``benchmarks``, ``scripts``, ``tests``), and its wheel ships
+``spanbert_lib`` only.
 """
 
 import ast
@@ -10,7 +12,11 @@ from typing import Dict, List, Set
 
 import pytest
 
-PACKAGE_ROOT = Path(__file__).resolve().parents[1] / "spanbert_lib"
+from tests import REPO_ROOT
+
+PACKAGE_ROOT = REPO_ROOT / "spanbert_lib"
+# the repository's own top-level folders of Python code: never imported by the library, never in its wheel
+HARNESS = ("evidence", "benchmarks", "scripts", "tests")
 TASK_PACKAGES = {"coref", "qa", "relation", "ner", "entity_typing", "pretraining"}
 # applications over the tasks (CLI commands, the demo server, spaCy components, ONNX export, the raw-text pipelines,
 # model packages) may import any task
@@ -55,8 +61,7 @@ def test_the_graph_sees_the_imports():
     assert len(GRAPH) > 100
 
 
-# the evidence harness (scripts/, benchmarks/) serves every task and imports none
-@pytest.mark.parametrize("package", sorted(TASK_PACKAGES | {"common", "evidence"}))
+@pytest.mark.parametrize("package", sorted(TASK_PACKAGES | {"common"}))
 def test_no_package_imports_another_task(package):
     crossings = sorted(
         f"{module} -> {target}"
@@ -94,3 +99,54 @@ def test_no_import_cycles():
         if module not in state:
             visit(module)
     assert cycles == []
+
+
+def _top_level_imports(path: Path) -> Set[str]:
+    """The first name of every absolute module ``path`` imports anywhere in its body."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def test_the_library_imports_nothing_of_the_harness():
+    found = sorted(
+        f"{path.relative_to(REPO_ROOT)} imports {name}"
+        for path in PACKAGE_ROOT.rglob("*.py")
+        for name in _top_level_imports(path) & set(HARNESS)
+    )
+    assert found == []
+
+
+def _setup_find_packages_call() -> ast.Call:
+    """The ``find_packages(...)`` call that gives ``setup(packages=...)`` in ``setup.py``."""
+    tree = ast.parse((REPO_ROOT / "setup.py").read_text(encoding="utf-8"))
+    setup_calls = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setup"
+    ]
+    assert len(setup_calls) == 1, "setup.py calls setup() once"
+    packages = {keyword.arg: keyword.value for keyword in setup_calls[0].keywords}.get("packages")
+    assert isinstance(packages, ast.Call) and getattr(packages.func, "id", None) == "find_packages", (
+        "setup(packages=find_packages(...)) is the one list of what the wheel ships"
+    )
+    return packages
+
+
+def test_the_wheel_ships_the_library_only():
+    """The packages ``setup.py`` gives setuptools, found as it finds them (no wheel is built)."""
+    from setuptools import find_packages
+
+    call = _setup_find_packages_call()
+    assert not call.args, "find_packages is called with keywords only"
+    arguments = {keyword.arg: ast.literal_eval(keyword.value) for keyword in call.keywords}
+    packages = find_packages(where=str(REPO_ROOT), **arguments)
+    assert "spanbert_lib" in packages and "spanbert_lib.commands" in packages
+    assert [package for package in packages if package.split(".")[0] != "spanbert_lib"] == []
+    for harness in HARNESS:
+        assert (REPO_ROOT / harness).is_dir()
+        assert not any(package.split(".")[0] == harness for package in packages)

@@ -25,7 +25,7 @@ from transformers import PreTrainedModel
 from spanbert_lib.common.modules import SpanBoundaryHead, save_span_boundary_head
 from spanbert_lib.common.modules.entity_aware import EntityAwareEncoder
 from spanbert_lib.common.transformers_encoder import huggingface_encoder
-from tests.conftest import REPO_ROOT, TINY_BERT_DIR
+from tests import REPO_ROOT, TINY_BERT_DIR
 
 CONFIGS = sorted(
     str(path.relative_to(REPO_ROOT))

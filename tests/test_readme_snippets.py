@@ -15,7 +15,7 @@ from typing import List, NamedTuple, Optional
 import pytest
 from allennlp.commands.train import train_model_from_file
 
-from tests.conftest import REPO_ROOT
+from tests import REPO_ROOT
 
 DOCUMENTS = [REPO_ROOT / "README.md", *sorted((REPO_ROOT / "docs").rglob("*.md"))]
 PRETRAINING_CONFIG = REPO_ROOT / "fixtures" / "configs" / "pretraining" / "spanbert_tiny.jsonnet"

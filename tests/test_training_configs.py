@@ -1,11 +1,10 @@
 """Every jsonnet config shipped with the project parses into allennlp Params with the expected top-level keys."""
 
-from pathlib import Path
-
 import pytest
 from allennlp.common import Params
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+from tests import REPO_ROOT
+
 CONFIGS = sorted(str(p.relative_to(REPO_ROOT)) for p in REPO_ROOT.glob("training_configs/**/*.jsonnet"))
 CONFIGS += sorted(str(p.relative_to(REPO_ROOT)) for p in REPO_ROOT.glob("fixtures/configs/**/*.jsonnet"))
 

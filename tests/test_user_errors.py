@@ -36,20 +36,19 @@ from spanbert_lib.safeguards.user_errors import (
     one_line_message,
     report_user_errors,
 )
-from tests.conftest import REPO_ROOT
+from tests import REPO_ROOT, TINY_BERT_DIR
 
-TINY = str(REPO_ROOT / "fixtures" / "tiny_bert")
 TACRED_FIXTURE = REPO_ROOT / "fixtures" / "relation" / "tacred_fixture.json"
 PRETRAINING_CONFIG = REPO_ROOT / "fixtures" / "configs" / "pretraining" / "spanbert_tiny.jsonnet"
 RELATION_CONFIG = REPO_ROOT / "fixtures" / "configs" / "relation" / "tiny_relation_classifier.jsonnet"
 
 READERS: Dict[str, Callable[[], object]] = {
-    "spanbert_span_ner_conll": lambda: SpanNerConllReader(TINY, max_seq_length=64),
-    "spanbert_span_ner_litbank": lambda: SpanNerLitBankReader(TINY, max_seq_length=64),
-    "spanbert_tacred": lambda: TacredReader(TINY, max_seq_length=32),
-    "spanbert_open_entity": lambda: OpenEntityReader(TINY, max_seq_length=64),
-    "spanbert_squad": lambda: SquadReader(TINY, max_seq_length=64, doc_stride=24, max_query_length=24),
-    "spanbert_mrqa": lambda: MrqaReader(TINY, max_seq_length=64, doc_stride=24, max_query_length=24),
+    "spanbert_span_ner_conll": lambda: SpanNerConllReader(str(TINY_BERT_DIR), max_seq_length=64),
+    "spanbert_span_ner_litbank": lambda: SpanNerLitBankReader(str(TINY_BERT_DIR), max_seq_length=64),
+    "spanbert_tacred": lambda: TacredReader(str(TINY_BERT_DIR), max_seq_length=32),
+    "spanbert_open_entity": lambda: OpenEntityReader(str(TINY_BERT_DIR), max_seq_length=64),
+    "spanbert_squad": lambda: SquadReader(str(TINY_BERT_DIR), max_seq_length=64, doc_stride=24, max_query_length=24),
+    "spanbert_mrqa": lambda: MrqaReader(str(TINY_BERT_DIR), max_seq_length=64, doc_stride=24, max_query_length=24),
 }
 FILE_NAMES = {
     "spanbert_span_ner_conll": "data.txt",
@@ -128,12 +127,17 @@ def test_invalid_utf8_names_file_line_and_byte_offset(readers, tmp_path, reader_
 
 
 READER_PARAMS = {
-    "spanbert_span_ner_conll": {"model_name": TINY, "max_seq_length": 64},
-    "spanbert_span_ner_litbank": {"model_name": TINY, "max_seq_length": 64},
-    "spanbert_tacred": {"model_name": TINY, "max_seq_length": 32},
-    "spanbert_open_entity": {"model_name": TINY, "max_seq_length": 64},
-    "spanbert_squad": {"model_name": TINY, "max_seq_length": 64, "doc_stride": 24, "max_query_length": 24},
-    "spanbert_mrqa": {"model_name": TINY, "max_seq_length": 64, "doc_stride": 24, "max_query_length": 24},
+    "spanbert_span_ner_conll": {"model_name": str(TINY_BERT_DIR), "max_seq_length": 64},
+    "spanbert_span_ner_litbank": {"model_name": str(TINY_BERT_DIR), "max_seq_length": 64},
+    "spanbert_tacred": {"model_name": str(TINY_BERT_DIR), "max_seq_length": 32},
+    "spanbert_open_entity": {"model_name": str(TINY_BERT_DIR), "max_seq_length": 64},
+    "spanbert_squad": {
+        "model_name": str(TINY_BERT_DIR),
+        "max_seq_length": 64,
+        "doc_stride": 24,
+        "max_query_length": 24,
+    },
+    "spanbert_mrqa": {"model_name": str(TINY_BERT_DIR), "max_seq_length": 64, "doc_stride": 24, "max_query_length": 24},
 }
 COMMAND_CASES = [(name, "invalid_utf8", None) for name in sorted(INVALID_UTF8)] + [
     (name, "empty", content) for name, content in EMPTY_INPUT
@@ -223,10 +227,10 @@ def test_every_record_skipped_is_empty_input_but_an_empty_shard_is_not(tmp_path)
     path = tmp_path / "long.txt"
     path.write_text("".join(f"word{i} O\n" for i in range(20)), encoding="utf-8")
     with pytest.raises(EmptyInputError, match="every record in it was skipped"):
-        list(SpanNerConllReader(TINY, max_seq_length=8).read(str(path)))
+        list(SpanNerConllReader(str(TINY_BERT_DIR), max_seq_length=8).read(str(path)))
     empty = tmp_path / "empty.json"
     empty.write_text("[]")
-    reader = TacredReader(TINY, max_seq_length=32)
+    reader = TacredReader(str(TINY_BERT_DIR), max_seq_length=32)
     reader._set_worker_info(WorkerInfo(num_workers=2, id=1))  # what a data loader worker sees
     assert list(reader.read(str(empty))) == []
 

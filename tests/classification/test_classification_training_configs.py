@@ -4,22 +4,20 @@ and the project's fixtures (the real SpanBERT checkpoints and GLUE data are not 
 """
 
 import json
-from pathlib import Path
 
 import allennlp_models.pair_classification  # noqa: F401  (registers the "snli" reader)
 import pytest
 from allennlp.commands.train import train_model_from_file
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-TINY_BERT = str(REPO_ROOT / "fixtures" / "tiny_bert")
+from tests import REPO_ROOT, TINY_BERT_DIR
 
 
 def tiny_overrides(train: str, dev: str) -> str:
     return json.dumps(
         {
-            "dataset_reader.tokenizer.model_name": TINY_BERT,
-            "dataset_reader.token_indexers.tokens.model_name": TINY_BERT,
-            "model.text_field_embedder.token_embedders.tokens.model_name": TINY_BERT,
+            "dataset_reader.tokenizer.model_name": str(TINY_BERT_DIR),
+            "dataset_reader.token_indexers.tokens.model_name": str(TINY_BERT_DIR),
+            "model.text_field_embedder.token_embedders.tokens.model_name": str(TINY_BERT_DIR),
             "model.seq2vec_encoder.embedding_dim": 32,
             "train_data_path": train,
             "validation_data_path": dev,

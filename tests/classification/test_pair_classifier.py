@@ -3,14 +3,13 @@ Sentence-pair classification with allennlp's own components (allennlp-models' `s
 `basic_classifier` with `cls_pooler`) on the tiny BERT and the project's pair fixture.
 """
 
-from pathlib import Path
-
 import allennlp_models.pair_classification  # noqa: F401  (registers the "snli" reader)
 from allennlp.common import Params
 from allennlp.common.testing import ModelTestCase
 from allennlp.data import DatasetReader
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+from tests import REPO_ROOT
+
 CONFIG = REPO_ROOT / "fixtures" / "configs" / "classification" / "tiny_pair_classifier.jsonnet"
 TRAIN = REPO_ROOT / "fixtures" / "classification_pair" / "train.jsonl"
 

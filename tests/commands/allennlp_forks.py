@@ -20,7 +20,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Dict, List
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+from tests import REPO_ROOT
 
 
 def run_forked(cases: List[Dict[str, Any]], timeout: int = 600) -> List[subprocess.CompletedProcess]:

@@ -20,9 +20,9 @@ from typing import Dict, List, NamedTuple, Optional
 
 import pytest
 
+from tests import REPO_ROOT
 from tests.commands.allennlp_forks import run_forked
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 COREF = REPO_ROOT / "fixtures" / "coref"
 FORMS = COREF / "reference_forms"
 SQUAD11 = REPO_ROOT / "fixtures" / "qa" / "squad11.json"

@@ -3,8 +3,6 @@ The ``segmented_transformer`` embedder: each segment is encoded on its own, exac
 plain transformer encodes ``[CLS] pieces [SEP]``, and the pieces come back in document order.
 """
 
-from pathlib import Path
-
 import pytest
 import torch
 from allennlp.common import Params
@@ -17,10 +15,9 @@ from transformers import AutoModel
 from spanbert_lib.common.token_embedders import SegmentedTransformerEmbedder
 from spanbert_lib.common.token_indexers import SegmentedWordpieceIndexer, sentence_tokens
 from spanbert_lib.coref.conll_format import read_conll_documents
+from tests import REPO_ROOT, TINY_BERT_DIR
 
-REPO = Path(__file__).resolve().parents[2]
-TINY_BERT = str(REPO / "fixtures" / "tiny_bert")
-FIXTURE = REPO / "fixtures" / "coref" / "segmented_document.gold_conll"
+FIXTURE = REPO_ROOT / "fixtures" / "coref" / "segmented_document.gold_conll"
 
 
 @pytest.fixture(scope="module")
@@ -30,12 +27,12 @@ def documents():
 
 @pytest.fixture(scope="module")
 def indexer():
-    return SegmentedWordpieceIndexer(TINY_BERT, max_segment_len=16)
+    return SegmentedWordpieceIndexer(str(TINY_BERT_DIR), max_segment_len=16)
 
 
 @pytest.fixture(scope="module")
 def reference_model():
-    return AutoModel.from_pretrained(TINY_BERT).eval()
+    return AutoModel.from_pretrained(str(TINY_BERT_DIR)).eval()
 
 
 def batch_tensors(document_sentences, indexer):
@@ -61,7 +58,7 @@ def expected_piece_states(sentences, indexer, model) -> torch.Tensor:
 
 
 def test_pieces_match_independent_segment_encoding(documents, indexer, reference_model):
-    embedder = SegmentedTransformerEmbedder(TINY_BERT).eval()
+    embedder = SegmentedTransformerEmbedder(str(TINY_BERT_DIR)).eval()
     text = batch_tensors([d.sentences for d in documents], indexer)
     with torch.no_grad():
         output = embedder(**text["tokens"])
@@ -75,7 +72,7 @@ def test_pieces_match_independent_segment_encoding(documents, indexer, reference
 
 
 def test_batched_equals_one_document_at_a_time(documents, indexer):
-    embedder = SegmentedTransformerEmbedder(TINY_BERT, max_segments_per_pass=2).eval()
+    embedder = SegmentedTransformerEmbedder(str(TINY_BERT_DIR), max_segments_per_pass=2).eval()
     text = batch_tensors([d.sentences for d in documents], indexer)
     with torch.no_grad():
         together = embedder(**text["tokens"])
@@ -89,11 +86,11 @@ def test_segments_are_encoded_a_few_at_a_time_by_default_with_the_same_states(do
     sentences = [sentence for document in documents for sentence in document.sentences] * 6
     text = batch_tensors([sentences], indexer)["tokens"]
     segments = int(text["segment_mask"].any(-1).sum())
-    default = SegmentedTransformerEmbedder(TINY_BERT).eval()
+    default = SegmentedTransformerEmbedder(str(TINY_BERT_DIR)).eval()
     assert default.max_segments_per_pass == 8 and segments > 8
     calls = []
     default.segment_encoder.register_forward_hook(lambda module, inputs, output: calls.append(inputs[0].size(0)))
-    all_at_once = SegmentedTransformerEmbedder(TINY_BERT, max_segments_per_pass=None).eval()
+    all_at_once = SegmentedTransformerEmbedder(str(TINY_BERT_DIR), max_segments_per_pass=None).eval()
     all_at_once.load_state_dict(default.state_dict())
     with torch.no_grad():
         torch.testing.assert_close(default(**text), all_at_once(**text), atol=1e-5, rtol=1e-4)
@@ -102,7 +99,7 @@ def test_segments_are_encoded_a_few_at_a_time_by_default_with_the_same_states(do
 
 def test_text_field_embedding_from_params_and_word_spans(documents, indexer):
     embedder = TextFieldEmbedder.from_params(
-        Params({"token_embedders": {"tokens": {"type": "segmented_transformer", "model_name": TINY_BERT}}})
+        Params({"token_embedders": {"tokens": {"type": "segmented_transformer", "model_name": str(TINY_BERT_DIR)}}})
     )
     assert isinstance(embedder, BasicTextFieldEmbedder)
     assert embedder.get_output_dim() == 32
@@ -118,8 +115,8 @@ def test_text_field_embedding_from_params_and_word_spans(documents, indexer):
 
 
 def test_bfloat16_inference_is_close_to_float32_and_training_stays_float32(documents, indexer):
-    full = SegmentedTransformerEmbedder(TINY_BERT).eval()
-    half = SegmentedTransformerEmbedder(TINY_BERT, autocast_dtype="bfloat16").eval()
+    full = SegmentedTransformerEmbedder(str(TINY_BERT_DIR)).eval()
+    half = SegmentedTransformerEmbedder(str(TINY_BERT_DIR), autocast_dtype="bfloat16").eval()
     text = batch_tensors([d.sentences for d in documents], indexer)["tokens"]
     with torch.no_grad():
         expected, output = full(**text), half(**text)
@@ -141,4 +138,4 @@ def test_bfloat16_inference_is_close_to_float32_and_training_stays_float32(docum
 
 def test_an_unknown_autocast_dtype_is_a_configuration_error():
     with pytest.raises(Exception, match="autocast_dtype must name a floating point torch dtype, got 'float8'"):
-        SegmentedTransformerEmbedder(TINY_BERT, autocast_dtype="float8")
+        SegmentedTransformerEmbedder(str(TINY_BERT_DIR), autocast_dtype="float8")

@@ -4,7 +4,6 @@ Segmentation into independent transformer segments (``segment_document``) and th
 tokenizer run word by word, sentence/word boundaries computed here, greedy maximality.
 """
 
-from pathlib import Path
 from typing import List
 
 import numpy as np
@@ -16,7 +15,6 @@ from allennlp.data.fields import TextField
 from allennlp.data.token_indexers import TokenIndexer
 from transformers import AutoTokenizer
 
-from spanbert_lib.common.testing import require_external_data
 from spanbert_lib.common.token_indexers import (
     SegmentedWordpieceIndexer,
     SentenceToken,
@@ -25,16 +23,15 @@ from spanbert_lib.common.token_indexers import (
     sentence_tokens,
 )
 from spanbert_lib.coref.conll_format import read_conll_documents
+from tests import REPO_ROOT, TINY_BERT_DIR, require_external_data
 
-REPO = Path(__file__).resolve().parents[2]
-TINY_BERT = REPO / "fixtures" / "tiny_bert"
-FIXTURE = REPO / "fixtures" / "coref" / "segmented_document.gold_conll"
+FIXTURE = REPO_ROOT / "fixtures" / "coref" / "segmented_document.gold_conll"
 SEGMENT_LENGTHS = [5, 8, 16, 24, 40, 128, 512]
 
 
 @pytest.fixture(scope="module")
 def tokenizer():
-    return AutoTokenizer.from_pretrained(str(TINY_BERT))
+    return AutoTokenizer.from_pretrained(str(TINY_BERT_DIR))
 
 
 def word_pieces(tokenizer, word: str) -> List[int]:
@@ -221,7 +218,7 @@ def test_invariants_on_real_documents(tokenizer, max_segment_len):
 
 @pytest.fixture(scope="module")
 def indexer():
-    return SegmentedWordpieceIndexer(str(TINY_BERT), max_segment_len=16)
+    return SegmentedWordpieceIndexer(str(TINY_BERT_DIR), max_segment_len=16)
 
 
 def text_instance(sentences, indexer) -> Instance:
@@ -230,12 +227,12 @@ def text_instance(sentences, indexer) -> Instance:
 
 def test_registered_and_built_from_params():
     indexer = TokenIndexer.from_params(
-        Params({"type": "segmented_wordpiece", "model_name": str(TINY_BERT), "max_segment_len": 128})
+        Params({"type": "segmented_wordpiece", "model_name": str(TINY_BERT_DIR), "max_segment_len": 128})
     )
     assert isinstance(indexer, SegmentedWordpieceIndexer)
     assert indexer.max_segment_len == 128
     with pytest.raises(ConfigurationError, match="max_segment_len"):
-        SegmentedWordpieceIndexer(str(TINY_BERT), max_segment_len=513)  # tiny_bert: 512
+        SegmentedWordpieceIndexer(str(TINY_BERT_DIR), max_segment_len=513)  # tiny_bert: 512
 
 
 def test_sentence_tokens_carry_sentence_ids():

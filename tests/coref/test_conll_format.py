@@ -2,12 +2,10 @@ import glob
 import io
 import logging
 import pickle
-from pathlib import Path
 
 import pytest
 
 from spanbert_lib.common.errors import InvalidEncodingError, UserInputError
-from spanbert_lib.common.testing import require_external_data
 from spanbert_lib.coref.conll_format import (
     MIN_COLUMNS_WITH_WORDS,
     ConllDocument,
@@ -22,8 +20,9 @@ from spanbert_lib.coref.conll_format import (
     split_columns,
     write_conll_documents,
 )
+from tests import REPO_ROOT, require_external_data
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "coref"
+FIXTURES = REPO_ROOT / "fixtures" / "coref"
 GOLD_FIXTURE = FIXTURES / "multi_part.gold_conll"
 RESPONSE_FIXTURE = FIXTURES / "multi_part.response_conll"
 

@@ -1,7 +1,6 @@
 import argparse
 import io
 import json
-from pathlib import Path
 
 import pytest
 
@@ -11,10 +10,9 @@ from spanbert_lib.commands.coref_score import (
     score_conll_files,
 )
 from spanbert_lib.common.errors import EmptyInputError
-from spanbert_lib.common.testing import require_external_data
 from spanbert_lib.coref.conll_format import read_conll_documents, write_conll_documents
+from tests import REPO_ROOT, require_external_data
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = REPO_ROOT / "fixtures" / "coref"
 GOLD_FIXTURE = FIXTURES / "multi_part.gold_conll"
 RESPONSE_FIXTURE = FIXTURES / "multi_part.response_conll"

@@ -1,20 +1,18 @@
-"""scripts/coref_litbank_side_by_side.py: per-seed scores summarised, and scored runs never trained again."""
+"""evidence/coref_litbank_side_by_side.py: per-seed scores summarised, and scored runs never trained again."""
 
 import json
-from pathlib import Path
 
 import pytest
 
-from spanbert_lib.common.testing.repository_files import load_file_module
-from spanbert_lib.evidence.external_data import EXTERNAL_DATA_ENV
-from spanbert_lib.evidence.runs import run_all
-
-REPO_ROOT = Path(__file__).resolve().parents[2]
+from evidence.external_data import EXTERNAL_DATA_ENV
+from evidence.runs import run_all
 
 
 @pytest.fixture(scope="module")
 def script():
-    return load_file_module(REPO_ROOT / "scripts" / "coref_litbank_side_by_side.py")
+    from evidence import coref_litbank_side_by_side
+
+    return coref_litbank_side_by_side
 
 
 def scores(conll_with: float, conll_without: float, wall: int, cpu: int) -> dict:

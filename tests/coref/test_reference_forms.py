@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from spanbert_lib.commands.coref_score import CorefScore
+from tests import REPO_ROOT
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 FORMS = REPO_ROOT / "fixtures" / "coref" / "reference_forms"
 METRICS = ("muc", "bcub", "ceafm", "ceafe", "blanc", "mentions")
 

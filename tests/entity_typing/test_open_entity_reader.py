@@ -4,16 +4,14 @@ format and the UFET format; tiny BERT, pieces written out by hand).
 """
 
 import json
-from pathlib import Path
 
 import pytest
 from allennlp.common import Params
 from allennlp.data import Batch, DatasetReader, Vocabulary
 
 from spanbert_lib.entity_typing.dataset_readers import EntityTypingFormatError, OpenEntityReader
+from tests import REPO_ROOT, TINY_BERT_DIR
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-TINY_BERT = str(REPO_ROOT / "fixtures" / "tiny_bert")
 LUKE = str(REPO_ROOT / "fixtures" / "entity_typing" / "open_entity_luke.json")
 UFET = str(REPO_ROOT / "fixtures" / "entity_typing" / "open_entity_ufet.jsonl")
 
@@ -28,7 +26,7 @@ def mention_pieces(instance):
 
 
 def test_luke_format_token_by_token():
-    reader = OpenEntityReader(TINY_BERT)
+    reader = OpenEntityReader(str(TINY_BERT_DIR))
     instances = list(reader.read(LUKE))
     assert len(instances) == 12
     first = instances[0]
@@ -110,8 +108,8 @@ def test_luke_format_token_by_token():
 
 
 def test_ufet_format_gives_the_same_instances():
-    luke = list(OpenEntityReader(TINY_BERT).read(LUKE))
-    ufet = list(OpenEntityReader(TINY_BERT).read(UFET))
+    luke = list(OpenEntityReader(str(TINY_BERT_DIR)).read(LUKE))
+    ufet = list(OpenEntityReader(str(TINY_BERT_DIR)).read(UFET))
     assert len(ufet) == 12
     for a, b in zip(luke, ufet):
         assert pieces(a) == pieces(b)
@@ -124,7 +122,7 @@ def test_ufet_format_gives_the_same_instances():
 
 
 def test_offsets_inside_a_word_and_tensors():
-    reader = DatasetReader.from_params(Params({"type": "spanbert_open_entity", "model_name": TINY_BERT}))
+    reader = DatasetReader.from_params(Params({"type": "spanbert_open_entity", "model_name": str(TINY_BERT_DIR)}))
     # the mention "Boston" is the start of the word "Bostonians": its pieces are its own
     instance = reader.text_to_instance("Bostonians left", 0, 6, labels=["group", "group", "person"])
     assert pieces(instance) == ["[CLS]", "Boston", "i", "##a", "##n", "##s", "l", "##e", "##f", "##t", "[SEP]"]
@@ -143,7 +141,7 @@ def test_offsets_inside_a_word_and_tensors():
 
 def test_context_is_cut_around_the_mention():
     # "Peter and his family moved to a small village near the coast ." mention "his family"
-    reader = OpenEntityReader(TINY_BERT, max_seq_length=8)
+    reader = OpenEntityReader(str(TINY_BERT_DIR), max_seq_length=8)
     instance = list(reader.read(LUKE))[2]
     # budget 6: mention 2 pieces, 2 context pieces each side
     assert pieces(instance) == ["[CLS]", "Peter", "and", "his", "family", "m", "##o", "[SEP]"]
@@ -173,13 +171,13 @@ def test_bad_records_name_file_and_record(tmp_path, record, message):
     path = tmp_path / "bad.json"
     path.write_text(json.dumps([{"sent": "Alice left", "start": 0, "end": 5, "labels": ["person"]}, record]))
     with pytest.raises(EntityTypingFormatError, match=rf"bad\.json: record 1: .*{message}"):
-        list(OpenEntityReader(TINY_BERT).read(str(path)))
+        list(OpenEntityReader(str(TINY_BERT_DIR)).read(str(path)))
 
 
 def test_bad_json_lines_name_the_line(tmp_path):
     path = tmp_path / "bad.jsonl"
     path.write_text('{"sent": "Alice left", "start": 0, "end": 5}\n\n{"sent": "Bob\n')
     with pytest.raises(EntityTypingFormatError, match=r"bad\.jsonl: record 1 \(line 3\): not valid JSON"):
-        list(OpenEntityReader(TINY_BERT).read(str(path)))
+        list(OpenEntityReader(str(TINY_BERT_DIR)).read(str(path)))
     with pytest.raises(FileNotFoundError):
-        list(OpenEntityReader(TINY_BERT).read(str(tmp_path / "missing.json")))
+        list(OpenEntityReader(str(TINY_BERT_DIR)).read(str(tmp_path / "missing.json")))

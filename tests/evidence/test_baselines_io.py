@@ -1,8 +1,9 @@
 """
-scripts/baselines/: the neutral JSONL the anchors (fastcoref, maverick-coref, span-marker) train from and the way their
+evidence/baselines/: the neutral JSONL the anchors (fastcoref, maverick-coref, span-marker) train from and the way their
 predictions come back to the library's scorers. Nothing here needs the anchors' environment.
 """
 
+import importlib
 import json
 import subprocess
 import sys
@@ -11,18 +12,24 @@ from pathlib import Path
 import pytest
 
 from spanbert_lib.commands.coref_score import score_conll_files
-from spanbert_lib.common.testing import require_external_data
-from spanbert_lib.common.testing.repository_files import load_file_module
 from spanbert_lib.coref.conll_format import MIN_COLUMNS_WITH_WORDS, iter_conll_documents, read_conll_documents
-from spanbert_lib.evidence.repository import REPO_ROOT
 from spanbert_lib.ner.dataset_readers.litbank_format import read_litbank_document
+from tests import REPO_ROOT, require_external_data
 
-BASELINES = REPO_ROOT / "scripts" / "baselines"
+BASELINES = REPO_ROOT / "evidence" / "baselines"
 DEV = "70:73"  # three of the ten dev documents keep the test quick
 
 
 def load(name: str):
-    return load_file_module(BASELINES / f"{name}.py")
+    """A module of the main environment's side (``evidence.baselines.NAME``)."""
+    return importlib.import_module(f"evidence.baselines.{name}")
+
+
+def load_anchor_side(name: str, monkeypatch):
+    """An adapter or runner as its own environment imports it: a plain module beside its siblings (its folder first
+    on ``sys.path``, as when it runs as a script)."""
+    monkeypatch.syspath_prepend(str(BASELINES))
+    return importlib.import_module(name)
 
 
 @pytest.fixture(scope="module")
@@ -140,10 +147,10 @@ def test_predictions_that_do_not_fit_the_key_are_refused_in_one_line(exported, t
     key = out / "coref_dev_key.conll"
     predictions = tmp_path / "predictions.jsonl"
     predictions.write_text("".join(json.dumps(line) + "\n" for line in lines(read_conll_documents(key))))
-    script = str(BASELINES / "predictions_to_conll.py")
     command = [
         sys.executable,
-        script,
+        "-m",
+        "evidence.baselines.predictions_to_conll",
         "--key",
         str(key),
         "--predictions",
@@ -151,7 +158,7 @@ def test_predictions_that_do_not_fit_the_key_are_refused_in_one_line(exported, t
         "--out",
         str(tmp_path / "r"),
     ]
-    completed = subprocess.run(command + options, capture_output=True, text=True)
+    completed = subprocess.run(command + options, capture_output=True, text=True, cwd=REPO_ROOT)
     assert completed.returncode == 1
     assert completed.stderr.startswith("error: ") and len(completed.stderr.strip().splitlines()) == 1
     assert message in completed.stderr
@@ -159,7 +166,6 @@ def test_predictions_that_do_not_fit_the_key_are_refused_in_one_line(exported, t
 
 def test_ner_scores_are_the_library_exact_match_f1(exported, tmp_path, monkeypatch):
     out, _, _, _ = exported
-    monkeypatch.syspath_prepend(str(BASELINES))
     score = load("score_predictions").score_ner
     gold = read_jsonl(out / "ner_dev.jsonl")
     run = tmp_path / "run"
@@ -214,7 +220,7 @@ def test_an_adapter_outside_its_environment_names_the_command_that_makes_it(adap
     assert completed.returncode == 1
     lines = completed.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ")
-    assert "scripts/baselines/make_env.py" in lines[0] and ".venv-baselines/anchors" in lines[0]
+    assert "python -m evidence.baselines.make_env" in lines[0] and ".venv-baselines/anchors" in lines[0]
 
 
 def test_the_export_says_which_files_it_holds(exported):
@@ -237,8 +243,7 @@ def test_a_saved_model_is_checked_tensor_by_tensor(tmp_path):
 
 
 def test_a_saved_fastcoref_model_names_its_architecture(tmp_path, monkeypatch):
-    monkeypatch.syspath_prepend(str(BASELINES))  # as the benchmark puts it on PYTHONPATH
-    architecture_of = load("fastcoref_inference").architecture_of
+    architecture_of = load_anchor_side("fastcoref_inference", monkeypatch).architecture_of
     (tmp_path / "config.json").write_text(json.dumps({"architectures": ["LingMessModel"], "coref_head": {}}))
     assert architecture_of(tmp_path) == "LingMessModel"
     (tmp_path / "config.json").write_text(json.dumps({"architectures": ["BertModel"]}))
@@ -251,8 +256,7 @@ def test_spanmarkers_curve_callback_predicts_every_n_steps_but_the_last_in_eval_
 
     import torch
 
-    monkeypatch.syspath_prepend(str(BASELINES))
-    adapter = load("spanmarker_litbank")
+    adapter = load_anchor_side("spanmarker_litbank", monkeypatch)
     model = torch.nn.Linear(1, 1)
     modes = []
 
@@ -260,7 +264,9 @@ def test_spanmarkers_curve_callback_predicts_every_n_steps_but_the_last_in_eval_
         modes.append(model.training)
         return [{"id": "s1", "entities": []}]
 
-    curve = load("anchor_common").LearningCurve(tmp_path, every=300, epochs=0, predict=predict, unit="step")
+    curve = load_anchor_side("anchor_common", monkeypatch).LearningCurve(
+        tmp_path, every=300, epochs=0, predict=predict, unit="step"
+    )
     callback = adapter.curve_callback(curve, model)
     callback.on_train_begin(None, SimpleNamespace(max_steps=900), None)
     for step in range(1, 901):

@@ -7,14 +7,14 @@ import time
 
 import pytest
 
-from spanbert_lib.common.testing import require_external_data
-from spanbert_lib.common.testing.repository_files import load_file_module
-from spanbert_lib.evidence.repository import REPO_ROOT
+from tests import TINY_BERT_DIR, require_external_data
 
 
 @pytest.fixture(scope="module")
 def bench():
-    return load_file_module(REPO_ROOT / "benchmarks" / "coref_inference.py")
+    from benchmarks import coref_inference
+
+    return coref_inference
 
 
 def result(system, words, seconds, peak_mb, requested=None):
@@ -159,7 +159,7 @@ def test_bf16_runs_ours_through_the_encoders_option_and_the_others_in_autocast(b
     assert wrapped.prepare([["a"]]) == [["a"]] and wrapped.predict(None) == [[[0, 0]]]
     assert wrapped.details(None) == {} and not torch.is_autocast_enabled("cpu")
 
-    encoder = SegmentedTransformerEmbedder(str(REPO_ROOT / "fixtures" / "tiny_bert"))
+    encoder = SegmentedTransformerEmbedder(str(TINY_BERT_DIR))
     pairs = PairwiseScorer(4, PairFeatures(2), hidden_dim=3)
     ours = bench.LibrarySystem(torch.nn.Sequential(encoder, pairs), make_instance=None)
     assert bench.in_bfloat16(ours) is ours and encoder.autocast_dtype == "bfloat16"

@@ -1,5 +1,5 @@
 """
-scripts/coref_litbank_side_by_side.py with the anchors (issue #21): the runs it plans for five systems, the one line
+evidence/coref_litbank_side_by_side.py with the anchors (issue #21): the runs it plans for five systems, the one line
 it says when the anchors' environment cannot be made, and finished anchor runs scored as CoNLL against both keys.
 Nothing here needs the anchors' environment.
 """
@@ -11,20 +11,17 @@ from pathlib import Path
 
 import pytest
 
-from spanbert_lib.common.testing import require_external_data
-from spanbert_lib.common.testing.repository_files import load_file_module
-from spanbert_lib.evidence import anchors
-from spanbert_lib.evidence.environments import EnvironmentSetupError
-from spanbert_lib.evidence.repository import REPO_ROOT
-
-
-def load_script(path: Path):
-    return load_file_module(path)
+from evidence import anchors
+from evidence.baselines import litbank_export
+from evidence.environments import EnvironmentSetupError
+from tests import REPO_ROOT, require_external_data
 
 
 @pytest.fixture(scope="module")
 def script():
-    return load_script(REPO_ROOT / "scripts" / "coref_litbank_side_by_side.py")
+    from evidence import coref_litbank_side_by_side
+
+    return coref_litbank_side_by_side
 
 
 def plan(script, tmp_path, seeds, budget=None, keys=None):
@@ -81,7 +78,7 @@ def test_an_anchor_trains_on_the_exported_data_with_the_seed_and_epochs(script, 
     data, run_dir = tmp_path / "data", tmp_path / "out" / f"{key}_seed3"
     assert run.command == [
         "/anchors/bin/python",
-        str(REPO_ROOT / "scripts" / "baselines" / adapter),
+        str(REPO_ROOT / "evidence" / "baselines" / adapter),
         *extra,
         *["--train", str(data / "coref_train.jsonl"), "--dev", str(data / "coref_dev.jsonl")],
         *["--epochs", "6", "--seed", "3", "--out", str(run_dir)],
@@ -158,9 +155,7 @@ def small_data(tmp_path_factory):
     coref_dir = require_external_data("coref", "litbank")
     ner_dir = require_external_data("ner", "litbank")
     data = tmp_path_factory.mktemp("side_by_side_data")
-    load_script(REPO_ROOT / "scripts" / "baselines" / "litbank_export.py").export(
-        data, ":1", "70:71", coref_dir, ner_dir
-    )
+    litbank_export.export(data, ":1", "70:71", coref_dir, ner_dir)
     return data
 
 

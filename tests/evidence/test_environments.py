@@ -1,12 +1,12 @@
-"""spanbert_lib.evidence.environments: a baseline's own virtual environment, made once per lock."""
+"""evidence.environments: a baseline's own virtual environment, made once per lock."""
 
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from spanbert_lib.evidence import environments
-from spanbert_lib.evidence.repository import REPO_ROOT
+from evidence import environments
+from tests import REPO_ROOT
 
 
 def test_the_torch_pin_comes_from_the_repository_lock():

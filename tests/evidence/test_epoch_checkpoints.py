@@ -1,4 +1,4 @@
-"""scripts/baselines/epoch_checkpoints.py on a stand-in for fastcoref's trainer module (its loop's shape, the same
+"""evidence/baselines/epoch_checkpoints.py on a stand-in for fastcoref's trainer module (its loop's shape, the same
 module-level AdamW / get_linear_schedule_with_warmup / tqdm it swaps): a run stopped after a checkpoint and started
 again ends with the weights, losses and learning rates of the run that never stopped."""
 
@@ -10,10 +10,8 @@ import torch
 from tqdm.auto import tqdm
 from transformers import get_linear_schedule_with_warmup
 
-from spanbert_lib.common.testing.repository_files import load_file_module
-from spanbert_lib.evidence.repository import REPO_ROOT
+from evidence.baselines import epoch_checkpoints as checkpoints
 
-checkpoints = load_file_module(REPO_ROOT / "scripts" / "baselines" / "epoch_checkpoints.py")
 EPOCHS, BATCHES = 4, 3
 
 

@@ -1,19 +1,20 @@
 """The NER and SemEval side-by-side scripts on the harness: what they run, and how they read finished runs back."""
 
+import importlib
 import json
 import math
 from pathlib import Path
 
 import pytest
 
-from spanbert_lib.common.testing.repository_files import load_file_module
-from spanbert_lib.evidence.external_data import EXTERNAL_DATA_ENV
-from spanbert_lib.evidence.repository import REPO_ROOT, tool
-from spanbert_lib.evidence.runs import RunResult, run_all
+from evidence.external_data import EXTERNAL_DATA_ENV
+from evidence.repository import tool
+from evidence.runs import RunResult, run_all
+from tests import REPO_ROOT
 
 
 def load_script(name: str):
-    return load_file_module(REPO_ROOT / "scripts" / f"{name}.py")
+    return importlib.import_module(f"evidence.{name}")
 
 
 @pytest.fixture(scope="module")
@@ -69,15 +70,13 @@ def test_ner_without_entities_is_the_entity_aware_config_with_no_entity_tokens(n
 def test_ner_spanmarker_trains_the_same_budget_on_the_exported_files_and_is_scored_by_ours(ner, tmp_path):
     data = tmp_path / "data"
     run = ner.training_run(ner.BY_KEY["spanmarker"].label, 3, tmp_path, data, "/anchors/python")
-    assert run.command[:2] == ["/anchors/python", str(REPO_ROOT / "scripts" / "baselines" / "spanmarker_litbank.py")]
+    assert run.command[:2] == ["/anchors/python", str(REPO_ROOT / "evidence" / "baselines" / "spanmarker_litbank.py")]
     option = dict(zip(run.command[2::2], run.command[3::2]))
     assert option["--train"] == str(data / "ner_train.jsonl") and option["--dev"] == str(data / "ner_dev.jsonl")
     assert (option["--epochs"], option["--seed"], option["--out"]) == ("0.386", "3", str(tmp_path / "spanmarker_seed3"))
     assert abs(float(option["--epochs"]) * 6216 - 300 * 8) < 8  # within a batch of what one epoch of ours sees
-    score = str(REPO_ROOT / "scripts" / "baselines" / "score_predictions.py")
-    assert run.then == [
-        [tool("python"), score, "ner", "--data", str(data), "--run", str(tmp_path / "spanmarker_seed3")]
-    ]
+    score = [tool("python"), "-m", "evidence.baselines.score_predictions"]
+    assert run.then == [[*score, "ner", "--data", str(data), "--run", str(tmp_path / "spanmarker_seed3")]]
     assert run.result_file == tmp_path / "spanmarker_seed3" / "dev_scores.json"
 
 

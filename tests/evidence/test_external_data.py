@@ -1,12 +1,11 @@
-"""spanbert_lib.evidence.external_data: the one resolver of the real data, and the scripts' one-line exit."""
+"""evidence.external_data: the one resolver of the real data, the scripts' one-line exit and the tests' skip."""
 
 import json
 
 import pytest
 
-from spanbert_lib.common.testing import external_data_dir as resolved_for_tests
-from spanbert_lib.evidence import external_data
-from spanbert_lib.evidence.repository import REPO_ROOT
+from evidence import external_data
+from tests import REPO_ROOT, require_external_data
 
 
 def test_default_is_the_shared_folder_beside_the_repository(monkeypatch):
@@ -18,7 +17,8 @@ def test_default_is_the_shared_folder_beside_the_repository(monkeypatch):
 def test_env_var_moves_it_for_scripts_and_tests_alike(tmp_path, monkeypatch):
     monkeypatch.setenv(external_data.EXTERNAL_DATA_ENV, str(tmp_path))
     (tmp_path / "coref").mkdir()
-    assert external_data.external_data_dir() == resolved_for_tests() == tmp_path
+    assert external_data.external_data_dir() == tmp_path
+    assert require_external_data("coref") == tmp_path / "coref"
     assert external_data.require("coref", "coref data") == tmp_path / "coref"
 
 
@@ -47,3 +47,15 @@ def test_config_data_paths_are_pointed_at_the_resolved_folder(tmp_path, monkeypa
         "train_data_path": f"{tmp_path}/data/ner/litbank#files=:70",
         "validation_data_path": f"{tmp_path}/data/ner/litbank#files=70:80",
     }
+
+
+def test_tests_skip_with_the_reason_when_the_folder_is_missing(tmp_path, monkeypatch):
+    monkeypatch.setenv(external_data.EXTERNAL_DATA_ENV, str(tmp_path / "nowhere"))
+    with pytest.raises(pytest.skip.Exception, match=external_data.EXTERNAL_DATA_ENV):
+        require_external_data("coref")
+
+
+def test_tests_skip_naming_a_missing_file(tmp_path, monkeypatch):
+    monkeypatch.setenv(external_data.EXTERNAL_DATA_ENV, str(tmp_path))
+    with pytest.raises(pytest.skip.Exception, match="nothing.json"):
+        require_external_data("qa", "nothing.json")

@@ -1,7 +1,7 @@
 """
 Learning curves for the anchors' fair chance (issue #21): the adapters' ``LearningCurve`` (dev predictions every N
 epochs, their time kept out of training time, running out of memory recorded) and
-``scripts/coref_litbank_curves.py`` (our per-epoch validation and the anchors' curve points scored against the same
+``evidence/coref_litbank_curves.py`` (our per-epoch validation and the anchors' curve points scored against the same
 dev key, plotted). Nothing here needs the anchors' environment.
 """
 
@@ -12,17 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from spanbert_lib.common.testing import require_external_data
-from spanbert_lib.common.testing.repository_files import load_file_module
-from spanbert_lib.evidence.repository import REPO_ROOT
-
-BASELINES = REPO_ROOT / "scripts" / "baselines"
-CURVES = REPO_ROOT / "scripts" / "coref_litbank_curves.py"
+from evidence.baselines import litbank_export
+from tests import REPO_ROOT, require_external_data
 
 
 @pytest.fixture(scope="module")
 def anchor_common():
-    return load_file_module(BASELINES / "anchor_common.py")
+    from evidence.baselines import anchor_common
+
+    return anchor_common
 
 
 def test_a_curve_predicts_every_n_epochs_and_after_the_last(anchor_common, tmp_path):
@@ -78,7 +76,7 @@ def dev_data(tmp_path_factory):
     coref_dir = require_external_data("coref", "litbank")
     ner_dir = require_external_data("ner", "litbank")
     data = tmp_path_factory.mktemp("curve_data")
-    load_file_module(BASELINES / "litbank_export.py").export(data, ":1", "70:71", coref_dir, ner_dir)
+    litbank_export.export(data, ":1", "70:71", coref_dir, ner_dir)
     return data
 
 
@@ -115,7 +113,18 @@ def test_curves_of_ours_and_an_anchor_are_scored_and_plotted(dev_data, tmp_path)
     (topk / "metrics_epoch_0.json").write_text(json.dumps({"validation_conll_f1": 0.4}))
     png = tmp_path / "curves.png"
     completed = subprocess.run(
-        [sys.executable, str(CURVES), str(out), "--data", str(dev_data), "--out", str(tmp_path), "--png", str(png)],
+        [
+            sys.executable,
+            "-m",
+            "evidence.coref_litbank_curves",
+            str(out),
+            "--data",
+            str(dev_data),
+            "--out",
+            str(tmp_path),
+            "--png",
+            str(png),
+        ],
         capture_output=True,
         text=True,
         cwd=REPO_ROOT,
@@ -144,7 +153,10 @@ def test_curves_of_ours_and_an_anchor_are_scored_and_plotted(dev_data, tmp_path)
 
 def test_a_missing_output_folder_is_one_line(tmp_path):
     completed = subprocess.run(
-        [sys.executable, str(CURVES), str(tmp_path / "nowhere")], capture_output=True, text=True, cwd=REPO_ROOT
+        [sys.executable, "-m", "evidence.coref_litbank_curves", str(tmp_path / "nowhere")],
+        capture_output=True,
+        text=True,
+        cwd=REPO_ROOT,
     )
     assert completed.returncode == 1 and "no such output folder" in completed.stderr
     assert "Traceback" not in completed.stderr
@@ -153,7 +165,8 @@ def test_a_missing_output_folder_is_one_line(tmp_path):
 def test_a_runs_epochs_come_from_its_own_record_whatever_its_folder(tmp_path):
     """A run written with a custom ``--out`` is not labelled 6 epochs: an anchor's ``run.json`` and an allennlp run's
     ``config.json`` say how long it trained; the folder's ``_epochs<N>`` name only when neither is there."""
-    curves = load_file_module(CURVES)
+    from evidence import coref_litbank_curves as curves
+
     anchor, ours = tmp_path / "custom" / "maverick_seed1", tmp_path / "custom" / "ours_seed1"
     unrecorded = tmp_path / "out_epochs9" / "fcoref_seed1"
     for folder in (anchor, ours, unrecorded, tmp_path / "custom" / "fcoref_seed2"):
@@ -165,11 +178,12 @@ def test_a_runs_epochs_come_from_its_own_record_whatever_its_folder(tmp_path):
 
 
 def test_ner_curves_put_our_epochs_and_spanmarkers_steps_on_one_budget_axis(tmp_path):
-    """``scripts/ner_litbank_curves.py`` on a side-by-side folder written here: our validation per epoch (one
+    """``evidence/ner_litbank_curves.py`` on a side-by-side folder written here: our validation per epoch (one
     budget each), SpanMarker's curve point after 300 steps scored against the dev sentences, then its final run.
     A budget of SpanMarker is 528 steps (0.386 of its 1,367 a epoch; a run that recorded its own steps per epoch
     uses those), so its point at step 300 stands at 0.57 budgets."""
-    curves_script = load_file_module(REPO_ROOT / "scripts" / "ner_litbank_curves.py")
+    from evidence import ner_litbank_curves as curves_script
+
     data, out = tmp_path / "data", tmp_path / "outputs" / "ner_litbank_budgets2"
     data.mkdir()
     gold = [{"id": "s1", "entities": [[0, 0, "PER"], [0, 2, "PER"]]}, {"id": "s2", "entities": [[1, 1, "LOC"]]}]

@@ -1,4 +1,4 @@
-"""spanbert_lib.evidence.runs: real subprocesses, measured, run N at a time, finished runs never run again."""
+"""evidence.runs: real subprocesses, measured, run N at a time, finished runs never run again."""
 
 import json
 import sys
@@ -7,7 +7,7 @@ from typing import List, Optional
 
 import pytest
 
-from spanbert_lib.evidence.runs import Run, RunFailed, allennlp_train_run, best_validation_percent, run_all
+from evidence.runs import Run, RunFailed, allennlp_train_run, best_validation_percent, run_all
 
 # Burns about `seconds` of CPU, then writes the one-thread settings it saw to the result file.
 BUSY = """

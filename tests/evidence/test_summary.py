@@ -1,8 +1,8 @@
-"""spanbert_lib.evidence.summary: mean and sample std over seeds, and the per-seed table."""
+"""evidence.summary: mean and sample std over seeds, and the per-seed table."""
 
 import pytest
 
-from spanbert_lib.evidence.summary import (
+from evidence.summary import (
     format_mean_std,
     format_table,
     mean_std,

@@ -23,9 +23,9 @@ from spanbert_lib.ner.outside_bias import (
     scores_at_bias,
     span_logits,
 )
+from tests import REPO_ROOT
 from tests.entity_model_testing import build_model, tensors_of
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 CONFIG = REPO_ROOT / "fixtures" / "configs" / "ner" / "span_ner_tiny.jsonnet"
 CONLL = REPO_ROOT / "fixtures" / "ner" / "conll2003_iob2.txt"
 DEV = REPO_ROOT / "fixtures" / "ner" / "conll2003_iob1.txt"

@@ -4,7 +4,6 @@ written out by hand from its vocabulary).
 """
 
 import logging
-from pathlib import Path
 
 import pytest
 from allennlp.common import Params
@@ -12,15 +11,14 @@ from allennlp.common.checks import ConfigurationError
 from allennlp.data import Batch, DatasetReader, Vocabulary
 
 from spanbert_lib.ner.dataset_readers import NerFormatError, SpanNerConllReader
+from tests import REPO_ROOT, TINY_BERT_DIR
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-TINY_BERT = str(REPO_ROOT / "fixtures" / "tiny_bert")
 IOB1 = str(REPO_ROOT / "fixtures" / "ner" / "conll2003_iob1.txt")
 IOB2 = str(REPO_ROOT / "fixtures" / "ner" / "conll2003_iob2.txt")
 
 
 def read(path=IOB1, **kwargs):
-    reader = SpanNerConllReader(TINY_BERT, **kwargs)
+    reader = SpanNerConllReader(str(TINY_BERT_DIR), **kwargs)
     return list(reader.read(path)), reader
 
 
@@ -209,7 +207,7 @@ def test_context_is_cut_before_the_sentence_and_too_long_sentences_are_skipped_a
     stats = reader.last_read_stats
     assert (stats.sentences, stats.instances, stats.skipped_too_long, stats.entities_in_skipped) == (6, 2, 4, 8)
     with pytest.raises(ValueError, match="more than max_seq_length 12"):
-        SpanNerConllReader(TINY_BERT, max_seq_length=12).text_to_instance(
+        SpanNerConllReader(str(TINY_BERT_DIR), max_seq_length=12).text_to_instance(
             ["Peter", "Grace", "gave", "Emma", "Frank", "a", "book", "."]
         )
 
@@ -275,7 +273,7 @@ def test_fill_context_uses_the_whole_budget_evenly():
 
 
 def test_text_to_instance_and_tensors():
-    reader = SpanNerConllReader(TINY_BERT, max_span_width=2, context_window=1)
+    reader = SpanNerConllReader(str(TINY_BERT_DIR), max_span_width=2, context_window=1)
     instance = reader.text_to_instance(
         ["Alice", "met", "Bob"],
         entities=[(2, 2, "PER"), (0, 0, "PER")],
@@ -304,7 +302,7 @@ def test_text_to_instance_and_tensors():
 
 
 def test_words_without_wordpieces_become_unknown():
-    reader = SpanNerConllReader(TINY_BERT, max_span_width=1)
+    reader = SpanNerConllReader(str(TINY_BERT_DIR), max_span_width=1)
     instance = reader.text_to_instance(["Alice", "\u200b", "Bob"])
     assert pieces(instance) == ["[CLS]", "Alice", "[UNK]", "Bob", "[SEP]"]
     assert piece_spans(instance) == [(1, 1), (2, 2), (3, 3)]
@@ -313,7 +311,12 @@ def test_words_without_wordpieces_become_unknown():
 def test_from_params_and_paths(tmp_path):
     reader = DatasetReader.from_params(
         Params(
-            {"type": "spanbert_span_ner_conll", "model_name": TINY_BERT, "context_window": "fill", "max_span_width": 2}
+            {
+                "type": "spanbert_span_ner_conll",
+                "model_name": str(TINY_BERT_DIR),
+                "context_window": "fill",
+                "max_span_width": 2,
+            }
         )
     )
     assert isinstance(reader, SpanNerConllReader) and reader.context_window == "fill"
@@ -321,7 +324,7 @@ def test_from_params_and_paths(tmp_path):
     assert len(list(reader.read([IOB2, IOB1]))) == 12
     assert len(list(reader.read(f"{REPO_ROOT / 'fixtures' / 'ner'}/conll2003_*.txt#files=1:2"))) == 6
     with pytest.raises(ConfigurationError, match="context_window"):
-        SpanNerConllReader(TINY_BERT, context_window="all")
+        SpanNerConllReader(str(TINY_BERT_DIR), context_window="all")
     with pytest.raises(FileNotFoundError, match="no_such_file"):
         list(reader.read(str(tmp_path / "no_such_file.txt")))
 
@@ -330,8 +333,8 @@ def test_bad_input_names_file_and_line(tmp_path):
     bad_columns = tmp_path / "columns.txt"
     bad_columns.write_text("-DOCSTART- -X- -X- O\n\nAlice NNP B-NP B-PER\nleft VBD O\n")
     with pytest.raises(NerFormatError, match=r"columns\.txt:4: 3 columns where the file's token lines have 4"):
-        list(SpanNerConllReader(TINY_BERT).read(str(bad_columns)))
+        list(SpanNerConllReader(str(TINY_BERT_DIR)).read(str(bad_columns)))
     bad_tag = tmp_path / "tag.txt"
     bad_tag.write_text("Alice NNP B-NP B-PER\nleft VBD B-VP O\n\nBob NNP B-NP X-PER\n")
     with pytest.raises(NerFormatError, match=r"tag\.txt:4: invalid NER tag 'X-PER'"):
-        list(SpanNerConllReader(TINY_BERT).read(str(bad_tag)))
+        list(SpanNerConllReader(str(TINY_BERT_DIR)).read(str(bad_tag)))

@@ -5,16 +5,13 @@ hand) and on a real LitBank file in ../shared/data.
 
 import glob
 import os
-from pathlib import Path
 
 import pytest
 from transformers import AutoTokenizer
 
-from spanbert_lib.common.testing import require_external_data
 from spanbert_lib.ner.dataset_readers import NerFormatError, SpanNerLitBankReader
+from tests import REPO_ROOT, TINY_BERT_DIR, require_external_data
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-TINY_BERT = str(REPO_ROOT / "fixtures" / "tiny_bert")
 FIXTURE_DIR = REPO_ROOT / "fixtures" / "ner" / "litbank"
 
 
@@ -36,7 +33,7 @@ def labelled(instance):
 
 
 def test_nested_fixture_token_by_token():
-    reader = SpanNerLitBankReader(TINY_BERT, max_span_width=4)
+    reader = SpanNerLitBankReader(str(TINY_BERT_DIR), max_span_width=4)
     instances = list(reader.read(str(FIXTURE_DIR)))
     assert [(i["metadata"]["doc_id"], i["metadata"]["sentence_index"]) for i in instances] == [
         ("1_a_river_story_brat", 0),
@@ -87,7 +84,7 @@ def test_nested_fixture_token_by_token():
 
 
 def test_file_slices_and_context():
-    reader = SpanNerLitBankReader(TINY_BERT, max_span_width=2, context_window=2)
+    reader = SpanNerLitBankReader(str(TINY_BERT_DIR), max_span_width=2, context_window=2)
     instances = list(reader.read(f"{FIXTURE_DIR}/#files=1:"))
     assert {i["metadata"]["doc_id"] for i in instances} == {"2_the_night_train_brat"}
     # "John and his family slept ." with "night train ." before it, nothing after it
@@ -116,13 +113,13 @@ def test_bad_layers_name_file_and_line(tmp_path):
     bad = tmp_path / "bad_brat.tsv"
     bad.write_text("Alice\tB-PER\tO\t\nleft\tO\t\n")
     with pytest.raises(NerFormatError, match=r"bad_brat\.tsv:2: 1 tag columns where the file's token lines have 2"):
-        list(SpanNerLitBankReader(TINY_BERT).read(str(bad)))
+        list(SpanNerLitBankReader(str(TINY_BERT_DIR)).read(str(bad)))
     bad.write_text("Alice\tB-PER\tO\t\nleft\tO\tX-PER\t\n\n")
     with pytest.raises(NerFormatError, match=r"bad_brat\.tsv:2: invalid NER tag 'X-PER'"):
-        list(SpanNerLitBankReader(TINY_BERT).read(str(bad)))
+        list(SpanNerLitBankReader(str(TINY_BERT_DIR)).read(str(bad)))
     bad.write_text("\tB-PER\t\n")
     with pytest.raises(NerFormatError, match=r"bad_brat\.tsv:1: a LitBank token line needs a word"):
-        list(SpanNerLitBankReader(TINY_BERT).read(str(bad)))
+        list(SpanNerLitBankReader(str(TINY_BERT_DIR)).read(str(bad)))
 
 
 def _independent_entities(path):
@@ -159,7 +156,7 @@ def _independent_entities(path):
 @pytest.mark.external_data
 def test_real_litbank_file():
     path = require_external_data("ner", "litbank", "1023_bleak_house_brat.tsv")
-    reader = SpanNerLitBankReader(TINY_BERT)
+    reader = SpanNerLitBankReader(str(TINY_BERT_DIR))
     instances = list(reader.read(str(path)))
     expected = _independent_entities(path)
     assert len(instances) == len(expected)
@@ -235,7 +232,7 @@ def test_real_litbank_file():
     assert len(second["spans"].field_list) == 16 * 17 // 2
 
     # every instance: pieces = the words tokenised one by one; spans from those lengths
-    tokenizer = AutoTokenizer.from_pretrained(TINY_BERT)
+    tokenizer = AutoTokenizer.from_pretrained(str(TINY_BERT_DIR))
     for instance in instances[:40]:
         word_pieces = [tokenizer.tokenize(word) for word in instance["metadata"]["words"]]
         assert pieces(instance) == ["[CLS]", *[p for ps in word_pieces for p in ps], "[SEP]"]
@@ -255,6 +252,6 @@ def test_real_litbank_file():
 def test_litbank_train_dev_split_by_file_slices():
     directory = require_external_data("ner", "litbank")
     files = sorted(glob.glob(os.path.join(directory, "*.tsv")))
-    reader = SpanNerLitBankReader(TINY_BERT)
+    reader = SpanNerLitBankReader(str(TINY_BERT_DIR))
     assert reader.data_files(f"{directory}/#files=:70") == files[:70]
     assert reader.data_files(f"{directory}/#files=70:80") == files[70:80]

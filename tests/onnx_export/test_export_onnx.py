@@ -29,7 +29,7 @@ from spanbert_lib.onnx_export.graph_inputs import (
     span_ner_rows,
     span_ner_unpack,
 )
-from tests.conftest import REPO_ROOT
+from tests import REPO_ROOT, TINY_BERT_DIR
 from tests.spacy_components.archives import _COREF_SENTENCES, shared_archives
 
 TOLERANCE = 1e-4
@@ -228,7 +228,7 @@ def test_output_folders_that_would_lose_data_are_refused_before_the_model_loads(
     if case == "existing_file":
         out.write_text("my notes")
     elif case == "encoder_folder":  # the Hugging Face folder the archive's config names
-        shutil.copytree(REPO_ROOT / "fixtures" / "tiny_bert", out)
+        shutil.copytree(TINY_BERT_DIR, out)
         monkeypatch.chdir(tmp_path)
     elif case == "foreign_files":
         out.mkdir()

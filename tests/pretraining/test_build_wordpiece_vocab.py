@@ -3,7 +3,7 @@ from transformers import AutoTokenizer
 
 from spanbert_lib.commands.build_wordpiece_vocab import build_wordpiece_vocab
 from spanbert_lib.common.errors import EmptyInputError, InvalidEncodingError
-from tests.conftest import run_allennlp
+from tests import REPO_ROOT, run_allennlp
 
 TEXT = "Tarrowby Bridge crosses the River Vell. Tarrowby Bridge has eight arches.\n\nThe Vell floods.\n"
 
@@ -54,10 +54,10 @@ def test_missing_input_is_an_error(tmp_path):
 
 
 @pytest.mark.slow
-def test_command_line_on_the_fixture_corpus(tmp_path, repo_root):
+def test_command_line_on_the_fixture_corpus(tmp_path):
     # from the repository root, the .allennlp_plugins file registers the command
     completed = run_allennlp(
-        ["build-wordpiece-vocab", "fixtures/corpus", str(tmp_path / "vocab"), "--vocab-size", "500"], cwd=repo_root
+        ["build-wordpiece-vocab", "fixtures/corpus", str(tmp_path / "vocab"), "--vocab-size", "500"], cwd=REPO_ROOT
     )
     assert f"cased WordPiece vocabulary of 500 entries to {tmp_path / 'vocab'}" in completed.stdout
     tokenizer = AutoTokenizer.from_pretrained(str(tmp_path / "vocab"))

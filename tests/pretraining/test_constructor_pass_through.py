@@ -10,7 +10,7 @@ from allennlp.common.checks import ConfigurationError
 from allennlp.data import DatasetReader
 
 from spanbert_lib.pretraining.masking import Masker
-from tests.conftest import TINY_BERT_DIR
+from tests import TINY_BERT_DIR
 
 
 @pytest.mark.parametrize(

@@ -14,8 +14,8 @@ from spanbert_lib.common.transformers_encoder import TransformerSpec
 from spanbert_lib.pretraining.masking import IGNORE_INDEX
 from spanbert_lib.pretraining.masking.geometric_span import GeometricSpanMasker
 from spanbert_lib.pretraining.models import SpanBertPretrainingModel
+from tests import TINY_BERT_DIR
 
-TINY_BERT = "fixtures/tiny_bert"
 NUM_WORDS = 40  # candidate words: the unigram baseline is about 1 / NUM_WORDS
 BLOCK_WORDS = 22  # words per block, between [CLS] and [SEP]
 STEPS = 300
@@ -84,7 +84,7 @@ def test_fills_masked_spans_from_context():
     model = SpanBertPretrainingModel(
         Vocabulary(),
         TransformerSpec(
-            TINY_BERT,
+            str(TINY_BERT_DIR),
             config={
                 "hidden_size": 64,
                 "num_hidden_layers": 2,

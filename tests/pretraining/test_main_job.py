@@ -1,5 +1,5 @@
 """
-The main job's driver (scripts/main_job.py) end to end at test size: the tiny BERT with its weights in place of
+The main job's driver (evidence/main_job.py) end to end at test size: the tiny BERT with its weights in place of
 MiniLM, a few steps per training; the frozen and adapted runs, the held-out comparison on the same masks, the
 export of the encoder and SBO head and their reuse in span NER (``pretrained_span_boundary``) all run, and
 summary.json holds every key the report has always had plus the new ones.
@@ -11,7 +11,7 @@ import json
 import pytest
 from allennlp.common import Params
 
-from tests.conftest import REPO_ROOT, TINY_BERT_DIR
+from tests import REPO_ROOT, TINY_BERT_DIR
 
 REPORT_KEYS = {  # the keys summary.json had before the main job compared frozen and adapted encoders
     "heldout_path",
@@ -54,9 +54,8 @@ NEW_KEYS = {
 
 @pytest.fixture
 def main_job(monkeypatch):
-    monkeypatch.syspath_prepend(str(REPO_ROOT / "scripts"))
     monkeypatch.chdir(REPO_ROOT)
-    return importlib.import_module("main_job")
+    return importlib.import_module("evidence.main_job")
 
 
 def tiny_configs(tmp_path):

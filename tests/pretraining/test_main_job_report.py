@@ -15,7 +15,6 @@ from allennlp.data.instance import Instance
 from allennlp.models.archival import load_archive
 from transformers import AutoTokenizer
 
-from spanbert_lib.common.testing.repository_files import load_file_module
 from spanbert_lib.pretraining.heldout_evaluation import (
     HeldoutEvaluation,
     MaskedBlock,
@@ -24,7 +23,7 @@ from spanbert_lib.pretraining.heldout_evaluation import (
     most_frequent_wordpiece,
     wordpiece_log_probabilities,
 )
-from tests.conftest import REPO_ROOT
+from tests import REPO_ROOT, TINY_BERT_DIR
 
 CONFIG = REPO_ROOT / "fixtures" / "configs" / "pretraining" / "spanbert_tiny.jsonnet"
 CORPUS = REPO_ROOT / "fixtures" / "corpus"
@@ -33,7 +32,9 @@ HELDOUT = str(CORPUS / "encyclopedia_tarrowby.txt")
 
 
 def _load_report_script():
-    return load_file_module(REPO_ROOT / "scripts" / "main_job_report.py")
+    from evidence import main_job_report
+
+    return main_job_report
 
 
 def _train(serialization_dir, **more):
@@ -174,7 +175,7 @@ def test_unigram_log_probabilities_are_smoothed_counts_without_specials():
 
 
 def test_fill_ins_show_each_masked_span_with_the_prediction():
-    tokenizer = AutoTokenizer.from_pretrained(str(REPO_ROOT / "fixtures" / "tiny_bert"))
+    tokenizer = AutoTokenizer.from_pretrained(str(TINY_BERT_DIR))
     ids = tokenizer("the harbour was in the town .")["input_ids"]  # [CLS] the harbour was in the town . [SEP]
     predicted = tokenizer.convert_tokens_to_ids(["in", "the", "harbour"])
     block = MaskedBlock(
@@ -189,7 +190,7 @@ def test_fill_ins_show_each_masked_span_with_the_prediction():
 
 
 def test_fill_ins_are_whole_words_on_both_sides():
-    tokenizer = AutoTokenizer.from_pretrained(str(REPO_ROOT / "fixtures" / "tiny_bert"))
+    tokenizer = AutoTokenizer.from_pretrained(str(TINY_BERT_DIR))
     ids = tokenizer("the mapped the harbour .")["input_ids"]
     tokens = tokenizer.convert_ids_to_tokens(ids)
     assert tokens[2:7] == ["m", "##a", "##p", "##p", "##ed"]  # the word is five wordpieces

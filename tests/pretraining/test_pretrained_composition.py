@@ -19,7 +19,7 @@ from allennlp.models.archival import load_archive
 from allennlp.training.optimizers import Optimizer
 from safetensors.torch import load_file
 
-from tests.conftest import REPO_ROOT, TINY_BERT_DIR
+from tests import REPO_ROOT, TINY_BERT_DIR
 
 CONFIG = REPO_ROOT / "fixtures" / "configs" / "pretraining" / "spanbert_tiny.jsonnet"
 CORPUS = REPO_ROOT / "fixtures" / "corpus" / "story_the_cartographers_daughter.txt"

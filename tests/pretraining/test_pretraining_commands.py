@@ -10,7 +10,7 @@ from transformers import AutoModel, AutoTokenizer
 
 from spanbert_lib.commands.export_encoder import export_encoder
 from spanbert_lib.commands.masking_stats import format_statistics, masking_statistics
-from tests.conftest import REPO_ROOT, run_allennlp
+from tests import REPO_ROOT, run_allennlp
 
 CONFIG = REPO_ROOT / "fixtures" / "configs" / "pretraining" / "spanbert_tiny.jsonnet"
 CORPUS = REPO_ROOT / "fixtures" / "corpus"

@@ -11,7 +11,7 @@ from allennlp.models import Model
 
 from spanbert_lib.common.transformers_encoder import TransformerSpec
 from spanbert_lib.pretraining.models import SpanBertPretrainingModel
-from tests.conftest import REPO_ROOT
+from tests import REPO_ROOT
 
 CONFIG = REPO_ROOT / "fixtures" / "configs" / "pretraining" / "spanbert_tiny.jsonnet"
 CORPUS = REPO_ROOT / "fixtures" / "corpus" / "miscellany.txt"

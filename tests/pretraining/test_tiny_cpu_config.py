@@ -7,7 +7,7 @@ import math
 from allennlp.commands.train import train_model_from_file
 from allennlp.models.archival import load_archive
 
-from tests.conftest import REPO_ROOT
+from tests import REPO_ROOT
 
 CONFIG = REPO_ROOT / "training_configs" / "pretraining" / "spanbert_tiny_cpu.jsonnet"
 

@@ -17,7 +17,7 @@ from allennlp.common import Params
 from allennlp.data import Batch, DatasetReader
 from allennlp.models.archival import load_archive
 
-from tests.conftest import REPO_ROOT
+from tests import REPO_ROOT
 
 CONFIGS = REPO_ROOT / "fixtures" / "configs" / "qa"
 

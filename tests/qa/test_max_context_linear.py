@@ -15,9 +15,8 @@ from spanbert_lib.qa.dataset_readers import MrqaReader, SquadReader, encoding
 from spanbert_lib.qa.dataset_readers.examples import QADataError
 from spanbert_lib.qa.dataset_readers.windows import max_context_mask, window_starts
 from spanbert_lib.qa.models import SpanBertQuestionAnswering
-from tests.conftest import REPO_ROOT
+from tests import REPO_ROOT, TINY_BERT_DIR
 
-TINY = str(REPO_ROOT / "fixtures" / "tiny_bert")
 DATA = REPO_ROOT / "fixtures" / "qa"
 
 
@@ -69,7 +68,7 @@ def test_memory_is_linear_in_the_passage():
 
 
 def _fixture_instances(reader_class, path, **reader_kwargs):
-    reader = reader_class(TINY, max_seq_length=48, doc_stride=16, max_query_length=16, **reader_kwargs)
+    reader = reader_class(str(TINY_BERT_DIR), max_seq_length=48, doc_stride=16, max_query_length=16, **reader_kwargs)
     return list(reader.read(str(path)))
 
 
@@ -86,7 +85,7 @@ def test_answers_on_fixtures_are_unchanged(monkeypatch, reader_class, path):
         assert torch.equal(new["max_context_mask"].tensor, old["max_context_mask"].tensor)
 
     torch.manual_seed(0)
-    model = SpanBertQuestionAnswering(Vocabulary(), TINY, max_answer_length=8).eval()
+    model = SpanBertQuestionAnswering(Vocabulary(), str(TINY_BERT_DIR), max_answer_length=8).eval()
     with torch.inference_mode():
         answers = model(**Batch(instances).as_tensor_dict())
         reference_answers = model(**Batch(reference).as_tensor_dict())
@@ -98,7 +97,9 @@ def test_answers_on_fixtures_are_unchanged(monkeypatch, reader_class, path):
 
 
 def test_a_passage_over_the_limit_is_refused_naming_the_question():
-    reader = SquadReader(TINY, max_seq_length=48, doc_stride=16, max_query_length=16, max_passage_wordpieces=50)
+    reader = SquadReader(
+        str(TINY_BERT_DIR), max_seq_length=48, doc_stride=16, max_query_length=16, max_passage_wordpieces=50
+    )
     passage = "The river flows north past the old mill. " * 20
     with pytest.raises(QADataError, match=r"^question q7: the passage has \d+ wordpieces, more than max_passage"):
         reader.text_to_instance("Where does the river flow?", passage, question_id="q7")

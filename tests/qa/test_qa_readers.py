@@ -12,12 +12,10 @@ import numpy as np
 import pytest
 import transformers
 
-from spanbert_lib.common.testing import require_external_data
 from spanbert_lib.qa.dataset_readers import MrqaReader, QADataError, SquadReader, split_data_path
 from spanbert_lib.qa.dataset_readers.windows import char_span_to_token_span
-from tests.conftest import REPO_ROOT
+from tests import REPO_ROOT, TINY_BERT_DIR, require_external_data
 
-TINY = str(REPO_ROOT / "fixtures" / "tiny_bert")
 MINILM = REPO_ROOT / "pretrained" / "all-MiniLM-L6-v2"
 SQUAD11 = str(REPO_ROOT / "fixtures" / "qa" / "squad11.json")
 SQUAD20 = str(REPO_ROOT / "fixtures" / "qa" / "squad20.json")
@@ -52,7 +50,7 @@ def window_text(arrays, context, window, start, end):
 
 @pytest.mark.parametrize("model", ["tiny", "minilm"])
 def test_passage_offsets_are_exact_character_by_character(model):
-    model_dir = TINY if model == "tiny" else minilm_dir()
+    model_dir = str(TINY_BERT_DIR) if model == "tiny" else minilm_dir()
     reader = SquadReader(model_dir)
     passage = reader.window_tokenizer.tokenize_passage(UNICODE_PASSAGE)
     offsets = passage.offsets
@@ -103,10 +101,10 @@ def test_minilm_labels_map_back_to_original_case_and_accents():
 
 
 def test_multi_window_layout_and_labels():
-    reader = SquadReader(TINY, max_seq_length=64, doc_stride=24, max_query_length=24)
+    reader = SquadReader(str(TINY_BERT_DIR), max_seq_length=64, doc_stride=24, max_query_length=24)
     instances = list(reader.read(SQUAD11))
     long_questions = [i for i in instances if i["metadata"]["id"] in {"q10", "q11", "q12"}]
-    tokenizer = transformers.AutoTokenizer.from_pretrained(TINY)
+    tokenizer = transformers.AutoTokenizer.from_pretrained(str(TINY_BERT_DIR))
     for instance in long_questions:
         meta = instance["metadata"].metadata
         arrays = instance_arrays(instance)
@@ -152,12 +150,17 @@ def test_multi_window_layout_and_labels():
 def test_question_first_and_overlap_windows_match_hugging_face():
     """stride_mode="overlap" + question_first reproduce the HF tokenizer's overflowing windows exactly."""
     reader = SquadReader(
-        TINY, max_seq_length=48, doc_stride=10, stride_mode="overlap", question_first=True, max_query_length=30
+        str(TINY_BERT_DIR),
+        max_seq_length=48,
+        doc_stride=10,
+        stride_mode="overlap",
+        question_first=True,
+        max_query_length=30,
     )
     context = json.load(open(SQUAD11))["data"][0]["paragraphs"][3]["context"]
     question = "Which village has a school?"
     arrays = instance_arrays(reader.text_to_instance(question, context, "x"))
-    hf = transformers.AutoTokenizer.from_pretrained(TINY)(
+    hf = transformers.AutoTokenizer.from_pretrained(str(TINY_BERT_DIR))(
         question, context, truncation="only_second", max_length=48, stride=10, return_overflowing_tokens=True
     )
     assert arrays["input_ids"].shape[0] == len(hf["input_ids"]) > 3
@@ -167,7 +170,7 @@ def test_question_first_and_overlap_windows_match_hugging_face():
 
 
 def test_step_stride_semantics():
-    reader = SquadReader(TINY, max_seq_length=48, doc_stride=10, max_query_length=30)
+    reader = SquadReader(str(TINY_BERT_DIR), max_seq_length=48, doc_stride=10, max_query_length=30)
     context = json.load(open(SQUAD11))["data"][0]["paragraphs"][3]["context"]
     arrays = instance_arrays(reader.text_to_instance("Which village?", context, "x"))
     first_tokens = arrays["context_token_index"][:, 1]
@@ -175,7 +178,7 @@ def test_step_stride_semantics():
 
 
 def test_relocated_answer_is_counted_and_labelled_at_the_text():
-    reader = SquadReader(TINY, max_seq_length=128, doc_stride=64, max_query_length=24)
+    reader = SquadReader(str(TINY_BERT_DIR), max_seq_length=128, doc_stride=64, max_query_length=24)
     instances = {i["metadata"]["id"]: i for i in reader.read(SQUAD11)}
     assert reader.stats.answers_relocated == 1  # q6: answer_start moved by 7 in the fixture
     assert reader.stats.answers_not_found == 0 and reader.stats.questions == 12
@@ -194,7 +197,7 @@ def test_answer_not_in_passage_is_skipped_not_mislabelled(tmp_path):
     qas[1]["answers"] = [{"text": "Brunel", "answer_start": 0}, {"text": "Bradfield", "answer_start": 0}]
     path = tmp_path / "bad_answers.json"
     path.write_text(json.dumps(data))
-    reader = SquadReader(TINY, max_seq_length=128, doc_stride=64, max_query_length=24)
+    reader = SquadReader(str(TINY_BERT_DIR), max_seq_length=128, doc_stride=64, max_query_length=24)
     instances = {i["metadata"]["id"]: i for i in reader.read(str(path))}
     assert reader.stats.answers_not_found == 2  # "April 1999" and "Brunel"
     assert reader.stats.questions_without_usable_answer == 1
@@ -209,7 +212,11 @@ def test_answer_not_in_passage_is_skipped_not_mislabelled(tmp_path):
 @pytest.mark.parametrize("skip", [False, True])
 def test_unanswerable_questions_point_at_cls(skip):
     reader = SquadReader(
-        TINY, max_seq_length=64, doc_stride=24, max_query_length=24, skip_impossible_windows_in_training=skip
+        str(TINY_BERT_DIR),
+        max_seq_length=64,
+        doc_stride=24,
+        max_query_length=24,
+        skip_impossible_windows_in_training=skip,
     )
     instances = {i["metadata"]["id"]: i for i in reader.read(SQUAD20)}
     assert reader.stats.unanswerable_questions == 3
@@ -223,13 +230,13 @@ def test_unanswerable_questions_point_at_cls(skip):
 
 
 def test_prediction_instances_have_no_labels():
-    reader = SquadReader(TINY, max_seq_length=64, doc_stride=24, max_query_length=24)
+    reader = SquadReader(str(TINY_BERT_DIR), max_seq_length=64, doc_stride=24, max_query_length=24)
     instance = reader.text_to_instance("Who?", "Alice met Bob.", "x")
     assert "answer_span" not in instance.fields and instance["metadata"]["answers"] is None
 
 
 def test_questions_about_the_same_passage_tokenise_it_once(monkeypatch):
-    reader = SquadReader(TINY, max_seq_length=64, doc_stride=24, max_query_length=24)
+    reader = SquadReader(str(TINY_BERT_DIR), max_seq_length=64, doc_stride=24, max_query_length=24)
     calls = []
     tokenize = reader.window_tokenizer.tokenize_passage
     monkeypatch.setattr(reader.window_tokenizer, "tokenize_passage", lambda text: calls.append(text) or tokenize(text))
@@ -237,7 +244,7 @@ def test_questions_about_the_same_passage_tokenise_it_once(monkeypatch):
     first = reader.text_to_instance("Which room?", passage, "a")
     second = reader.text_to_instance("Which maps are from 1605?", "".join(passage), "b")  # equal, not the same object
     assert calls == [passage]
-    fresh = SquadReader(TINY, max_seq_length=64, doc_stride=24, max_query_length=24)
+    fresh = SquadReader(str(TINY_BERT_DIR), max_seq_length=64, doc_stride=24, max_query_length=24)
     for instance, question in ((first, "Which room?"), (second, "Which maps are from 1605?")):
         expected = instance_arrays(fresh.text_to_instance(question, passage))
         arrays = instance_arrays(instance)
@@ -260,7 +267,7 @@ def test_article_selector(tmp_path):
             qa["id"] = "second-" + qa["id"]
     path = tmp_path / "two_articles.json"
     path.write_text(json.dumps(data))
-    reader = SquadReader(TINY, max_seq_length=128, doc_stride=64, max_query_length=24)
+    reader = SquadReader(str(TINY_BERT_DIR), max_seq_length=128, doc_stride=64, max_query_length=24)
     first = [i["metadata"]["id"] for i in reader.read(f"{path}#articles=:1")]
     second = [i["metadata"]["id"] for i in reader.read(f"{path}#articles=1:")]
     assert len(first) == len(second) == 12
@@ -311,14 +318,14 @@ def squad_with(question_changes=None, context=None):
 )
 def test_squad_errors_name_file_and_question(tmp_path, content, message):
     path = write(tmp_path, "broken.json", content)
-    reader = SquadReader(TINY, max_seq_length=64, doc_stride=24, max_query_length=24)
+    reader = SquadReader(str(TINY_BERT_DIR), max_seq_length=64, doc_stride=24, max_query_length=24)
     with pytest.raises(QADataError, match=message) as error:
         list(reader.read(path))
     assert str(path) in str(error.value)
 
 
 def test_missing_file_and_empty_predictor_passage(tmp_path):
-    reader = SquadReader(TINY, max_seq_length=64, doc_stride=24, max_query_length=24)
+    reader = SquadReader(str(TINY_BERT_DIR), max_seq_length=64, doc_stride=24, max_query_length=24)
     with pytest.raises(QADataError, match="cannot read .*nothing.json"):
         list(reader.read(str(tmp_path / "nothing.json")))
     with pytest.raises(QADataError, match="question q9: the passage is empty"):
@@ -328,7 +335,7 @@ def test_missing_file_and_empty_predictor_passage(tmp_path):
 
 
 def test_mrqa_reader_unicode_answers():
-    reader = MrqaReader(TINY, max_seq_length=64, doc_stride=24, max_query_length=24)
+    reader = MrqaReader(str(TINY_BERT_DIR), max_seq_length=64, doc_stride=24, max_query_length=24)
     instances = list(reader.read(MRQA))
     assert len(instances) == 12
     assert reader.stats.answers_at_given_offset == 12 and reader.stats.answers_not_found == 0
@@ -367,7 +374,7 @@ def test_mrqa_sample_in_the_official_format():
 
 def sample_reader():
     # the windows of fixtures/configs/qa/mrqa_sample_tiny.jsonnet (96 wordpieces, step 64)
-    return MrqaReader(TINY, max_seq_length=96, doc_stride=64, max_query_length=24)
+    return MrqaReader(str(TINY_BERT_DIR), max_seq_length=96, doc_stride=64, max_query_length=24)
 
 
 def test_mrqa_sample_labels_are_the_first_inclusive_char_span(tmp_path):
@@ -437,7 +444,7 @@ def test_mrqa_span_text_mismatch_is_counted(tmp_path):
             ],
         }
         path = write(tmp_path, f"end{end}.jsonl", json.dumps({"header": {}}) + "\n" + json.dumps(record) + "\n")
-        reader = MrqaReader(TINY, max_seq_length=64, doc_stride=24, max_query_length=24)
+        reader = MrqaReader(str(TINY_BERT_DIR), max_seq_length=64, doc_stride=24, max_query_length=24)
         arrays = instance_arrays(list(reader.read(path))[0])
         start, end = arrays["answer_span"][0]
         return window_text(arrays, "Alice met Bob in 1932.", 0, start, end), reader.stats.span_text_mismatches
@@ -486,7 +493,7 @@ def test_mrqa_span_text_mismatch_is_counted(tmp_path):
 )
 def test_mrqa_errors(tmp_path, lines, message):
     path = write(tmp_path, "broken.jsonl", "\n".join(lines) + "\n")
-    reader = MrqaReader(TINY, max_seq_length=64, doc_stride=24, max_query_length=24)
+    reader = MrqaReader(str(TINY_BERT_DIR), max_seq_length=64, doc_stride=24, max_query_length=24)
     with pytest.raises(QADataError, match=message) as error:
         list(reader.read(path))
     assert path in str(error.value)
@@ -511,7 +518,7 @@ def test_real_squad_answers_map_back_exactly():
 
 
 def test_answer_longer_than_a_window_is_counted():
-    reader = SquadReader(TINY, max_seq_length=24, doc_stride=8, max_query_length=8)
+    reader = SquadReader(str(TINY_BERT_DIR), max_seq_length=24, doc_stride=8, max_query_length=8)
     passage = "Alice met Bob at the old market near the river bridge on a cold Monday morning in March."
     answer = "Alice met Bob at the old market near the river bridge on a cold Monday morning"
     labels = instance_arrays(
@@ -527,8 +534,8 @@ def test_bad_window_settings_are_configuration_errors():
     from allennlp.common.checks import ConfigurationError
 
     with pytest.raises(ConfigurationError, match="leaves no room for the passage"):
-        SquadReader(TINY, max_seq_length=64, max_query_length=64)
+        SquadReader(str(TINY_BERT_DIR), max_seq_length=64, max_query_length=64)
     with pytest.raises(ConfigurationError, match="smaller than the smallest window capacity"):
-        SquadReader(TINY, max_seq_length=64, doc_stride=40, stride_mode="overlap", max_query_length=24)
+        SquadReader(str(TINY_BERT_DIR), max_seq_length=64, doc_stride=40, stride_mode="overlap", max_query_length=24)
     with pytest.raises(ConfigurationError, match="stride_mode"):
-        SquadReader(TINY, stride_mode="hop")
+        SquadReader(str(TINY_BERT_DIR), stride_mode="hop")

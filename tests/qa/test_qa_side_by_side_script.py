@@ -1,18 +1,18 @@
-"""scripts/qa_side_by_side.py: the run_qa-style labels of its baseline, and its smoke mode end to end."""
+"""evidence/qa_side_by_side.py: the run_qa-style labels of its baseline, and its smoke mode end to end."""
 
 import json
 from pathlib import Path
 
 import pytest
 
-from spanbert_lib.common.testing.repository_files import load_file_module
-
-REPO_ROOT = Path(__file__).resolve().parents[2]
+from tests import REPO_ROOT
 
 
 @pytest.fixture(scope="module")
 def script():
-    return load_file_module(REPO_ROOT / "scripts" / "qa_side_by_side.py")
+    from evidence import qa_side_by_side
+
+    return qa_side_by_side
 
 
 def test_baseline_windows_label_the_answer_or_cls(script, tmp_path):

@@ -8,7 +8,7 @@ import torch
 from allennlp.data import Vocabulary
 
 from spanbert_lib.qa.models import SpanBertQuestionAnswering, null_scores, span_candidate_scores, top_spans
-from tests.conftest import REPO_ROOT
+from tests import TINY_BERT_DIR
 
 NEG = float("-inf")
 CONTEXT = "aa bb cc dd"
@@ -63,7 +63,7 @@ def model_factory():
     vocab = Vocabulary()
 
     def make(**kwargs):
-        model = SpanBertQuestionAnswering(vocab, str(REPO_ROOT / "fixtures" / "tiny_bert"), **kwargs)
+        model = SpanBertQuestionAnswering(vocab, str(TINY_BERT_DIR), **kwargs)
         return model.eval()
 
     return make

@@ -8,7 +8,7 @@ import torch
 from allennlp.common.testing import ModelTestCase
 from allennlp.data import Batch
 
-from tests.conftest import REPO_ROOT
+from tests import REPO_ROOT
 
 CONFIGS = REPO_ROOT / "fixtures" / "configs" / "qa"
 DATA = REPO_ROOT / "fixtures" / "qa"

@@ -13,7 +13,7 @@ from spanbert_lib.commands.squad_eval import evaluate_squad_files
 from spanbert_lib.qa.dataset_readers import QADataError
 from spanbert_lib.qa.metrics import SquadV2Metrics
 from spanbert_lib.qa.metrics.squad_evaluation import evaluate_v2, iter_questions
-from tests.conftest import REPO_ROOT, run_allennlp
+from tests import REPO_ROOT, run_allennlp
 
 CONFIG = REPO_ROOT / "fixtures" / "configs" / "qa" / "squad20_tiny.jsonnet"
 SQUAD20 = REPO_ROOT / "fixtures" / "qa" / "squad20.json"

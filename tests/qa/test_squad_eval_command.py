@@ -13,8 +13,8 @@ from allennlp.commands import main
 
 import spanbert_lib.commands.squad_eval  # noqa: F401  (registers the subcommand)
 from spanbert_lib.commands.squad_eval import evaluate_squad_files
-from spanbert_lib.common.testing import require_external_data
 from spanbert_lib.qa.metrics.squad_evaluation import SquadEvaluationError
+from tests import require_external_data
 
 # h1, h2 answerable, n1, n2 unanswerable (see test_squad_evaluation.py for the arithmetic)
 V2_QUESTIONS = [

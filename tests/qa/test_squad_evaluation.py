@@ -9,7 +9,6 @@ import logging
 import pytest
 import torch
 
-from spanbert_lib.common.testing import require_external_data
 from spanbert_lib.qa.metrics.squad_evaluation import (
     SquadEvaluationError,
     answer_tokens,
@@ -26,6 +25,7 @@ from spanbert_lib.qa.metrics.squad_evaluation import (
     score_question_v2,
 )
 from spanbert_lib.qa.metrics.squad_metrics import SquadV1Metrics, SquadV2Metrics
+from tests import require_external_data
 
 
 def make_dataset(questions):

@@ -10,9 +10,8 @@ from allennlp.data import Batch, Vocabulary
 
 from spanbert_lib.qa.dataset_readers import SquadReader
 from spanbert_lib.qa.models import SpanBertQuestionAnswering, window_word_boundaries
-from tests.conftest import REPO_ROOT
+from tests import REPO_ROOT, TINY_BERT_DIR
 
-TINY = str(REPO_ROOT / "fixtures" / "tiny_bert")
 MINILM = REPO_ROOT / "pretrained" / "all-MiniLM-L6-v2"
 PASSAGE = "He went to Zürich in May."
 # tiny_bert pieces: H ##e we ##n ##t to [UNK] in May . ("Zürich" is one [UNK] piece)
@@ -21,14 +20,14 @@ WE, N, T, TO, ZURICH = 2, 3, 4, 5, 6
 
 @pytest.fixture(scope="module")
 def reader():
-    return SquadReader(TINY, max_seq_length=64, max_query_length=16)
+    return SquadReader(str(TINY_BERT_DIR), max_seq_length=64, max_query_length=16)
 
 
 @pytest.mark.parametrize("model", ["tiny", "minilm"])
 def test_continuation_pieces_neither_start_nor_end_an_answer(model):
     if model == "minilm" and not (MINILM / "tokenizer.json").exists():
         pytest.skip("pretrained/all-MiniLM-L6-v2 is missing (run scripts/bootstrap.sh)")
-    model_dir = TINY if model == "tiny" else str(MINILM)
+    model_dir = str(TINY_BERT_DIR) if model == "tiny" else str(MINILM)
     passage_text = PASSAGE + " Café Zoë in Kraków serves crème brûlée; U.S. rates fell in the 1990s (東京タワー)."
     passage = SquadReader(model_dir).window_tokenizer.tokenize_passage(passage_text)
     tokens = transformers.AutoTokenizer.from_pretrained(model_dir).convert_ids_to_tokens(passage.ids.tolist())
@@ -70,7 +69,9 @@ def forced_answer(reader, monkeypatch, start_scores, end_scores, **model_kwargs)
     batch = Batch([instance])
     batch.index_instances(Vocabulary())
     inputs = batch.as_tensor_dict()
-    model = SpanBertQuestionAnswering(Vocabulary(), TINY, only_max_context_starts=False, **model_kwargs).eval()
+    model = SpanBertQuestionAnswering(
+        Vocabulary(), str(TINY_BERT_DIR), only_max_context_starts=False, **model_kwargs
+    ).eval()
     token_index = inputs["context_token_index"]
 
     def logits(scores):

@@ -1,17 +1,15 @@
 """The shipped TACRED configs: the label list agrees with the code, and the recipe trains with the tiny BERT."""
 
 import json
-from pathlib import Path
 
 import _jsonnet
 from allennlp.commands.train import train_model_from_file
 from allennlp.common import Params
 
 from spanbert_lib.relation.tacred_schema import TACRED_RELATIONS
+from tests import REPO_ROOT, TINY_BERT_DIR
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 CONFIG_DIR = REPO_ROOT / "training_configs" / "relation"
-TINY_BERT = str(REPO_ROOT / "fixtures" / "tiny_bert")
 FIXTURE = str(REPO_ROOT / "fixtures" / "relation" / "tacred_fixture.json")
 
 
@@ -34,8 +32,8 @@ def test_large_config_follows_the_paper():
 def test_cpu_config_trains_with_the_tiny_encoder(tmp_path):
     overrides = json.dumps(
         {
-            "dataset_reader.model_name": TINY_BERT,
-            "model.encoder.token_embedders.tokens.model_name": TINY_BERT,
+            "dataset_reader.model_name": str(TINY_BERT_DIR),
+            "model.encoder.token_embedders.tokens.model_name": str(TINY_BERT_DIR),
             "train_data_path": FIXTURE,
             "validation_data_path": FIXTURE,
             "test_data_path": FIXTURE,

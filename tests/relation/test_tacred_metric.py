@@ -10,8 +10,8 @@ from allennlp.common.checks import ConfigurationError
 from allennlp.data.vocabulary import Vocabulary
 from allennlp.training.metrics import Metric
 
-from spanbert_lib.common.testing import require_external_data
 from spanbert_lib.relation.metrics.tacred_f1 import TacredF1, micro_scores, tacred_score
+from tests import require_external_data
 
 NO = "no_relation"
 

@@ -6,7 +6,7 @@ import tarfile
 from pathlib import Path
 from typing import Any, Callable, Dict, Optional
 
-from tests.conftest import REPO_ROOT
+from tests import REPO_ROOT
 
 TINY_CLASSIFIER_CONFIG = REPO_ROOT / "fixtures" / "configs" / "tiny_classifier.jsonnet"
 

@@ -23,7 +23,7 @@ from spanbert_lib.safeguards.random_states import (
     restore_metric_states,
 )
 from spanbert_lib.safeguards.safe_torch_io import atomic_save, load_weights_only
-from tests.conftest import REPO_ROOT
+from tests import REPO_ROOT
 
 CONFIG = REPO_ROOT / "fixtures" / "configs" / "pretraining" / "spanbert_tiny.jsonnet"
 KILLER = Path(__file__).with_name("training_killer.py")

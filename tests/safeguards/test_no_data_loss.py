@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO_ROOT
+from tests import REPO_ROOT, TINY_BERT_DIR
 from tests.safeguards.in_process import run_command, snapshot, user_error_line
 
 QA_CONFIG = REPO_ROOT / "fixtures" / "configs" / "qa" / "squad11_tiny.jsonnet"
@@ -276,7 +276,7 @@ def qa_run_own_encoder(tmp_path_factory) -> Path:
 
     base = tmp_path_factory.mktemp("qa_own_encoder")
     encoder = base / "encoder"
-    shutil.copytree(REPO_ROOT / "fixtures" / "tiny_bert", encoder)
+    shutil.copytree(TINY_BERT_DIR, encoder)
     overrides = {"dataset_reader.model_name": str(encoder), "model.encoder.model_name": str(encoder)}
     train_model_from_file(str(QA_CONFIG), str(base / "run"), overrides=json.dumps(overrides))
     return base / "run"
@@ -317,7 +317,7 @@ def test_train_force_keeps_the_files_its_config_imports_and_the_encoder_folder(t
         encoding="utf-8",
     )
     encoder = tmp_path / "encoder"
-    shutil.copytree(REPO_ROOT / "fixtures" / "tiny_bert", encoder)
+    shutil.copytree(TINY_BERT_DIR, encoder)
     before = snapshot(tmp_path)
     code, _, err = run_command(monkeypatch, capsys, "train", config, "-s", shared, "-f")
     assert code == 1 and f"holds the input {shared / 'optimizer.libsonnet'}" in user_error_line(err)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from spanbert_lib.safeguards.safe_archives import UnsafeArchiveError, extract_archive_safely, extracted_archive
-from tests.conftest import REPO_ROOT
+from tests import REPO_ROOT
 from tests.safeguards.archive_builders import add_bytes, add_symlink, write_model_archive
 
 

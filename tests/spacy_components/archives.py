@@ -12,7 +12,8 @@ from typing import Dict
 
 from filelock import FileLock
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+from tests import REPO_ROOT
+
 CONFIGS = REPO_ROOT / "fixtures" / "configs"
 
 # the coreference training document, two copies; the text the tests run is the same story

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 import torch
 
-from tests.conftest import REPO_ROOT, run_allennlp
+from tests import REPO_ROOT, run_allennlp
 
 PAGES = ("docs/spacy.md", "docs/onnx.md")
 PYTHON_BLOCK = re.compile(r"^```python\n(.*?)^```$", flags=re.M | re.S)

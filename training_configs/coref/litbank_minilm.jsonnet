@@ -3,7 +3,7 @@
 // spanbert_base.jsonnet) - same model and optimisation scheme, smaller sizes (segments of 256
 // wordpieces, training windows of 2 segments, FFNN 300, 6 epochs). Measured figures, beside
 // allennlp-models, fastcoref and Maverick trained the same way: docs/coref.md (command:
-// scripts/coref_litbank_side_by_side.py).
+// evidence/coref_litbank_side_by_side.py).
 //   allennlp train training_configs/coref/litbank_minilm.jsonnet -s runs/litbank_minilm //     --include-package spanbert_lib
 // Split: the 80 documents sorted by file name, the first 70 train and the next 10 dev
 // (`#files=START:END` slices, see spanbert_lib/common/data_files.py). LitBank has no speakers or

@@ -1,7 +1,7 @@
 // Continued pre-training of a PRETRAINED encoder on your own text with SpanBERT's two heads: the real
 // MiniLM-L6-H384 (uncased, pretrained/all-MiniLM-L6-v2, shipped without an MLM head) gets a masked-LM head
 // tied to its word embeddings and a span boundary (SBO) head, both new, and the whole model trains end to end
-// on geometric span masks. `bash scripts/main.sh` (scripts/main_job.py) runs it on fixtures/corpus minus the
+// on geometric span masks. `bash scripts/main.sh` (evidence/main_job.py) runs it on fixtures/corpus minus the
 // held-out file, once as here (the ADAPTED encoder) and once with `"model.freeze_encoder": true` (the heads
 // on the FROZEN encoder, same steps and masks), then exports the adapted encoder and SBO head
 // (`allennlp export-encoder`) and reuses both in span NER. On your own text:

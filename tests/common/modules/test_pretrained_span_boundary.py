@@ -23,7 +23,7 @@ from spanbert_lib.common.modules import (
 )
 from spanbert_lib.common.modules.entity_aware import EntityAwareEncoder
 from spanbert_lib.common.modules.pretrained_span_boundary import SBO_HEAD_CONFIG, SBO_HEAD_WEIGHTS
-from tests.conftest import REPO_ROOT
+from tests import REPO_ROOT
 
 PRETRAINING_CONFIG = REPO_ROOT / "fixtures" / "configs" / "pretraining" / "spanbert_tiny.jsonnet"
 SPAN_NER_CONFIG = REPO_ROOT / "fixtures" / "configs" / "ner" / "span_ner_pretrained_sbo_tiny.jsonnet"

@@ -3,8 +3,6 @@ The ``spanbert_coref`` reader on the hand-written fixture (expected values worke
 ``fixtures/coref/segmented_document.gold_conll`` by hand), the OntoNotes sample and LitBank.
 """
 
-from pathlib import Path
-
 import pytest
 from allennlp.common import Params
 from allennlp.common.checks import ConfigurationError
@@ -12,7 +10,6 @@ from allennlp.data import Batch, DatasetReader, Vocabulary
 from allennlp.data.data_loaders import MultiProcessDataLoader
 
 from spanbert_lib.common.errors import EmptyInputError, InvalidEncodingError
-from spanbert_lib.common.testing import require_external_data
 from spanbert_lib.common.token_indexers import SegmentedWordpieceIndexer
 from spanbert_lib.coref.conll_format import (
     ConllFormatError,
@@ -20,10 +17,9 @@ from spanbert_lib.coref.conll_format import (
     read_conll_documents,
 )
 from spanbert_lib.coref.dataset_readers import SpanBertCorefReader, clusters_in_document
+from tests import REPO_ROOT, TINY_BERT_DIR, require_external_data
 
-REPO = Path(__file__).resolve().parents[3]
-TINY_BERT = str(REPO / "fixtures" / "tiny_bert")
-FIXTURE = REPO / "fixtures" / "coref" / "segmented_document.gold_conll"
+FIXTURE = REPO_ROOT / "fixtures" / "coref" / "segmented_document.gold_conll"
 
 PART0_WORDS = (
     "Anna told Ben that her old friend from Boston had called . "
@@ -31,6 +27,7 @@ PART0_WORDS = (
     "The friend , who had lived in Boston for many wonderful years near the old harbour "
     "and the quiet river , said that the city was lovely in September ."
 ).split()
+
 PART0_CLUSTERS = [
     [(0, 0), (4, 4), (12, 12)],  # Anna, her, She
     [(2, 2)],  # Ben (singleton)
@@ -42,7 +39,7 @@ PART0_CLUSTERS = [
 
 
 def make_reader(max_segment_len=16, **kwargs) -> SpanBertCorefReader:
-    indexer = SegmentedWordpieceIndexer(TINY_BERT, max_segment_len=max_segment_len)
+    indexer = SegmentedWordpieceIndexer(str(TINY_BERT_DIR), max_segment_len=max_segment_len)
     return SpanBertCorefReader({"tokens": indexer}, **kwargs)
 
 
@@ -219,7 +216,7 @@ def test_from_params_and_configuration_errors():
             {
                 "type": "spanbert_coref",
                 "token_indexers": {
-                    "tokens": {"type": "segmented_wordpiece", "model_name": TINY_BERT, "max_segment_len": 128}
+                    "tokens": {"type": "segmented_wordpiece", "model_name": str(TINY_BERT_DIR), "max_segment_len": 128}
                 },
                 "max_span_width": 10,
                 "max_training_segments": 3,

@@ -2,7 +2,6 @@
 encoder from task parameters (checked on the tiny model's parameter names)."""
 
 import json
-from pathlib import Path
 
 import pytest
 from allennlp.common import Params
@@ -10,14 +9,13 @@ from allennlp.data import Batch, DatasetReader, Vocabulary
 from allennlp.models import Model
 from allennlp.training.optimizers import make_parameter_groups
 
-from spanbert_lib.common.testing import require_external_data
+from tests import REPO_ROOT, require_external_data
 
-REPO = Path(__file__).resolve().parents[3]
-TINY = REPO / "fixtures" / "configs" / "coref" / "spanbert_coref_tiny.jsonnet"
+TINY = REPO_ROOT / "fixtures" / "configs" / "coref" / "spanbert_coref_tiny.jsonnet"
 
 
 def config(name):
-    return Params.from_file(str(REPO / "training_configs" / "coref" / name)).as_dict()
+    return Params.from_file(str(REPO_ROOT / "training_configs" / "coref" / name)).as_dict()
 
 
 @pytest.mark.parametrize(

@@ -17,9 +17,9 @@ from spanbert_lib.coref.models.aligned_matmul import aligned_linear, aligned_siz
 from spanbert_lib.coref.models.coarse_antecedents import SELECTION_ROWS, CoarseAntecedentScorer, bucket_distance
 from spanbert_lib.coref.models.feedforward import FeedForwardScorer
 from spanbert_lib.coref.models.pairwise_scorer import INFERENCE_BLOCK, PairFeatures, PairwiseScorer, SpanMetadata
+from tests import REPO_ROOT
 
-REPO = Path(__file__).resolve().parents[3]
-CONFIG = REPO / "fixtures" / "configs" / "coref" / "spanbert_coref_tiny.jsonnet"
+CONFIG = REPO_ROOT / "fixtures" / "configs" / "coref" / "spanbert_coref_tiny.jsonnet"
 # outputs of commit e7f7b08 (before the inference paths were sped up) for these settings, model seed 0
 RECORDED = json.loads((Path(__file__).parent / "recorded_inference_e7f7b08.json").read_text())
 SETTINGS = {
@@ -35,7 +35,7 @@ def model_and_tensors(overrides, data):
     reader = DatasetReader.from_params(params.pop("dataset_reader"))
     torch.manual_seed(0)
     model = Model.from_params(vocab=Vocabulary(), params=params.pop("model")).eval()
-    batch = Batch(list(reader.read(str(REPO / "fixtures" / "coref" / data))))
+    batch = Batch(list(reader.read(str(REPO_ROOT / "fixtures" / "coref" / data))))
     batch.index_instances(Vocabulary())
     return model, batch.as_tensor_dict()
 

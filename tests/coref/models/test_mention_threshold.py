@@ -11,11 +11,11 @@ import torch
 from allennlp.common import Params
 from allennlp.common.checks import ConfigurationError
 
+from tests import REPO_ROOT
 from tests.coref.models.test_singletons import (
     DATA,
     GOLD_CLUSTER,
     GOLD_SINGLETONS,
-    REPO,
     build,
     overfit,
     tensors,
@@ -93,8 +93,8 @@ def test_trained_with_a_threshold_the_model_keeps_the_mentions_and_predicts_the_
 
 def test_the_litbank_configs_predict_with_the_threshold():
     for name in ("litbank_minilm.jsonnet", "litbank_minilm_coarse.jsonnet"):
-        model = Params.from_file(str(REPO / "training_configs" / "coref" / name))["model"]
+        model = Params.from_file(str(REPO_ROOT / "training_configs" / "coref" / name))["model"]
         assert model["singletons"] is True and model["min_mention_score"] == 0.0, name
     for name in ("spanbert_base.jsonnet", "spanbert_large.jsonnet"):  # OntoNotes: no singletons, top-k as before
-        model = Params.from_file(str(REPO / "training_configs" / "coref" / name))["model"]
+        model = Params.from_file(str(REPO_ROOT / "training_configs" / "coref" / name))["model"]
         assert "min_mention_score" not in model.as_dict(), json.dumps(model.as_dict())

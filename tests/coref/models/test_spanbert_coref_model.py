@@ -5,7 +5,6 @@ training windows, outputs, error messages.
 """
 
 import json
-from pathlib import Path
 
 import pytest
 import torch
@@ -15,10 +14,10 @@ from allennlp.data import Batch, DatasetReader, Vocabulary
 from allennlp.models import Model
 
 from spanbert_lib.coref.models import SpanBertCoreference, decode_clusters
+from tests import REPO_ROOT
 
-REPO = Path(__file__).resolve().parents[3]
-CONFIG = REPO / "fixtures" / "configs" / "coref" / "spanbert_coref_tiny.jsonnet"
-DATA = REPO / "fixtures" / "coref" / "segmented_document.gold_conll"
+CONFIG = REPO_ROOT / "fixtures" / "configs" / "coref" / "spanbert_coref_tiny.jsonnet"
+DATA = REPO_ROOT / "fixtures" / "coref" / "segmented_document.gold_conll"
 POOLER = {
     f"encoder.token_embedder_tokens.segment_encoder.transformer_model.pooler.dense.{name}"
     for name in ("weight", "bias")

@@ -5,7 +5,6 @@ its text helpers on hand-made cases, and the CoNLL prediction writer checked aga
 """
 
 import json
-from pathlib import Path
 
 import pytest
 from allennlp.commands.train import train_model_from_file
@@ -22,10 +21,10 @@ from spanbert_lib.coref.predictors import (
     resolved_text,
     tokenize_text,
 )
+from tests import REPO_ROOT
 
-REPO = Path(__file__).resolve().parents[3]
-CONFIG = REPO / "fixtures" / "configs" / "coref" / "spanbert_coref_tiny.jsonnet"
-DATA = REPO / "fixtures" / "coref" / "segmented_document.gold_conll"
+CONFIG = REPO_ROOT / "fixtures" / "configs" / "coref" / "spanbert_coref_tiny.jsonnet"
+DATA = REPO_ROOT / "fixtures" / "coref" / "segmented_document.gold_conll"
 TEXT = "Anna told Ben that her old friend had called.  She said he would visit.\n\nHe did."
 
 

@@ -1,7 +1,6 @@
 """The entity_typing model: trains/saves/loads with and without entities; logits, loss and metric by hand."""
 
 import copy
-from pathlib import Path
 
 import pytest
 import torch
@@ -12,9 +11,9 @@ from allennlp.data import Vocabulary
 from allennlp.models import Model
 
 from spanbert_lib.common.modules.entity_aware import ENTITY_MASK
-from tests.entity_model_testing import LAST_LAYER_WORD_QUERIES, TINY_BERT, EntityModelTestCase, tensors_of
+from tests import REPO_ROOT, TINY_BERT_DIR
+from tests.entity_model_testing import LAST_LAYER_WORD_QUERIES, EntityModelTestCase, tensors_of
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
 CONFIG = REPO_ROOT / "fixtures" / "configs" / "entity_typing" / "entity_typing_tiny.jsonnet"
 DATA = REPO_ROOT / "fixtures" / "entity_typing" / "open_entity_luke.json"
 LARGE_CONFIG = REPO_ROOT / "training_configs" / "entity_typing" / "open_entity_spanbert_large.jsonnet"
@@ -80,7 +79,7 @@ class TestEntityTyping(EntityModelTestCase):
         output = model(**tensors)
         tokens = tensors["tokens"]["tokens"]
         states = (
-            transformers.AutoModel.from_pretrained(TINY_BERT)
+            transformers.AutoModel.from_pretrained(str(TINY_BERT_DIR))
             .eval()(
                 input_ids=tokens["token_ids"], attention_mask=tokens["mask"].long(), token_type_ids=tokens["type_ids"]
             )

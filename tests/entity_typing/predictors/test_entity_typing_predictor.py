@@ -1,7 +1,5 @@
 """The entity_typing predictor: a sentence and character offsets in, types with probabilities out."""
 
-from pathlib import Path
-
 import pytest
 import torch
 from allennlp.common import Params
@@ -9,7 +7,8 @@ from allennlp.data import DatasetReader, Vocabulary
 from allennlp.models import Model
 from allennlp.predictors import Predictor
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
+from tests import REPO_ROOT
+
 CONFIG = REPO_ROOT / "fixtures" / "configs" / "entity_typing" / "entity_typing_tiny.jsonnet"
 DATA = REPO_ROOT / "fixtures" / "entity_typing" / "open_entity_luke.json"
 

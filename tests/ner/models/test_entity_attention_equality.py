@@ -6,7 +6,6 @@ per sentence, padded words and entities, distinct extra queries so that every bl
 
 import json
 import math
-from pathlib import Path
 
 import pytest
 import torch
@@ -14,9 +13,9 @@ from allennlp.common import Params
 from allennlp.data import DatasetReader, Vocabulary
 
 from spanbert_lib.common.modules.entity_aware.entity_aware_attention import EntityAwareSelfAttention
+from tests import REPO_ROOT
 from tests.entity_model_testing import build_model, tensors_of
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
 CONFIG = REPO_ROOT / "fixtures" / "configs" / "ner" / "span_ner_tiny.jsonnet"
 DATA = {
     "conll": ({}, REPO_ROOT / "fixtures" / "ner" / "conll2003_iob2.txt"),

@@ -1,16 +1,13 @@
 """The shipped span-NER configs: the LitBank MiniLM pair (one switch apart; trains) and CoNLL-2003 large."""
 
 import json
-from pathlib import Path
 
 from allennlp.commands.train import train_model_from_file
 from allennlp.common import Params
 
-from spanbert_lib.common.testing import require_external_data
+from tests import REPO_ROOT, TINY_BERT_DIR, require_external_data
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
 CONFIG_DIR = REPO_ROOT / "training_configs" / "ner"
-TINY_BERT = str(REPO_ROOT / "fixtures" / "tiny_bert")
 LITBANK_FIXTURE = str(REPO_ROOT / "fixtures" / "ner" / "litbank")
 
 
@@ -53,8 +50,8 @@ def test_litbank_split_is_70_and_10_documents():
 def test_litbank_recipe_trains_with_the_tiny_encoder(tmp_path):
     overrides = json.dumps(
         {
-            "dataset_reader.model_name": TINY_BERT,
-            "model.encoder.model_name": TINY_BERT,
+            "dataset_reader.model_name": str(TINY_BERT_DIR),
+            "model.encoder.model_name": str(TINY_BERT_DIR),
             "model.encoder.entity_embedding_dim": 16,
             "train_data_path": LITBANK_FIXTURE,
             "validation_data_path": LITBANK_FIXTURE,

@@ -6,7 +6,6 @@ memory linear in the sentence.
 """
 
 import tracemalloc
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,9 +21,9 @@ from spanbert_lib.ner.models.span_ner import first_rows
 from spanbert_lib.ner.predictors import SpanNerPredictor
 from spanbert_lib.ner.predictors.sentence_windows import central_windows, overlapping_windows
 from spanbert_lib.ner.predictors.span_ner import SentencePlan
+from tests import REPO_ROOT
 from tests.ner.predictors.test_sentence_windows_linear import table_central_windows
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
 CONFIG = REPO_ROOT / "fixtures" / "configs" / "ner" / "span_ner_tiny.jsonnet"
 CONLL = REPO_ROOT / "fixtures" / "ner" / "conll2003_iob2.txt"
 

@@ -1,7 +1,5 @@
 """The span_ner predictor: text / sentences in, entities with word and character offsets out."""
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 import torch
@@ -12,8 +10,8 @@ from allennlp.predictors import Predictor
 
 from spanbert_lib.common.predictors.text_views import join_pretokenized
 from spanbert_lib.ner.predictors import SpanNerPredictor
+from tests import REPO_ROOT
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
 CONFIG = REPO_ROOT / "fixtures" / "configs" / "ner" / "span_ner_tiny.jsonnet"
 CONLL = REPO_ROOT / "fixtures" / "ner" / "conll2003_iob2.txt"
 

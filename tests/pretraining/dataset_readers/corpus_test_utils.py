@@ -3,7 +3,8 @@
 from pathlib import Path
 from typing import List, Union
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
+from tests import REPO_ROOT
+
 FIXTURE_CORPUS = REPO_ROOT / "fixtures" / "corpus"
 
 # [PAD] deliberately not at index 0, so that padding with the pad id is distinguishable from zeros.

@@ -3,21 +3,17 @@ The SemEval-2010 Task 8 reader on the project's sample (MiniLM's uncased WordPie
 wordpiece written out by hand), on malformed files, and on the real training file in ../shared/data.
 """
 
-from pathlib import Path
-
 import pytest
 from allennlp.common.checks import ConfigurationError
 
 from spanbert_lib.common.errors import EmptyInputError, InvalidEncodingError, UserInputError
-from spanbert_lib.common.testing import require_external_data
 from spanbert_lib.relation.dataset_readers import SemEval2010Task8Reader
 from spanbert_lib.relation.dataset_readers.semeval2010 import parse_tagged_sentence, read_semeval_records
 from spanbert_lib.relation.semeval2010_schema import SEMEVAL2010_LABELS
+from tests import REPO_ROOT, TINY_BERT_DIR, require_external_data
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
 MINILM = REPO_ROOT / "pretrained" / "all-MiniLM-L6-v2"
 SAMPLE = str(REPO_ROOT / "fixtures" / "relation" / "semeval2010_sample.txt")
-TINY_BERT = str(REPO_ROOT / "fixtures" / "tiny_bert")
 
 needs_minilm = pytest.mark.skipif(
     not MINILM.is_dir(), reason=f"MiniLM not installed at {MINILM} (scripts/bootstrap.sh)"
@@ -175,7 +171,7 @@ def test_id_ranges(suffix, ids):
 
 
 def test_id_range_errors():
-    reader = SemEval2010Task8Reader(TINY_BERT)
+    reader = SemEval2010Task8Reader(str(TINY_BERT_DIR))
     with pytest.raises(
         EmptyInputError,
         match=r"semeval2010_sample.txt: no SemEval-2010 Task 8 example with an id "
@@ -194,7 +190,7 @@ def test_test_format_without_labels(tmp_path):
         '8001\t"The <e1>burst</e1> was caused by <e2>pressure</e2>."\n8002\t"A <e1>report</e1> on <e2>erosion</e2>."\n',
         encoding="utf-8",
     )
-    instances = list(SemEval2010Task8Reader(TINY_BERT).read(str(path)))
+    instances = list(SemEval2010Task8Reader(str(TINY_BERT_DIR)).read(str(path)))
     assert [i["metadata"]["id"] for i in instances] == ["8001", "8002"]
     assert all("label" not in i.fields for i in instances)
 
@@ -236,28 +232,28 @@ def test_malformed_records_name_file_line_and_problem(tmp_path, lines, message):
     path = tmp_path / "bad.txt"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     with pytest.raises(UserInputError, match=message):
-        list(SemEval2010Task8Reader(TINY_BERT).read(str(path)))
+        list(SemEval2010Task8Reader(str(TINY_BERT_DIR)).read(str(path)))
 
 
 def test_invalid_utf8_names_the_line(tmp_path):
     path = tmp_path / "latin1.txt"
     path.write_bytes(b'1\t"<e1>A</e1> <e2>B</e2>"\nOther\n\n2\t"<e1>caf\xe9</e1> <e2>B</e2>"\nOther\n')
     with pytest.raises(InvalidEncodingError, match=r"latin1.txt:4: invalid UTF-8"):
-        list(SemEval2010Task8Reader(TINY_BERT).read(str(path)))
+        list(SemEval2010Task8Reader(str(TINY_BERT_DIR)).read(str(path)))
 
 
 def test_nominals_that_do_not_fit_are_an_error_naming_the_line(tmp_path):
     path = tmp_path / "long.txt"
     path.write_text('1\t"<e1>A</e1> ' + "word " * 40 + '<e2>B</e2>"\nOther\n', encoding="utf-8")
     with pytest.raises(UserInputError, match=r"long.txt:1: record 1: the two entities and the words between them"):
-        list(SemEval2010Task8Reader(TINY_BERT, max_seq_length=32).read(str(path)))
+        list(SemEval2010Task8Reader(str(TINY_BERT_DIR), max_seq_length=32).read(str(path)))
 
 
 def test_text_to_instance_and_tagged_sentence_parsing():
     tagged = parse_tagged_sentence("<e2>Rain</e2>  soaked the <e1>new   sofa</e1>")
     assert tagged.words == ["Rain", "soaked", "the", "new", "sofa"]
     assert (tagged.e1_span, tagged.e2_span) == ((3, 4), (0, 0))
-    reader = SemEval2010Task8Reader(TINY_BERT)
+    reader = SemEval2010Task8Reader(str(TINY_BERT_DIR))
     instance = reader.text_to_instance("The <e1>burst</e1> was caused by <e2>pressure</e2>.")
     assert "label" not in instance.fields and instance["metadata"]["id"] == "<input>"
     with pytest.raises(UserInputError, match="unknown SemEval-2010 Task 8 label 'Cause'"):
@@ -273,7 +269,9 @@ def test_real_training_file():
     assert all(r.relation in SEMEVAL2010_LABELS for r in records)
     assert {r.relation for r in records} == set(SEMEVAL2010_LABELS)
     dev = list(
-        SemEval2010Task8Reader(TINY_BERT, entity_scheme="entity_mask", max_seq_length=512).read(path + "#ids=6391-6400")
+        SemEval2010Task8Reader(str(TINY_BERT_DIR), entity_scheme="entity_mask", max_seq_length=512).read(
+            path + "#ids=6391-6400"
+        )
     )
     assert [i["metadata"]["id"] for i in dev] == [str(i) for i in range(6391, 6401)]
     assert all(i["tokens"].tokens[i["subject_span"].span_start].text == "[SUBJ-MISC]" for i in dev)

@@ -4,7 +4,7 @@ from allennlp.common import Params
 from allennlp.data import DatasetReader
 
 from spanbert_lib.relation.dataset_readers import SemEval2010Task8Reader
-from tests.conftest import TINY_BERT_DIR
+from tests import TINY_BERT_DIR
 
 
 def test_shared_arguments_reach_the_tacred_base_from_a_config():

@@ -10,26 +10,24 @@ import pytest
 from allennlp.common.checks import ConfigurationError
 from allennlp.data.vocabulary import Vocabulary
 
-from spanbert_lib.common.testing import require_external_data
 from spanbert_lib.relation.dataset_readers import TacredFormatError, TacredReader
 from spanbert_lib.relation.entity_markers import entity_marker_tokens
 from spanbert_lib.relation.tacred_schema import TACRED_ENTITY_TYPES, TACRED_RELATIONS, convert_ptb_token
+from tests import REPO_ROOT, TINY_BERT_DIR, require_external_data
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
-TINY_BERT = str(REPO_ROOT / "fixtures" / "tiny_bert")
 MINILM = REPO_ROOT / "pretrained" / "all-MiniLM-L6-v2"
 FIXTURE = str(REPO_ROOT / "fixtures" / "relation" / "tacred_fixture.json")
 
 
 def read(path, **kwargs):
-    reader = TacredReader(TINY_BERT, **kwargs)
+    reader = TacredReader(str(TINY_BERT_DIR), **kwargs)
     return {instance["metadata"]["id"]: instance for instance in reader.read(path)}
 
 
 def fixture_instance(example_id, **kwargs):
     """One fixture record through ``text_to_instance`` (the other records need not fit the settings)."""
     (record,) = [r for r in json.loads(Path(FIXTURE).read_text()) if r["id"] == example_id]
-    return TacredReader(TINY_BERT, **kwargs).text_to_instance(
+    return TacredReader(str(TINY_BERT_DIR), **kwargs).text_to_instance(
         tokens=record["token"],
         subj_start=record["subj_start"],
         subj_end=record["subj_end"],
@@ -260,12 +258,12 @@ def test_entities_that_cannot_fit_are_an_error_naming_the_example(tmp_path):
     records = [r for r in json.loads(Path(FIXTURE).read_text()) if r["id"] in ("fixture-04", "fixture-10")]
     path = tmp_path / "two.json"
     path.write_text(json.dumps(records))
-    reader = TacredReader(TINY_BERT, max_seq_length=11)
+    reader = TacredReader(str(TINY_BERT_DIR), max_seq_length=11)
     with pytest.raises(TacredFormatError, match=r"'fixture-10'.*two\.json.*10 wordpieces.*max_seq_length 11"):
         list(reader.read(str(path)))
     assert len(pieces(fixture_instance("fixture-10", max_seq_length=12))) == 12
     with pytest.raises(ConfigurationError, match="max_seq_length 2"):
-        TacredReader(TINY_BERT, max_seq_length=2)
+        TacredReader(str(TINY_BERT_DIR), max_seq_length=2)
 
 
 def write_records(tmp_path, *changes):
@@ -305,41 +303,41 @@ def write_records(tmp_path, *changes):
 def test_bad_records_name_example_and_file(tmp_path, change, message):
     path = write_records(tmp_path, change)
     with pytest.raises(TacredFormatError, match=message):
-        list(TacredReader(TINY_BERT).read(path))
+        list(TacredReader(str(TINY_BERT_DIR)).read(path))
 
 
 def test_error_points_at_the_bad_record_after_good_ones(tmp_path):
     path = write_records(tmp_path, {}, {}, {"obj_type": "PLANET"})
     with pytest.raises(TacredFormatError, match=r"'ex-2' \(record 2\) in .*bad\.json: unknown object"):
-        list(TacredReader(TINY_BERT).read(path))
+        list(TacredReader(str(TINY_BERT_DIR)).read(path))
 
 
 def test_unknown_type_is_fine_without_markers_and_missing_keys_are_named(tmp_path):
     path = write_records(tmp_path, {"obj_type": "PLANET"})
-    (instance,) = TacredReader(TINY_BERT, entity_scheme="plain").read(path)
+    (instance,) = TacredReader(str(TINY_BERT_DIR), entity_scheme="plain").read(path)
     assert pieces(instance) == ["[CLS]", "Mary", "came", "to", "Boston", ".", "[SEP]"]
     record = {"id": "x", "token": ["a"], "subj_start": 0}
     path = tmp_path / "missing.json"
     path.write_text(json.dumps([record]))
     missing = r"'x'.*missing key\(s\) subj_end, obj_start, obj_end, subj_type, obj_type"
     with pytest.raises(TacredFormatError, match=missing):
-        list(TacredReader(TINY_BERT).read(str(path)))
+        list(TacredReader(str(TINY_BERT_DIR)).read(str(path)))
 
 
 def test_file_that_is_not_a_list_or_not_json(tmp_path):
     path = tmp_path / "object.json"
     path.write_text('{"token": []}')
     with pytest.raises(TacredFormatError, match=r"object\.json: expected a JSON list"):
-        list(TacredReader(TINY_BERT).read(str(path)))
+        list(TacredReader(str(TINY_BERT_DIR)).read(str(path)))
     path.write_text('[{"token": ]')
     with pytest.raises(TacredFormatError, match=r"object\.json: not valid JSON \(line 1"):
-        list(TacredReader(TINY_BERT).read(str(path)))
+        list(TacredReader(str(TINY_BERT_DIR)).read(str(path)))
     with pytest.raises(ConfigurationError, match="unknown entity_scheme 'masked'"):
-        TacredReader(TINY_BERT, entity_scheme="masked")
+        TacredReader(str(TINY_BERT_DIR), entity_scheme="masked")
 
 
 def test_markers_are_single_special_tokens_after_the_pretrained_vocabulary():
-    reader = TacredReader(TINY_BERT)
+    reader = TacredReader(str(TINY_BERT_DIR))
     instance = read(FIXTURE)["fixture-04"]
     vocab = Vocabulary.from_instances([instance])
     reader.apply_token_indexers(instance)
@@ -452,7 +450,7 @@ def test_sample_typed_markers_and_ptb_with_a_real_vocabulary(sample_dir):
 
 @pytest.mark.external_data
 def test_sample_labels_and_inventories(sample_dir):
-    reader = TacredReader(TINY_BERT)
+    reader = TacredReader(str(TINY_BERT_DIR))
     vocab = Vocabulary()
     vocab.add_tokens_to_namespace(list(TACRED_RELATIONS), "labels")
     for split in ("train", "dev", "test"):

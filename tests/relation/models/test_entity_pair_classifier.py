@@ -2,7 +2,6 @@
 
 import copy
 import json
-from pathlib import Path
 
 import pytest
 import torch
@@ -15,9 +14,9 @@ from allennlp.predictors import Predictor
 
 from spanbert_lib.common.modules.entity_aware import ENTITY_HEAD, ENTITY_TAIL
 from spanbert_lib.relation.tacred_schema import TACRED_RELATIONS
-from tests.entity_model_testing import LAST_LAYER_WORD_QUERIES, TINY_BERT, EntityModelTestCase, tensors_of
+from tests import REPO_ROOT, TINY_BERT_DIR
+from tests.entity_model_testing import LAST_LAYER_WORD_QUERIES, EntityModelTestCase, tensors_of
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
 CONFIG = REPO_ROOT / "fixtures" / "configs" / "relation" / "tiny_entity_pair_classifier.jsonnet"
 DATA = REPO_ROOT / "fixtures" / "relation" / "tacred_fixture.json"
 LARGE_CONFIG = REPO_ROOT / "training_configs" / "relation" / "tacred_luke_spanbert_large.jsonnet"
@@ -77,7 +76,7 @@ class TestEntityPairRelationClassifier(EntityModelTestCase):
         output = model(**tensors)
         tokens = tensors["tokens"]["tokens"]
         states = (
-            transformers.AutoModel.from_pretrained(TINY_BERT)
+            transformers.AutoModel.from_pretrained(str(TINY_BERT_DIR))
             .eval()(
                 input_ids=tokens["token_ids"], attention_mask=tokens["mask"].long(), token_type_ids=tokens["type_ids"]
             )

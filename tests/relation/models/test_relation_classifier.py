@@ -1,7 +1,6 @@
 """The relation classifier trains, saves and loads in both pooling modes; its pieces are checked by hand."""
 
 import copy
-from pathlib import Path
 
 import pytest
 import torch
@@ -14,11 +13,10 @@ from allennlp.models import Model
 
 from spanbert_lib.relation.entity_markers import entity_marker_tokens, marker_description
 from spanbert_lib.relation.models import EntityMarkerAwareEmbedder
+from tests import REPO_ROOT, TINY_BERT_DIR
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
 CONFIG = REPO_ROOT / "fixtures" / "configs" / "relation" / "tiny_relation_classifier.jsonnet"
 DATA = REPO_ROOT / "fixtures" / "relation" / "tacred_fixture.json"
-TINY_BERT = str(REPO_ROOT / "fixtures" / "tiny_bert")
 POOLER = {
     "encoder.token_embedder_tokens.transformer_model.pooler.dense.weight",
     "encoder.token_embedder_tokens.transformer_model.pooler.dense.bias",
@@ -82,7 +80,9 @@ class TestSpanBertRelationClassifier(ModelTestCase):
         params = Params.from_file(str(CONFIG))["model"].as_dict()
         fresh = lambda **changes: Params(copy.deepcopy(dict(params, **changes)))  # noqa: E731
         plain = fresh(
-            encoder={"token_embedders": {"tokens": {"type": "pretrained_transformer", "model_name": TINY_BERT}}}
+            encoder={
+                "token_embedders": {"tokens": {"type": "pretrained_transformer", "model_name": str(TINY_BERT_DIR)}}
+            }
         )
         with pytest.raises(ConfigurationError, match="needs an 'entity_marker_aware' token embedder"):
             Model.from_params(vocab=self.vocab, params=plain)
@@ -95,9 +95,9 @@ class TestSpanBertRelationClassifier(ModelTestCase):
 
 
 def test_marker_rows_are_added_and_initialised_from_descriptions():
-    original = transformers.AutoModel.from_pretrained(TINY_BERT).get_input_embeddings().weight.detach()
-    plain_tokenizer = transformers.AutoTokenizer.from_pretrained(TINY_BERT)
-    embedder = EntityMarkerAwareEmbedder(TINY_BERT)
+    original = transformers.AutoModel.from_pretrained(str(TINY_BERT_DIR)).get_input_embeddings().weight.detach()
+    plain_tokenizer = transformers.AutoTokenizer.from_pretrained(str(TINY_BERT_DIR))
+    embedder = EntityMarkerAwareEmbedder(str(TINY_BERT_DIR))
     weight = embedder.transformer_model.get_input_embeddings().weight.detach()
     markers = entity_marker_tokens()
     assert weight.shape == (519 + len(markers), 32)
@@ -111,8 +111,8 @@ def test_marker_rows_are_added_and_initialised_from_descriptions():
     # distinct roles and types get distinct starting points
     assert not torch.allclose(weight[519 + markers.index("[SUBJ-PERSON]")], weight[519 + markers.index("[OBJ-PERSON]")])
 
-    mean_init = EntityMarkerAwareEmbedder(TINY_BERT, marker_initialisation="mean")
+    mean_init = EntityMarkerAwareEmbedder(str(TINY_BERT_DIR), marker_initialisation="mean")
     mean_weight = mean_init.transformer_model.get_input_embeddings().weight.detach()
     torch.testing.assert_close(mean_weight[519:], original.mean(0).expand(len(markers), 32))
     with pytest.raises(ConfigurationError, match="unknown marker_initialisation 'zeros'"):
-        EntityMarkerAwareEmbedder(TINY_BERT, marker_initialisation="zeros")
+        EntityMarkerAwareEmbedder(str(TINY_BERT_DIR), marker_initialisation="zeros")

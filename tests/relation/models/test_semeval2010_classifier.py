@@ -1,14 +1,12 @@
 """spanbert_relation_classifier on SemEval-2010 Task 8 (tiny BERT): trains, saves, loads, reports the official score."""
 
-from pathlib import Path
-
 import pytest
 from allennlp.common.testing import ModelTestCase
 from allennlp.data import Batch
 
 from spanbert_lib.relation.metrics import semeval2010_official_score
+from tests import REPO_ROOT, TINY_BERT_DIR
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
 CONFIG = REPO_ROOT / "fixtures" / "configs" / "relation" / "tiny_semeval2010_classifier.jsonnet"
 DATA = str(REPO_ROOT / "fixtures" / "relation" / "semeval2010_sample.txt")
 POOLER = {
@@ -49,7 +47,7 @@ def test_minilm_cpu_config_trains_with_the_tiny_encoder(tmp_path):
     from allennlp.commands.train import train_model_from_file
 
     config = REPO_ROOT / "training_configs" / "relation" / "semeval2010_minilm_cpu.jsonnet"
-    tiny = str(REPO_ROOT / "fixtures" / "tiny_bert")
+    tiny = str(TINY_BERT_DIR)
     overrides = json.dumps(
         {
             "dataset_reader.model_name": tiny,

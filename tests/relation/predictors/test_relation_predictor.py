@@ -1,15 +1,13 @@
 """The relation predictor end to end: train the tiny config, archive it, predict from tokens and raw text."""
 
-from pathlib import Path
-
 import pytest
 from allennlp.commands.train import train_model_from_file
 from allennlp.models.archival import load_archive
 from allennlp.predictors import Predictor
 
 from spanbert_lib.relation.predictors import RawTextSpanError, tokenize_with_entities
+from tests import REPO_ROOT
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
 CONFIG = REPO_ROOT / "fixtures" / "configs" / "relation" / "tiny_relation_classifier.jsonnet"
 
 SENTENCE = "Agnes Thornbury was born in Tarrowby's old quarter (Yorkshire)."

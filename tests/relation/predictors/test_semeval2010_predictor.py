@@ -4,7 +4,6 @@ tagged sentences, and ``allennlp evaluate ARCHIVE FILE --predictions-output-file
 """
 
 import json
-from pathlib import Path
 
 import pytest
 from allennlp.commands.train import train_model_from_file
@@ -12,9 +11,8 @@ from allennlp.predictors import Predictor
 
 from spanbert_lib.common.errors import UserInputError
 from spanbert_lib.relation.semeval2010_schema import SEMEVAL2010_LABELS
-from tests.conftest import run_allennlp
+from tests import REPO_ROOT, run_allennlp
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
 CONFIG = REPO_ROOT / "fixtures" / "configs" / "relation" / "tiny_semeval2010_classifier.jsonnet"
 SAMPLE = REPO_ROOT / "fixtures" / "relation" / "semeval2010_sample.txt"
 
