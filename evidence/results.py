@@ -65,7 +65,13 @@ def table(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> Dict[str, Li
 
 
 def write_results(
-    path: Path, title: str, module: str, tables: Dict[str, Dict[str, List]], notes: Sequence[str]
+    path: Path,
+    title: str,
+    module: str,
+    tables: Dict[str, Dict[str, List]],
+    notes: Sequence[str],
+    command: Optional[str] = None,
+    **extra: Any,
 ) -> Dict[str, Any]:
     """
     Writes the results file ``path`` (its folder made when missing) and returns what it holds.
@@ -81,14 +87,19 @@ def write_results(
         ``{name: table(columns, rows)}``.
     notes : `Sequence[str]`
         How to read the tables.
+    command : `str`, optional (default = `None`)
+        The command to record instead of this process's own (a summary of runs that several commands made).
+    **extra : `Any`
+        Further entries (per-seed figures, curves), kept in the file for scripts that read it.
     """
     results = {
         "title": title,
-        "command": command_line(module),
+        "command": command or command_line(module),
         "machine": machine(),
         "date": datetime.date.today().isoformat(),
         "tables": tables,
         "notes": list(notes),
+        **extra,
     }
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
