@@ -23,19 +23,25 @@ TINY_BERT_DIR = REPO_ROOT / "fixtures" / "tiny_bert"
 """The committed tiny BERT (config, safetensors weights, WordPiece tokenizer files)."""
 
 
+REQUIRE_EXTERNAL_DATA = "SPANBERT_LIB_REQUIRE_EXTERNAL_DATA"
+"""Set to 1 (CI does), a test that needs the data folder fails when it is missing instead of being skipped."""
+
+
 def require_external_data(*relative_parts: str) -> Path:
     """
     The path ``<external data>/<relative_parts...>`` (the harness's one resolver, :mod:`evidence.external_data`);
-    skips the calling test (``pytest.skip``) with the reason when the data folder or that path is missing.
+    skips the calling test (``pytest.skip``) with the reason when the data folder or that path is missing, or fails
+    it when ``$SPANBERT_LIB_REQUIRE_EXTERNAL_DATA`` is 1.
     """
     import pytest
 
+    missing = pytest.fail if os.environ.get(REQUIRE_EXTERNAL_DATA, "").strip() == "1" else pytest.skip
     root = external_data_dir()
     if root is None:
-        pytest.skip(missing_data_message(external_data_root(), "external data"))
+        missing(missing_data_message(external_data_root(), "external data"))
     path = root.joinpath(*relative_parts)
     if not path.exists():
-        pytest.skip(f"external data file missing: {path}")
+        missing(f"external data file missing: {path}")
     return path
 
 

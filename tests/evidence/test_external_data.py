@@ -59,3 +59,20 @@ def test_tests_skip_naming_a_missing_file(tmp_path, monkeypatch):
     monkeypatch.setenv(external_data.EXTERNAL_DATA_ENV, str(tmp_path))
     with pytest.raises(pytest.skip.Exception, match="nothing.json"):
         require_external_data("qa", "nothing.json")
+
+
+def test_missing_data_skips_the_test_or_fails_it_where_ci_requires_the_data(tmp_path, monkeypatch):
+    import pytest
+
+    from tests import REQUIRE_EXTERNAL_DATA, require_external_data
+
+    monkeypatch.setenv("SPANBERT_LIB_EXTERNAL_DATA", str(tmp_path / "nowhere"))
+    monkeypatch.delenv(REQUIRE_EXTERNAL_DATA, raising=False)
+    with pytest.raises(pytest.skip.Exception, match="external data not found"):
+        require_external_data("coref", "litbank")
+    monkeypatch.setenv(REQUIRE_EXTERNAL_DATA, "1")
+    with pytest.raises(pytest.fail.Exception, match="external data not found"):
+        require_external_data("coref", "litbank")
+    (tmp_path / "nowhere").mkdir()
+    with pytest.raises(pytest.fail.Exception, match="external data file missing"):
+        require_external_data("coref", "litbank")
