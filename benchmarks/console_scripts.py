@@ -3,7 +3,7 @@ Start-up where users wait for a score: the console scripts ``spanbert-coref-scor
 ``spanbert-squad-eval`` against the subcommands ``allennlp coref-score`` / ``allennlp squad-eval`` on
 the same files, each a fresh process, as a user runs them.
 
-    .venv/bin/python -m benchmarks.console_scripts [--repeats 3] [--json]
+    .venv/bin/python -m benchmarks.console_scripts [--repeats 3] [--json] [--results results/console_scripts.json]
 
 For each command: wall seconds (median of ``--repeats`` runs, one after the other, alternating the two
 programs so that both see the same machine load) and peak RSS (``ru_maxrss`` of the process), the console
@@ -12,6 +12,8 @@ subcommand's time). The outputs of each pair are compared (same standard output 
 
 Files: the coreference fixture pair (``fixtures/coref/multi_part.*``, 3 documents) and the SQuAD 2.0
 fixture with predictions and no-answer probabilities written here (v2.0 evaluation, ``--json``).
+
+The figures are also written to ``results/console_scripts.json`` (``--results``), the table the documentation shows.
 """
 
 import argparse
@@ -25,9 +27,20 @@ from typing import Dict, List, Tuple
 
 from benchmarks.measure import ratio, run_child
 from evidence.repository import REPO_ROOT
+from evidence.results import RESULTS_DIR, table, write_results
 
 GOAL_SECONDS = 1.0
 GOAL_RATIO = 0.25
+RESULTS = RESULTS_DIR / "console_scripts.json"
+COLUMNS = [
+    "console script",
+    "s",
+    "peak RSS MB",
+    "subcommand",
+    "subcommand s",
+    "subcommand peak RSS MB",
+    "time ratio",
+]
 
 
 def timed_run(argv: List[str], cwd: Path) -> Tuple[float, float, int, bytes]:
@@ -51,10 +64,45 @@ def squad_files(directory: Path) -> List[str]:
     return [str(dataset), str(directory / "predictions.json"), "-n", str(directory / "na_probs.json"), "--json"]
 
 
+def results_rows(results: Dict[str, Dict[str, float]]) -> List[List]:
+    """One row per command, as the documentation shows it: the console script and the subcommand, their median
+    seconds and peak RSS, and console script / subcommand seconds."""
+    return [
+        [
+            f"`{r['console_script']}`",
+            round(r["console_s"], 2),
+            round(r["console_rss_mb"]),
+            f"`allennlp {command}`",
+            round(r["subcommand_s"], 2),
+            round(r["subcommand_rss_mb"]),
+            round(r["ratio"], 3),
+        ]
+        for command, r in results.items()
+    ]
+
+
+def save_results(path: Path, results: Dict[str, Dict[str, float]], repeats: int) -> None:
+    write_results(
+        path,
+        "Start-up where users wait for a score: console scripts against the allennlp subcommands",
+        "benchmarks.console_scripts",
+        {"startup": table(COLUMNS, results_rows(results))},
+        [
+            f"median wall seconds of {repeats} runs of each program, fresh processes, the two alternating",
+            "peak RSS: the largest ru_maxrss of the program's runs",
+            "files: fixtures/coref/multi_part.{gold,response}_conll (3 documents); the SQuAD 2.0 fixture with "
+            "predictions and no-answer probabilities (v2.0 evaluation)",
+            "each pair gave the same standard output and exit status",
+        ],
+    )
+    print(f"wrote {path}", file=sys.stderr)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeats", type=int, default=3, help="runs of each program (the median is shown)")
     parser.add_argument("--json", action="store_true", help="print the results as one JSON object")
+    parser.add_argument("--results", type=Path, default=RESULTS, help=f"results file (default {RESULTS})")
     args = parser.parse_args()
     bin_dir = Path(sys.executable).parent
     with tempfile.TemporaryDirectory() as scratch:
@@ -87,6 +135,7 @@ def main() -> None:
                 "console_rss_mb": rss["console"],
                 "console_script": script,
             }
+    save_results(args.results, results, args.repeats)
     if args.json:
         print(json.dumps(results, indent=2))
         return

@@ -59,6 +59,10 @@ it is then reported as ``OOM (> cap)``.
     python -m benchmarks.coref_inference --words 500 2000 --repeats 2 --json results.json
     python -m benchmarks.coref_inference --systems spanbert_coref fastcoref
 
+The table is also written to ``results/coref_inference.json`` (``--results``): one row per document and system, with
+the precision; a run replaces the rows of its precision and keeps the other's (a float32 run and a ``--bf16`` run of
+the same systems make one table).
+
 Text: LitBank documents (``../shared/data/coref/litbank``, or ``$SPANBERT_LIB_EXTERNAL_DATA``)
 concatenated in name order and cut at a sentence end; the novel is ``corpus/gutenberg/`` ``--novel``
 (default Pride and Prejudice), split into sentences and words by spaCy's blank English tokenizer and
@@ -97,6 +101,7 @@ from benchmarks.measure import (
     time_call,
 )
 from evidence.repository import REPO_ROOT
+from evidence.results import RESULTS_DIR, command_line, table, write_results
 
 ENCODER = str(REPO_ROOT / "pretrained" / "all-MiniLM-L6-v2")
 SETTINGS = dict(
@@ -111,6 +116,9 @@ NOVEL_SKIPS = {ALLENNLP: "left out at the novel: it needs 13.6 GB at 8,000 words
 GOAL_WORDS = 8000
 GOAL_VS_ALLENNLP, GOAL_VS_ANCHOR, GOAL_MEMORY_VS_ANCHOR, GOAL_NOVEL_MB = 8.0, 1.5, 0.5, 4096
 WARM_UP = [["Anna", "told", "Ben", "that", "she", "was", "leaving", "."], ["He", "smiled", "."]]
+RESULTS = RESULTS_DIR / "coref_inference.json"
+RESULT_COLUMNS = ["words", "system", "weights", "precision", "prediction s", "words to clusters s", "peak RSS MB"]
+PRECISIONS = ("float32", "bfloat16")
 
 
 def dev_conll_f1(run_dir: Path) -> float:
@@ -755,6 +763,73 @@ def goals(results: List[Dict[str, Any]], novel_words: int) -> List[str]:
     return lines
 
 
+def results_rows(results: List[Dict[str, Any]], precision: str) -> List[List[Any]]:
+    """The measured rows as the documentation shows them (systems not available here left out): prediction seconds
+    (or why there are none), words to clusters, the peak RSS during the prediction."""
+    words_at = {r["words_requested"]: r["words"] for r in results if isinstance(r.get("words"), int)}
+    rows = []
+    for result in results:
+        if "unavailable" in result:
+            continue
+        if result.get("oom"):
+            seconds: Any = f"out of memory (over the {result.get('memory_cap_gb'):g} GB cap)"
+        elif not isinstance(result.get("seconds"), float):
+            seconds = "failed"
+        else:
+            seconds = round(result["seconds"], 2)
+        total, peak = result.get("total_seconds"), result.get("forward_peak_mb")
+        untrained = "untrained heads on MiniLM" if result["system"] in LIBRARY_SYSTEMS else None
+        rows.append(
+            [
+                result.get("words", words_at.get(result["words_requested"], result["words_requested"])),
+                f"`{result['system']}`",
+                f"`{result['model']}`" if result.get("model") else untrained,
+                precision,
+                seconds,
+                round(total, 2) if isinstance(total, float) else None,
+                round(peak) if isinstance(peak, float) else None,
+            ]
+        )
+    return rows
+
+
+def save_results(path: Path, results: List[Dict[str, Any]], args: argparse.Namespace) -> Dict[str, Any]:
+    """Writes the results file: this run's rows for its precision, the other precision's rows kept from the file."""
+    precision = "bfloat16" if args.bf16 else "float32"
+    try:
+        previous = json.loads(path.read_text(encoding="utf-8"))
+        found = previous["tables"]["prediction"]
+        kept = [row for row in found["rows"] if row[3] != precision] if found["columns"] == RESULT_COLUMNS else []
+    except (OSError, ValueError, KeyError, TypeError):
+        previous, kept = {}, []
+    commands = {p: c for p, c in previous.get("commands", {}).items() if p != precision and kept}
+    dates = {p: d for p, d in previous.get("dates", {}).items() if p != precision and kept}
+    commands[precision] = command_line("benchmarks.coref_inference")
+    dates[precision] = time.strftime("%Y-%m-%d")
+    rows = kept + results_rows(results, precision)
+    rows.sort(key=lambda row: PRECISIONS.index(row[3]) if row[3] in PRECISIONS else len(PRECISIONS))
+    order = [p for p in PRECISIONS if p in commands]
+    return write_results(
+        path,
+        "Coreference inference: time and peak memory per document and system",
+        "benchmarks.coref_inference",
+        {"prediction": table(RESULT_COLUMNS, rows)},
+        [
+            f"settings: {SETTINGS}; {args.threads} torch thread(s); each measurement in its own process",
+            f"prediction s: the prediction on prepared inputs, clusters included, best of {args.repeats}; words to "
+            "clusters s: input preparation included",
+            "peak RSS MB: the process's peak resident memory during the prediction, model included",
+            "float32: every system as it is; bfloat16 (--bf16): ours with the encoder's autocast_dtype and "
+            "pair_product_dtype, the others inside torch.autocast",
+            "text: LitBank documents concatenated and cut at a sentence end; the longest, the first words of a novel",
+        ],
+        command=" ; ".join(commands[p] for p in order),
+        commands=commands,
+        date=", ".join(f"{dates[p]} ({p})" for p in order) if len(set(dates.values())) > 1 else dates[precision],
+        dates=dates,
+    )
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--words", type=int, nargs="+", default=[500, 2000, GOAL_WORDS])
@@ -766,6 +841,7 @@ def main(argv=None) -> int:
     parser.add_argument("--memory-limit-gb", type=float, default=16.0)
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per measurement")
     parser.add_argument("--json", help="also write the raw results here")
+    parser.add_argument("--results", type=Path, default=RESULTS, help=f"results file (default {RESULTS})")
     parser.add_argument(
         "--bf16",
         action="store_true",
@@ -818,6 +894,8 @@ def main(argv=None) -> int:
     print(f"total wall time {time.monotonic() - started:.0f} s")
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2))
+    save_results(args.results, results, args)
+    print(f"wrote {args.results}", file=sys.stderr)
     return 0
 
 

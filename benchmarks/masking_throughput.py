@@ -3,27 +3,34 @@ Throughput of SpanBERT span masking (``geometric_span``) against Hugging Face's
 ``DataCollatorForWholeWordMask`` (mlm_probability=0.15) on the same 512-token blocks, one
 CPU thread.
 
-    .venv/bin/python -m benchmarks.masking_throughput [--sequences N] [--batch-size B]
+    .venv/bin/python -m benchmarks.masking_throughput [--sequences N] [--batch-size B] [--results PATH]
 
 Blocks are ``[CLS] 510 wordpieces [SEP]`` cut at word starts from the Gutenberg novels in the
 external data folder (synthetic text when absent), tokenised by the MiniLM BERT WordPiece
 tokenizer. Our masker takes ``word_ids`` as the dataset reader produces them; the row
 "geometric_span + word_ids from ids" also derives them from the ids (``##`` prefixes), which is
-the work the HF collator does inside.
+the work the HF collator does inside. The figures are also written to ``results/masking_throughput.json``
+(``--results``), the table the documentation shows.
 """
 
 import argparse
 import glob
 import os
+import sys
 import warnings
-from typing import Callable, List, Tuple
+from pathlib import Path
+from typing import Callable, Dict, List, Tuple
 
 import numpy as np
 import torch
 
 from benchmarks.measure import format_ratio, ratio, time_call
+from evidence.results import RESULTS_DIR, table, write_results
 
 BLOCK_LENGTH = 512
+RESULTS = RESULTS_DIR / "masking_throughput.json"
+REFERENCE = "HF DataCollatorForWholeWordMask"
+COLUMNS = ["masker", "blocks/s", f"vs {REFERENCE}"]
 
 
 def load_tokenizer():
@@ -102,11 +109,17 @@ def throughput(function: Callable[[int, int], object], num_sequences: int, batch
     return num_sequences / time_call(run).wall_seconds
 
 
+def results_rows(rates: Dict[str, float]) -> List[List]:
+    """One row per masker: blocks of 512 wordpieces per second, and that rate over the HF collator's."""
+    return [[name, round(rate), round(ratio(rate, rates[REFERENCE]), 2)] for name, rate in rates.items()]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sequences", type=int, default=1000, help="number of 512-token blocks (default 1000)")
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--seed", type=int, default=13)
+    parser.add_argument("--results", type=Path, default=RESULTS, help=f"results file (default {RESULTS})")
     args = parser.parse_args()
     torch.set_num_threads(1)
 
@@ -161,9 +174,9 @@ def main() -> None:
     results = {
         "geometric_span (ours)": throughput(ours, args.sequences, args.batch_size),
         "geometric_span + word_ids from ids": throughput(ours_with_word_ids, args.sequences, args.batch_size),
-        "HF DataCollatorForWholeWordMask": throughput(huggingface, args.sequences, args.batch_size),
+        REFERENCE: throughput(huggingface, args.sequences, args.batch_size),
     }
-    baseline = results["HF DataCollatorForWholeWordMask"]
+    baseline = results[REFERENCE]
     for name, rate in results.items():
         print(f"{name:38s} {rate:10.1f} sequences/s   {format_ratio(ratio(rate, baseline)):>7} HF")
 
@@ -175,6 +188,19 @@ def main() -> None:
         f"masked fraction: ours {stats['masked_fraction']:.4f} (mean span {stats['mean_span_length_words']:.2f} "
         f"words), HF {float((hf_labels != -100).sum()) / float((word_ids >= 0).sum()):.4f}"
     )
+    write_results(
+        args.results,
+        "Span masking throughput: geometric_span against Hugging Face's whole-word masking collator",
+        "benchmarks.masking_throughput",
+        {"throughput": table(COLUMNS, results_rows(results))},
+        [
+            f"{args.sequences} blocks of {BLOCK_LENGTH} wordpieces from {source}, batches of {args.batch_size}, "
+            "one torch thread",
+            "geometric_span + word_ids from ids: also derives the word of each wordpiece from the ids, the work the "
+            "HF collator does inside",
+        ],
+    )
+    print(f"wrote {args.results}", file=sys.stderr)
 
 
 if __name__ == "__main__":

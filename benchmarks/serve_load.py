@@ -4,6 +4,7 @@ dynamic batching (the default ``--batch-wait-ms``) and without (``--batch-wait-m
 batching), compared with calling the same predictors directly in one process.
 
     .venv/bin/python -m benchmarks.serve_load [--qa ARCHIVE] [--coref ARCHIVE] [--clients 16] [--requests 10]
+        [--results results/serve_load.json]
 
 For each model:
 
@@ -27,6 +28,8 @@ the real MiniLM encoder (``pretrained/all-MiniLM-L6-v2``; their accuracy is irre
 realistic): QA windows of 384 wordpieces, coreference segments of 128. Inputs: the first SQuAD 1.1
 dev questions of the external data (the fixture questions without it) and paragraphs of the
 project's ``fixtures/corpus`` cut to ``--coref-words`` words.
+
+The figures are also written to ``results/serve_load.json`` (``--results``), the table the documentation shows.
 """
 
 import argparse
@@ -46,9 +49,11 @@ from typing import Any, Dict, List, Tuple
 from benchmarks.measure import format_ratio, ratio, time_call
 from evidence.external_data import external_path
 from evidence.repository import REPO_ROOT, tool
+from evidence.results import RESULTS_DIR, table, write_results
 from evidence.runs import offline_env
 
 MINILM = REPO_ROOT / "pretrained" / "all-MiniLM-L6-v2"
+RESULTS = RESULTS_DIR / "serve_load.json"
 
 
 def percentile(values: List[float], q: float) -> float:
@@ -251,6 +256,61 @@ def one_client_rounds(ports: Dict[str, int], name: str, direct, inputs, rounds: 
     return times
 
 
+def results_columns(clients: int) -> List[str]:
+    return [
+        "model",
+        "direct p50 ms",
+        "1 client p50 ms, unbatched",
+        "1 client p50 ms, batched",
+        "p50 batched / unbatched",
+        f"{clients} clients requests/s, batched",
+        "batched / direct",
+        "unbatched / direct",
+        "errors",
+    ]
+
+
+def results_rows(results: Dict[str, Any], clients: int, coref_words: int) -> List[List[Any]]:
+    """One row per model, as the documentation shows it (the figures of the printed table)."""
+    rows = []
+    for name, label in (("qa", "QA"), ("coref", f"coreference ({coref_words} words)")):
+        r = results[name]
+        unbatched, batched = r[f"unbatched_{clients}_clients"], r[f"batched_{clients}_clients"]
+        rows.append(
+            [
+                label,
+                round(r["direct_p50_ms"]),
+                round(r["unbatched_1_client"]["p50_ms"]),
+                round(r["batched_1_client"]["p50_ms"]),
+                round(r["p50_ratio_batched_vs_unbatched"], 3),
+                round(batched["rps"], 2),
+                round(batched["rps_vs_direct"], 2),
+                round(unbatched["rps_vs_direct"], 2),
+                unbatched["errors"] + batched["errors"],
+            ]
+        )
+    return rows
+
+
+def save_results(path: Path, results: Dict[str, Any], args: argparse.Namespace) -> None:
+    write_results(
+        path,
+        "allennlp serve under load: batched and unbatched servers against calling the predictors directly",
+        "benchmarks.serve_load",
+        {"load": table(results_columns(args.clients), results_rows(results, args.clients, args.coref_words))},
+        [
+            f"QA and coreference models on MiniLM, {args.threads} torch thread(s) on each side, clients on loopback; "
+            f"QA inputs: {results['qa_inputs']}",
+            "unbatched: allennlp serve --batch-wait-ms 0; batched: the default batching window",
+            f"one client: {args.sequential} requests a round, each sent directly, then to each server; "
+            f"{args.clients} clients: {args.requests} requests each a round; {args.rounds} rounds",
+            "batched / direct and unbatched / direct: requests/s at the clients over the rate of direct calls",
+            "errors: answers other than 200 and failed connections, both servers",
+        ],
+    )
+    print(f"wrote {path}", file=sys.stderr)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--qa", type=Path, default=None, help="QA archive (default: trained here)")
@@ -263,6 +323,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1, help="torch threads, here and in the servers")
     parser.add_argument("--port", type=int, default=8765, help="the unbatched server's; the batched one's is +1")
     parser.add_argument("--json", action="store_true", help="print the results as one JSON object")
+    parser.add_argument("--results", type=Path, default=RESULTS, help=f"results file (default {RESULTS})")
     args = parser.parse_args()
     import logging
     import warnings
@@ -338,6 +399,7 @@ def main() -> None:
                 process.terminate()
             for process in servers.values():
                 process.wait(timeout=30)
+    save_results(args.results, results, args)
     if args.json:
         print(json.dumps(results, indent=2))
         return

@@ -23,7 +23,7 @@ the encoder runs over (padding included): ``B x L`` without entities, ``passes x
 pass)`` with them - the cost LUKE's one-entity-per-span design pays. A token costs about the same
 either way, so ``use_entities=true`` runs at about ``B x L / (passes x (L + P))`` of the plain
 encoder's spans/s whatever the implementation: 0.11 at 20 words, 0.07 at 40. After each size the script
-prints that ratio beside the goal of issue #23 (>= 0.25x) and beside the bound the positions allow.
+prints that ratio beside a goal of 0.25x and beside the bound the positions allow.
 
 Encoder: MiniLM-L6-H384 (``pretrained/all-MiniLM-L6-v2``) when present, else the tiny test BERT.
 Words: LitBank NER sentences (``../shared/data/ner/litbank`` or ``$SPANBERT_LIB_EXTERNAL_DATA``) cut
@@ -31,6 +31,9 @@ to exactly ``--words`` words, else synthetic words. Threads: ``--threads`` (defa
 
     python -m benchmarks.span_ner_throughput                          # 20 and 40 words, ~1-2 minutes
     python -m benchmarks.span_ner_throughput --words 20 --batch-size 4 --json out.json
+
+Writes the results file (``--results``, default ``results/span_ner_throughput.json``): a row per sentence length
+and system, and per sentence length the entity-aware / plain spans/s beside the bound the positions allow.
 """
 
 import argparse
@@ -46,9 +49,10 @@ import torch
 from benchmarks.measure import best_of, format_ratio, ratio
 from evidence.external_data import external_path
 from evidence.repository import REPO_ROOT
+from evidence.results import RESULTS_DIR, table, write_results
 
 LABELS = ("O", "PER", "ORG", "LOC", "MISC")
-ENTITY_GOAL = 0.25  # issue #23: entity-aware spans/s at least this share of the plain encoder's
+ENTITY_GOAL = 0.25  # the goal: entity-aware spans/s at least this share of the plain encoder's
 
 
 def default_encoder() -> str:
@@ -178,6 +182,47 @@ def forward_with_spans(model, batch: Tokenized, spans: torch.Tensor):
     return model(tokens=batch.text_field(), spans=spans)
 
 
+def _shown(path: str) -> str:
+    resolved = Path(path).resolve()
+    return str(resolved.relative_to(REPO_ROOT)) if resolved.is_relative_to(REPO_ROOT) else path
+
+
+def results_tables(results: List[Dict]) -> Dict[str, Dict[str, List]]:
+    """``throughput``: a row per sentence length and system; ``entity_aware``: per length, entity-aware / plain
+    spans/s beside the bound the encoder positions allow."""
+    rows, ratios = [], []
+    for result in results:
+        for name, values in result["systems"].items():
+            rows.append(
+                [
+                    result["words"],
+                    name,
+                    values["spans"],
+                    values["encoder_tokens"],
+                    round(values["forward_seconds"], 3),
+                    round(values["spans_per_second"]),
+                    round(values["ratio_to_allennlp"], 3),
+                    round(values["cpu_ratio_to_allennlp"], 3),
+                ]
+            )
+        ratios.append(
+            [
+                result["words"],
+                round(result["entity_aware_to_plain"], 3),
+                round(result["position_bound"], 3),
+                result["same_logits_without_entities"],
+            ]
+        )
+    columns = ["words", "system", "spans", "encoder positions", "forward s", "spans/s", "vs allennlp", "CPU ratio"]
+    return {
+        "throughput": table(columns, rows),
+        "entity_aware": table(
+            ["words", "entity-aware / plain spans/s", "position bound", "same logits as allennlp without entities"],
+            ratios,
+        ),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--words", type=int, nargs="+", default=[20, 40], help="words per sentence")
@@ -187,7 +232,13 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--encoder", default=default_encoder())
-    parser.add_argument("--json", help="also write the results to this file")
+    parser.add_argument("--json", help="also write the raw measurements to this file")
+    parser.add_argument(
+        "--results",
+        type=Path,
+        default=RESULTS_DIR / "span_ner_throughput.json",
+        help="the results file (default results/span_ner_throughput.json)",
+    )
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     import logging
@@ -291,6 +342,23 @@ def main() -> None:
                 "position_bound": token_bound,
             }
         )
+    write_results(
+        args.results,
+        "Span NER throughput on the CPU: candidate spans per second of enumeration and forward, this library's "
+        "span_ner against allennlp's enumerate_spans + EndpointSpanExtractor",
+        "benchmarks.span_ner_throughput",
+        results_tables(results),
+        [
+            f"encoder {_shown(args.encoder)}; {args.threads} torch thread(s); batches of {args.batch_size} sentences; "
+            f"max_span_width {args.max_span_width}; max_entities_per_pass {args.max_entities_per_pass}; best of "
+            f"{args.repeats} after a warm-up; tokenisation done beforehand and not timed",
+            "spans/s: spans over enumeration + forward seconds (wall clock); CPU ratio: spans per forward CPU second "
+            "against allennlp's; encoder positions: B x L without entities, passes x (L + entities a pass) with them",
+            "position bound: the plain encoder's positions over the entity-aware model's, what the design allows",
+        ],
+        measured=results,
+    )
+    print(f"wrote {args.results}")
     if args.json:
         Path(args.json).write_text(
             json.dumps(

@@ -17,19 +17,24 @@ against epochs and against training CPU minutes, for every run folder of the giv
 - every other finished run (allennlp-models): its final score alone.
 
 Writes ``OUT/curves.json`` (default ``outputs/coref_litbank_curves``) and a PNG (``--png``, default
-``OUT/curves.png``), and prints one line per curve.
+``OUT/curves.png``), and prints one line per curve. The table the documentation shows goes to a results file
+(``--results``; default ``results/coref_litbank_curves.json``, or ``OUT/results.json`` when ``--out`` is given): one row
+per system and number of epochs over the runs with a learning curve, dev CoNLL F1 every ``--table-every`` epochs and
+the final model's scores and training CPU, each the mean of the runs' seeds.
 """
 
 import argparse
+import statistics
 import sys
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Sequence
 
 from evidence.coref_litbank_side_by_side import (
     ADAPTER_RECORD,
     BY_KEY,
     COST_FILE,
     DATA,
+    DISPLAY,
     FULL,
     PREDICTIONS,
     ScoringFailed,
@@ -45,7 +50,9 @@ from evidence.learning_curves import (
     validation_points,
 )
 from evidence.repository import REPO_ROOT
+from evidence.results import RESULTS_DIR, table, write_results
 
+RESULTS = RESULTS_DIR / "coref_litbank_curves.json"
 Point = Dict[str, Any]  # epoch, cpu_minutes, with_singletons, without_singletons (None where not measured)
 
 
@@ -172,11 +179,94 @@ def describe(curve: Dict[str, Any]) -> str:
     return f"{curve['folder']}: epoch:F1 {shown or '-'}; final {final}"
 
 
+def mean(values: Sequence[Optional[float]], digits: int = 2) -> Optional[float]:
+    present = [value for value in values if value is not None]
+    return round(statistics.mean(present), digits) if present else None
+
+
+def curves_table(curves: List[Dict[str, Any]], every: int = 2) -> Dict[str, List]:
+    """
+    One row per system and number of epochs, over its runs with a learning curve (two points or more; a run with a
+    final score only is in the side-by-side's table): the seeds, dev CoNLL F1 (key with singletons) after every
+    ``every`` epochs, the final model's CoNLL F1 with and without singletons and its training CPU minutes, each the
+    mean over the seeds (None where no run has the figure).
+    """
+    groups: Dict[tuple, List[Dict[str, Any]]] = {}
+    for curve in curves:
+        if sum(point.get("with_singletons") is not None for point in curve["points"]) >= 2:
+            groups.setdefault((curve["key"], curve["epochs"]), []).append(curve)
+    order = list(BY_KEY)
+    keys = sorted(groups, key=lambda key: (order.index(key[0]), key[1]))
+    last = max((epochs for _, epochs in keys), default=0)
+    marks = list(range(every, last + 1, every))
+    rows = []
+    for key, epochs in keys:
+        runs = sorted(groups[(key, epochs)], key=lambda curve: curve["seed"])
+        at = [
+            mean(
+                [
+                    next((p["with_singletons"] for p in run["points"] if p["epoch"] == mark), None)
+                    for run in runs
+                    if mark <= epochs
+                ]
+            )
+            for mark in marks
+        ]
+        finals = [run["final"] or {} for run in runs]
+        rows.append(
+            [
+                DISPLAY[BY_KEY[key].label],
+                " / ".join(str(run["seed"]) for run in runs),
+                epochs,
+                *at,
+                mean([final.get("with_singletons") for final in finals]),
+                mean([final.get("without_singletons") for final in finals]),
+                mean([final.get("cpu_minutes") for final in finals], 1),
+            ]
+        )
+    columns = [
+        "system",
+        "seeds",
+        "epochs",
+        *(f"epoch {mark}" for mark in marks),
+        "final model",
+        "final model, without singletons",
+        "training CPU min",
+    ]
+    return table(columns, rows)
+
+
+def save_results(path: Path, curves: List[Dict[str, Any]], every: int) -> None:
+    write_results(
+        path,
+        "LitBank coreference learning curves: dev CoNLL F1 after every few epochs of training",
+        "evidence.coref_litbank_curves",
+        {"curves": curves_table(curves, every)},
+        [
+            "dev CoNLL F1 against LitBank's key with its singletons, by this library's scorer; this library's runs: "
+            "the trainer's validation after every epoch; the other tools: their dev predictions every few epochs "
+            "(--curve-every), scored the same way",
+            "final model: what the run kept (ours: the epoch with the best dev CoNLL F1; the other tools: the last)",
+            "every figure is the mean over the seeds named; training CPU minutes leave the curve's predictions out",
+            "a schedule decays the learning rate over the whole run, so epoch 6 of a 12-epoch run is not a 6-epoch run",
+        ],
+        curves=curves,
+    )
+    print(f"wrote {path}", file=sys.stderr)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.strip().split("\n\n")[0])
     parser.add_argument("outputs", type=Path, nargs="+", help="coref_litbank_side_by_side.py output folders")
     parser.add_argument("--data", type=Path, default=DATA[FULL], help="litbank_export.py's folder (the dev keys)")
-    parser.add_argument("--out", type=Path, default=REPO_ROOT / "outputs" / "coref_litbank_curves")
+    parser.add_argument("--out", type=Path, default=None, help="default outputs/coref_litbank_curves")
+    parser.add_argument(
+        "--results",
+        type=Path,
+        default=None,
+        help=f"results file (default {RESULTS.relative_to(REPO_ROOT)}, or OUT/results.json when --out is given)",
+    )
+    parser.add_argument("--table-every", type=int, default=2, help="the results table's epochs: every N (default 2)")
     parser.add_argument("--png", type=Path, default=None, help="default OUT/curves.png")
     plain = [key for key, system in BY_KEY.items() if not system.overrides]
     parser.add_argument(
@@ -187,6 +277,8 @@ def main() -> int:
         help=f"default: {' '.join(plain)} (not the variants of our configs with an option off)",
     )
     args = parser.parse_args()
+    results = args.results or (RESULTS if args.out is None else args.out / "results.json")
+    args.out = args.out or REPO_ROOT / "outputs" / "coref_litbank_curves"
     missing = [str(output) for output in args.outputs if not output.is_dir()]
     if missing:
         sys.exit(
@@ -200,6 +292,7 @@ def main() -> int:
         (ScoringFailed, OSError, ValueError, KeyError),
     )
     save_curves(args.out, args.png or args.out / "curves.png", curves, skipped, plot, describe)
+    save_results(results, curves, args.table_every)
     return 0
 
 

@@ -11,7 +11,9 @@ same number of epochs (6, as ours), and predict the same dev documents (the next
 written as CoNLL and scored by the library's scorer (what ``allennlp coref-score`` runs) against the dev key WITH
 LitBank's singletons and WITHOUT them (one-mention clusters left out of key and response alike;
 ``evidence/baselines/score_predictions.py``). Prints per-seed rows and mean ± std of every finished run in ``OUT``
-(whichever command ran it); writes them to ``OUT/side_by_side.json``.
+(whichever command ran it); writes them to ``OUT/side_by_side.json``, and the tables the documentation shows to a
+results file (``--results``; default ``results/coref_litbank.json`` for the full runs in the default folder,
+``OUT/results.json`` otherwise).
 
     .venv/bin/python -m evidence.coref_litbank_side_by_side [--seeds 1 2 3] [--parallel 1] [--out outputs/coref_litbank]
     .venv/bin/python -m evidence.coref_litbank_side_by_side --systems ours fcoref       # a subset
@@ -62,8 +64,10 @@ from evidence.anchors import (
 )
 from evidence.external_data import config_data_overrides, external_path, require
 from evidence.repository import REPO_ROOT, module_command, tool
+from evidence.results import RESULTS_DIR, write_results
+from evidence.results import table as results_table
 from evidence.runs import Run, RunFailed, RunResult, finished, run_all
-from evidence.summary import mean_std, seed_overrides, seed_table
+from evidence.summary import format_mean_std, mean_std, seed_overrides, seed_table
 
 CONFIG = "training_configs/coref/litbank_minilm.jsonnet"
 COARSE_CONFIG = "training_configs/coref/litbank_minilm_coarse.jsonnet"
@@ -397,6 +401,176 @@ def table(results: Dict[str, Dict[int, Dict[str, Any]]], markdown: bool = False)
     return seed_table(rows, COLUMNS, markdown=markdown)
 
 
+# ---------------------------------------------------------------- the results file (what the documentation shows)
+
+
+RESULTS = RESULTS_DIR / "coref_litbank.json"
+# how the documentation names each system
+DISPLAY = {
+    OURS: "`spanbert_coref` (`litbank_minilm.jsonnet`)",
+    OURS_TOPK: "`spanbert_coref`, top 0.4 spans per word",
+    OURS_COARSE: "`spanbert_coref`, one antecedent score (`litbank_minilm_coarse.jsonnet`)",
+    OURS_COARSE_TOPK: "one antecedent score, top 0.4 spans per word",
+    THEIRS: "allennlp-models `coref`",
+    FCOREF: "fastcoref F-coref",
+    LINGMESS: "fastcoref LingMess",
+    MAVERICK: "Maverick `mes`",
+}
+SYSTEMS_COLUMNS = [
+    "system",
+    "seeds",
+    "CoNLL F1 with singletons",
+    "per seed",
+    "without singletons",
+    "MUC",
+    "B3",
+    "CEAFe",
+    "training CPU min",
+    "dev prediction s",
+    "peak RSS GB",
+]
+OPTIONS_COLUMNS = [
+    "configuration",
+    "`fine_scoring`",
+    "`min_mention_score`",
+    "CoNLL F1 with singletons",
+    "without singletons",
+    "training CPU min",
+    "dev prediction s",
+]
+# (system, fine_scoring, min_mention_score) of the configurations the options table compares
+OPTIONS = (
+    (OURS, "`true`", "`0.0`"),
+    (OURS_TOPK, "`true`", "`null`"),
+    (OURS_COARSE, "`false`", "`0.0`"),
+    (OURS_COARSE_TOPK, "`false`", "`null`"),
+)
+PUBLISHED_COLUMNS = ["system", "encoder", "split", "CoNLL F1", "reference"]
+PUBLISHED = [
+    [
+        "Maverick `mes` (`sapienzanlp/maverick-mes-litbank`)",
+        "DeBERTa-v3-large, about 500M parameters in all",
+        "LitBank's official split, trained to convergence",
+        78.0,
+        "Martinelli, Barba and Navigli, *Maverick: Efficient and Accurate Coreference Resolution Defying Recent "
+        "Trends*, ACL 2024",
+    ]
+]
+
+
+def mean_of(values: Sequence[Optional[float]], scale: float = 1.0, digits: int = 1) -> Optional[float]:
+    """The mean of the values present, divided by ``scale`` and rounded; None when none is."""
+    mean = mean_std(values)["mean"]
+    return None if mean is None else round(mean / scale, digits)
+
+
+def f1_cells(per_seed: Dict[int, Dict[str, Any]], key: str, best: Optional[float]) -> str:
+    """``"51.5 ± 0.5"`` of a CoNLL F1 over the seeds, the mean in bold where it is the best of its column."""
+    stats = mean_std([run[key]["conll_f1"] for run in per_seed.values()])
+    text = format_mean_std(stats, 1)
+    if best is not None and stats["mean"] is not None and round(stats["mean"], 1) == best:
+        text = text.replace(f"{stats['mean']:.1f}", f"**{stats['mean']:.1f}**", 1)
+    return text
+
+
+def results_tables(results: Dict[str, Dict[int, Dict[str, Any]]]) -> Dict[str, Dict[str, List]]:
+    """
+    The tables of the results file: ``systems`` (every system as shipped, mean ± sample std over its seeds, per seed,
+    costs as means), ``options`` (our two configs with ``min_mention_score`` and without it) and ``published``
+    (LitBank figures published elsewhere, and ours beside them).
+    """
+    shown = [system.label for system in SYSTEMS if not system.overrides and system.label in results]
+
+    def best(key: str, labels: Sequence[str]) -> Optional[float]:
+        means = [mean_of([run[key]["conll_f1"] for run in results[label].values()]) for label in labels]
+        return max((mean for mean in means if mean is not None), default=None)
+
+    def row_costs(per_seed: Dict[int, Dict[str, Any]]) -> List[Optional[float]]:
+        runs = per_seed.values()
+        return [
+            mean_of([run.get("cpu_seconds") for run in runs], 60),
+            mean_of([run.get("predict_seconds") for run in runs]),
+        ]
+
+    best_with, best_without = best("gold_with_singletons", shown), best("gold_without_singletons", shown)
+    systems = []
+    for label in shown:
+        per_seed = dict(sorted(results[label].items()))
+        runs = per_seed.values()
+        systems.append(
+            [
+                DISPLAY[label],
+                " / ".join(str(seed) for seed in per_seed),
+                f1_cells(per_seed, "gold_with_singletons", best_with),
+                " / ".join(f"{run['gold_with_singletons']['conll_f1']:.1f}" for run in runs),
+                f1_cells(per_seed, "gold_without_singletons", best_without),
+                *(
+                    mean_of([run["gold_with_singletons"][metric] for run in runs])
+                    for metric in ("muc", "bcub", "ceafe")
+                ),
+                *row_costs(per_seed),
+                mean_of([run.get("peak_rss_mb") for run in runs], 1024),
+            ]
+        )
+    options = [
+        [
+            DISPLAY[label],
+            fine,
+            threshold,
+            f1_cells(results[label], "gold_with_singletons", None),
+            f1_cells(results[label], "gold_without_singletons", None),
+            *row_costs(results[label]),
+        ]
+        for label, fine, threshold in OPTIONS
+        if label in results
+    ]
+    published = [list(row) for row in PUBLISHED]
+    if OURS in results:
+        ours = mean_of([run["gold_with_singletons"]["conll_f1"] for run in results[OURS].values()])
+        published.append(
+            [
+                f"{DISPLAY[OURS]}, this page",
+                "MiniLM-L6-H384, 22M parameters",
+                "LitBank's first 70 documents train for 6 epochs, the next 10 are scored",
+                ours,
+                "the table above",
+            ]
+        )
+    return {
+        "systems": results_table(SYSTEMS_COLUMNS, systems),
+        "options": results_table(OPTIONS_COLUMNS, options),
+        "published": results_table(PUBLISHED_COLUMNS, published),
+    }
+
+
+def save_results(path: Path, budget: Budget, results: Dict[str, Dict[int, Dict[str, Any]]]) -> Dict[str, Any]:
+    """The results file of the finished runs (:func:`results_tables`), their per-seed figures kept beside."""
+    return write_results(
+        path,
+        "LitBank coreference: this library beside the other tools, each retrained here from MiniLM",
+        "evidence.coref_litbank_side_by_side",
+        results_tables(results),
+        [
+            f"LitBank files sorted by name: {budget.train_files} train, {budget.dev_files} are scored (dev); every "
+            f"system trained from MiniLM-L6-H384 for {budget.epochs} epochs with its own trainer, one torch thread",
+            "CoNLL F1 = mean of MUC, B3 and CEAFe F1, by this library's scorer (reference scorer v8.01 semantics); "
+            "with singletons: LitBank's key as it is; without: one-mention clusters dropped from key and response",
+            "mean ± sample standard deviation over the seeds; MUC / B3 / CEAFe (key with singletons), training CPU "
+            "minutes, dev prediction seconds (10 documents, model loaded) and peak RSS are means over the seeds",
+            "a seed sets allennlp's random, numpy and torch seeds and the training windows' seed, or the other "
+            "tools' --seed",
+        ],
+        summary=summarise(results),
+    )
+
+
+def default_results(args, budget: Budget, default_out: Path) -> Path:
+    """``results/coref_litbank.json`` for the full runs in the default folder, ``OUT/results.json`` otherwise."""
+    if args.results is not None:
+        return args.results
+    return RESULTS if budget.trains_like(FULL) and args.out == default_out else args.out / "results.json"
+
+
 # ---------------------------------------------------------------- main
 
 
@@ -453,8 +627,8 @@ def main() -> int:
         "--epochs",
         type=int,
         default=None,
-        help=f"every system trains this many epochs instead of {FULL.epochs} (an anchor's fair chance; default "
-        "--out then outputs/coref_litbank_epochs<N>)",
+        help=f"every system trains this many epochs instead of {FULL.epochs} (more training for the other tools; "
+        "default --out then outputs/coref_litbank_epochs<N>)",
     )
     parser.add_argument(
         "--curve-every",
@@ -464,6 +638,13 @@ def main() -> int:
         "(python -m evidence.coref_litbank_curves plots it; ours validate every epoch anyway)",
     )
     parser.add_argument("--summarise-only", action="store_true", help="print the table of the finished runs")
+    parser.add_argument(
+        "--results",
+        type=Path,
+        default=None,
+        help=f"results file (default {RESULTS.relative_to(REPO_ROOT)} for the full runs in the default --out, "
+        "else OUT/results.json)",
+    )
     args = parser.parse_args()
     preset = SMALL if args.small else FULL
     budget = replace(
@@ -474,7 +655,8 @@ def main() -> int:
     )
     args.seeds = args.seeds or ([1] if args.small else [1, 2, 3])
     name = "coref_litbank" + ("_small" if args.small else "") + (f"_epochs{args.epochs}" if args.epochs else "")
-    args.out = (args.out or REPO_ROOT / "outputs" / name).resolve()
+    default_out = (REPO_ROOT / "outputs" / name).resolve()
+    args.out = (args.out or default_out).resolve()
     args.data = (args.data or DATA[preset]).resolve()
     require("coref/litbank", "LitBank")
     systems = [BY_KEY[key] for key in BY_KEY if key in args.systems]
@@ -516,6 +698,10 @@ def main() -> int:
     print(table(ordered))
     for line in left_out:
         print(f"left out: {line}")
+    if ordered:
+        results_path = default_results(args, budget, default_out)
+        save_results(results_path, budget, ordered)
+        print(f"wrote {results_path}", file=sys.stderr)
     for failure in failures:
         print(f"FAILED: {failure.splitlines()[0]}", file=sys.stderr)
     return 1 if failures else 0

@@ -12,7 +12,9 @@ every training; allennlp's own output goes to ``OUT/job.log``):
 5. ``allennlp export-encoder``: the adapted encoder, its tokenizer and the SBO head -> ``OUT/encoder``;
 6. span NER reusing both (``pretrained_span_boundary`` span extractor) on the LitBank-format fixture:
    a short training, then allennlp's evaluation of the trained model (``test_*`` of ``OUT/ner/metrics.json``);
-7. ``OUT/summary.json``.
+7. ``OUT/summary.json``, and the results file (``--results``; default ``results/main_job.json`` for the job as
+   shipped, on the fixture corpus into ``outputs/main_job``, else ``OUT/results.json``): the held-out table and
+   the stages' seconds.
 
     python -m evidence.main_job [--corpus fixtures/corpus] [--heldout FILE] [--documents blank_line|file]
                                [--steps 240] [--out outputs/main_job]
@@ -25,6 +27,7 @@ import contextlib
 import json
 import os
 import resource
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -32,11 +35,13 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, TextIO, Tuple
 
 from evidence import main_job_report
 from evidence.repository import REPO_ROOT
+from evidence.results import RESULTS_DIR, command_line, table, write_results
 
 CONFIG = "training_configs/pretraining/minilm_adapt_cpu.jsonnet"
 NER_CONFIG = "fixtures/configs/ner/span_ner_pretrained_sbo_minilm.jsonnet"
 DEFAULT_CORPUS = "fixtures/corpus"
 DEFAULT_HELDOUT = "fixtures/corpus/encyclopedia_tarrowby.txt"
+DEFAULT_STEPS, DEFAULT_OUT = 240, "outputs/main_job"
 # the stages that count one unit of the bar (the trainings count their optimizer steps)
 UNIT_STAGES = ("masking statistics", "held-out evaluation", "export", "summary")
 
@@ -273,6 +278,28 @@ def run(args: argparse.Namespace) -> int:
     job.bar.close()
 
     main_job_report.print_report(summary)
+    results_file = Path(args.results) if args.results else default_results_path(args)
+    write_results(
+        results_file,
+        "The main job: MLM and SBO heads trained on the frozen encoder and with the encoder adapted, held-out "
+        "accuracy and perplexity against the unigram baseline",
+        "evidence.main_job",
+        {
+            "heldout": table(main_job_report.HELDOUT_COLUMNS, main_job_report.heldout_rows(summary)),
+            "cost": cost(summary),
+        },
+        [
+            f"held out: {heldout}, {summary['heldout_masked_tokens']:,} masked wordpieces over "
+            f"{summary['heldout_masking_seeds']} fixed masking seeds; training text: {', '.join(train)}",
+            "at [MASK]: only the positions shown to the model as [MASK]; the unigram baseline's perplexity comes from "
+            "the training text's add-one wordpiece frequencies",
+            f"{summary['torch_threads']} torch threads; the span NER check ({ner_steps} steps on "
+            f"{_data_path(args.ner_config)}, evaluated on the same sentences) gave F1 {100 * summary['ner_f1']:.1f}: "
+            "a check that the reuse path works, not a quality figure",
+        ],
+        command=job_command(args),
+        summary=summary,
+    )
     print(
         f"span NER on {_data_path(args.ner_config)} with the exported encoder and SBO head "
         f"({ner_steps} steps, evaluated on the same sentences): F1 {100 * summary['ner_f1']:.1f} "
@@ -282,8 +309,67 @@ def run(args: argparse.Namespace) -> int:
         f"job: {summary['seconds']:.0f} s wall, {summary['cpu_seconds']:.0f} CPU seconds "
         f"({summary['cpu_count']} cores, {summary['torch_threads']} torch threads)"
     )
-    print(f"figures in {out / 'summary.json'}, training curves in {out / 'training_curves.png'}")
+    print(f"figures in {out / 'summary.json'} and {results_file}, training curves in {out / 'training_curves.png'}")
     return 0 if summary["heldout_mlm_accuracy"] > summary["unigram_mlm_accuracy"] else 1
+
+
+def shipped_job(args: argparse.Namespace) -> bool:
+    """Whether the job runs as shipped: the fixture corpus, its held-out file, the default steps and configs."""
+    return (
+        args.corpus == DEFAULT_CORPUS
+        and args.heldout in (None, DEFAULT_HELDOUT)
+        and args.documents in (None, "blank_line")
+        and args.steps == DEFAULT_STEPS
+        and args.config == CONFIG
+        and args.ner_config == NER_CONFIG
+        and args.seeds == 10
+    )
+
+
+def default_results_path(args: argparse.Namespace) -> Path:
+    """``results/main_job.json`` for the job as shipped into ``outputs/main_job``, else ``OUT/results.json``."""
+    if shipped_job(args) and Path(args.out) == Path(DEFAULT_OUT):
+        return RESULTS_DIR / "main_job.json"
+    return Path(args.out) / "results.json"
+
+
+def job_command(args: argparse.Namespace) -> str:
+    """``bash scripts/main.sh`` with the environment variables that give ``args`` (the python command otherwise)."""
+    if args.config != CONFIG or args.ner_config != NER_CONFIG or args.seeds != 10:
+        given = list(getattr(args, "argv", None) or [])
+        kept = [
+            argument
+            for index, argument in enumerate(given)
+            if argument not in ("--job-start", "--job-cpu-seconds")
+            and (index == 0 or given[index - 1] not in ("--job-start", "--job-cpu-seconds"))
+        ]
+        return shlex.join([*shlex.split(command_line("evidence.main_job"))[:3], *kept])
+    variables = []
+    if args.corpus != DEFAULT_CORPUS:
+        variables.append(f"CORPUS={args.corpus}")
+    if args.heldout is not None:
+        variables.append(f"HELDOUT={args.heldout}")
+    if args.documents is not None:
+        variables.append(f"DOCUMENTS={args.documents}")
+    if args.steps != DEFAULT_STEPS:
+        variables.append(f"STEPS={args.steps}")
+    if Path(args.out) != Path(DEFAULT_OUT):
+        variables.append(f"OUT={args.out}")
+    return " ".join([*variables, "bash scripts/main.sh"])
+
+
+def cost(summary: Dict[str, Any]) -> Dict[str, List]:
+    """The seconds of the trainings (their stages of the job) and of the whole job, wall clock and CPU."""
+    seconds = summary.get("stage_seconds", {})
+    steps = summary.get("optimizer_steps")
+    stages = [
+        (f"heads on the frozen encoder, {steps} steps", seconds.get("training: heads on the FROZEN encoder")),
+        (f"adapted encoder, {steps} steps", seconds.get("training: ADAPTED encoder (end to end)")),
+        ("span NER reusing the exported encoder and SBO head", seconds.get("span NER: training and evaluation")),
+    ]
+    rows = [[name, None if value is None else round(value), None] for name, value in stages]
+    rows.append(["the whole job", round(summary["seconds"]), round(summary["cpu_seconds"])])
+    return table(["stage", "wall seconds", "CPU seconds"], rows)
 
 
 def _batches_per_epoch(config: str) -> int:
@@ -322,14 +408,20 @@ def main(argv: Optional[List[str]] = None) -> int:
         default=None,
         help="documents separated by blank lines, or one per file (default: blank_line for the fixture corpus)",
     )
-    parser.add_argument("--steps", type=int, default=240, help="optimizer steps of each pre-training run")
+    parser.add_argument("--steps", type=int, default=DEFAULT_STEPS, help="optimizer steps of each pre-training run")
     parser.add_argument("--seeds", type=int, default=10, help="masking seeds of the held-out evaluation")
-    parser.add_argument("--out", default="outputs/main_job")
+    parser.add_argument("--out", default=DEFAULT_OUT)
+    parser.add_argument(
+        "--results",
+        default=None,
+        help="the results file (default results/main_job.json for the job as shipped, else OUT/results.json)",
+    )
     parser.add_argument("--config", default=CONFIG)
     parser.add_argument("--ner-config", default=NER_CONFIG)
     parser.add_argument("--job-start", type=float, default=None, help="epoch seconds when the job started")
     parser.add_argument("--job-cpu-seconds", type=float, default=0.0, help="CPU seconds spent before this script")
     args = parser.parse_args(argv)
+    args.argv = sys.argv[1:] if argv is None else list(argv)
     if args.job_start is None:
         args.job_start = time.time()
     os.chdir(REPO_ROOT)

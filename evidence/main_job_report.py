@@ -9,10 +9,11 @@ The main job's report on a pre-training run (``evidence/main_job.py``, the held-
 * the training curves (loss, MLM / SBO accuracy per epoch from allennlp's ``metrics_epoch_*.json``)
   drawn to ``OUT/training_curves.png`` (both runs when there are two);
 * a few held-out blocks in whole words with their masked spans and the model's fill-ins;
-* ``OUT/summary.json`` with these figures and the job's wall-clock and CPU seconds.
+* ``OUT/summary.json`` with these figures and the job's wall-clock and CPU seconds;
+* with ``--results FILE``: the held-out table as a results file (``evidence/results.py``).
 
     python -m evidence.main_job_report SERIALIZATION_DIR --train TRAIN_PATHS --heldout HELDOUT_PATH --out OUT \
-        [--frozen FROZEN_SERIALIZATION_DIR]
+        [--frozen FROZEN_SERIALIZATION_DIR] [--results results/NAME.json]
 
 Exits with 1 when the model does no better than the unigram baseline on the held-out text.
 """
@@ -28,6 +29,14 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 HEADS = ("mlm", "sbo")
+HELDOUT_COLUMNS = [
+    "predicted by",
+    "all masked: accuracy",
+    "all masked: x unigram",
+    "at [MASK]: accuracy",
+    "at [MASK]: x unigram",
+    "at [MASK]: perplexity",
+]
 
 
 def _epoch_metrics(serialization_dir: Path) -> List[Dict[str, Any]]:
@@ -206,6 +215,42 @@ def _seconds(duration: str) -> float:
     return int(hours) * 3600 + int(minutes) * 60 + float(seconds)
 
 
+def heldout_rows(summary: Dict[str, Any]) -> List[List[Any]]:
+    """
+    The held-out comparison as table rows (:data:`HELDOUT_COLUMNS`): the unigram baseline, then each head (of
+    the frozen run, when there is one, then of the adapted one): accuracy over all masked positions and at the
+    positions shown as ``[MASK]``, each with its ratio to the baseline, and the perplexity at ``[MASK]``.
+    """
+    compared = "frozen_heldout_mlm_accuracy" in summary
+    adapted = "adapted encoder: " if compared else ""
+    heads = [("frozen_", "heads on the frozen encoder: ")] if compared else []
+    heads.append(("", adapted))
+    rows: List[List[Any]] = [
+        [
+            f"unigram baseline (always `{summary['unigram_token']}`)",
+            round(summary["unigram_mlm_accuracy"], 3),
+            None,
+            round(summary["unigram_mlm_accuracy_at_mask"], 3),
+            None,
+            _whole(summary.get("unigram_perplexity_at_mask")),
+        ]
+    ]
+    for prefix, name in heads:
+        for head in HEADS:
+            key = f"{prefix}heldout_{head}_accuracy"
+            cells = []
+            for suffix, baseline_key in (("", "unigram_mlm_accuracy"), ("_at_mask", "unigram_mlm_accuracy_at_mask")):
+                value, baseline = summary[key + suffix], summary[baseline_key]
+                cells += [round(value, 3), round(value / baseline, 1) if baseline else None]
+            perplexity = summary.get(f"{prefix}heldout_{head}_perplexity_at_mask")
+            rows.append([f"{name}{head.upper()} head", *cells, _whole(perplexity)])
+    return rows
+
+
+def _whole(value: Optional[float]) -> Optional[int]:
+    return None if value is None else round(value)
+
+
 def print_report(summary: Dict[str, Any]) -> None:
     print(
         f"held-out text {summary['heldout_path']}: {summary['heldout_blocks']} blocks, "
@@ -266,6 +311,9 @@ def main(argv: List[str] = None) -> int:
         "--frozen", default=None, help="serialization directory of the same heads trained on the frozen encoder"
     )
     parser.add_argument(
+        "--results", default=None, help="also write the held-out table to this results file (results/NAME.json)"
+    )
+    parser.add_argument(
         "--job-start",
         type=float,
         default=None,
@@ -298,6 +346,23 @@ def main(argv: List[str] = None) -> int:
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     print_report(summary)
     print(f"figures in {out / 'summary.json'}, training curves in {out / 'training_curves.png'}")
+    if args.results:
+        from evidence.results import table, write_results
+
+        write_results(
+            Path(args.results),
+            f"Held-out MLM and SBO accuracy of {args.serialization_dir} against the unigram baseline",
+            "evidence.main_job_report",
+            {"heldout": table(HELDOUT_COLUMNS, heldout_rows(summary))},
+            [
+                f"held out: {args.heldout}, {summary['heldout_masked_tokens']:,} masked wordpieces over "
+                f"{summary['heldout_masking_seeds']} fixed masking seeds; training text: {args.train}",
+                "at [MASK]: only the positions shown to the model as [MASK]; the unigram baseline's perplexity comes "
+                "from the training text's add-one wordpiece frequencies",
+            ],
+            summary=summary,
+        )
+        print(f"wrote {args.results}")
     return 0 if summary["heldout_mlm_accuracy"] > summary["unigram_mlm_accuracy"] else 1
 
 

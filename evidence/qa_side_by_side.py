@@ -5,7 +5,7 @@ instead, Hugging Face ``AutoModelForQuestionAnswering`` fine-tuned the way ``tra
 ``examples/pytorch/question-answering/run_qa.py`` does it. Both are scored by the same
 ``allennlp squad-eval`` code on the same held-out articles.
 
-    .venv/bin/python -m evidence.qa_side_by_side                     # the README's figures
+    .venv/bin/python -m evidence.qa_side_by_side --seeds 13 7 21     # the documented figures
     .venv/bin/python -m evidence.qa_side_by_side --smoke             # tiny BERT, 8 questions, seconds
 
 "The same budget": one encoder (default the local MiniLM-L6-H384, ``pretrained/all-MiniLM-L6-v2``), the
@@ -30,7 +30,9 @@ The SQuAD file in ``../shared/data`` was rebuilt with ``answer_start`` = the FIR
 answer text. Before training, the selected articles are written to ``OUTPUT_DIR/train.json`` /
 ``eval.json`` (``outputs/`` is not in the repository) with every ``answer_start`` moved off
 occurrences that cut a word, the way our reader's ``approximate_answer_starts`` does, so both sides
-train on the same answer positions. ``OUTPUT_DIR/summary.json`` holds the figures.
+train on the same answer positions. ``OUTPUT_DIR/summary.json`` holds the figures (``OUTPUT_DIR/seed<N>/`` for
+each of several seeds), and the results file their table (``--results``, default ``results/qa_side_by_side.json``;
+``OUTPUT_DIR/qa_side_by_side.json`` with ``--smoke`` or ``--output-dir``).
 """
 
 import argparse
@@ -38,6 +40,7 @@ import json
 import math
 import os
 import random
+import shlex
 import sys
 import time
 from dataclasses import dataclass
@@ -46,9 +49,13 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from evidence.external_data import external_path, missing_data_message
 from evidence.repository import REPO_ROOT
-from evidence.summary import seed_overrides
+from evidence.results import RESULTS_DIR, command_line, table, write_results
+from evidence.summary import format_mean_std, mean_std, seed_overrides
 
 CONFIG = REPO_ROOT / "training_configs" / "qa" / "squad11_minilm.jsonnet"
+DEFAULT_OUTPUT_DIR = "outputs/qa_side_by_side"
+RESULTS_NAME = "qa_side_by_side.json"
+MODULE = "evidence.qa_side_by_side"
 MAX_ANSWER_LENGTH = 30
 N_BEST = 20
 
@@ -405,10 +412,19 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     parser.add_argument("--warmup-ratio", type=float, default=0.1)
     parser.add_argument("--weight-decay", type=float, default=0.01)
     parser.add_argument("--grad-norm", type=float, default=1.0)
-    parser.add_argument("--seed", type=int, default=13)
+    parser.add_argument(
+        "--seeds", "--seed", type=int, nargs="+", default=[13], help="one run per seed (OUTPUT_DIR/seed<N> for several)"
+    )
     parser.add_argument("--threads", type=int, default=1, help="torch threads")
     parser.add_argument("--sides", nargs="+", choices=["ours", "hf"], default=["ours", "hf"])
-    parser.add_argument("--output-dir", default="outputs/qa_side_by_side")
+    parser.add_argument("--output-dir", default=DEFAULT_OUTPUT_DIR)
+    parser.add_argument(
+        "--results",
+        type=Path,
+        default=None,
+        help=f"the results file (default results/{RESULTS_NAME}; OUTPUT_DIR/{RESULTS_NAME} with --smoke or "
+        "--output-dir)",
+    )
     parser.add_argument(
         "--smoke", action="store_true", help="fixtures/tiny_bert on 8 questions of fixtures/qa/squad11.json, one epoch"
     )
@@ -427,18 +443,11 @@ def _existing(path: str) -> Path:
     return Path(path).resolve() if Path(path).exists() else REPO_ROOT / path
 
 
-def main(argv: Optional[List[str]] = None) -> int:
-    args = parse_args(argv)
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    out = Path(args.output_dir).resolve()
-    data_path, encoder = (_existing(p) for p in (args.data, args.encoder))
-    if not data_path.is_file():
-        sys.exit(f"error: {missing_data_message(data_path, 'SQuAD file')} (or give --data)")
-    import torch
+SIDES = {"ours": "ours", "hf": "Hugging Face"}
 
-    torch.set_num_threads(args.threads)
+
+def run_seed(args: argparse.Namespace, seed: int, out: Path, data: Dict[str, Any], data_path: Path, encoder: Path):
+    """Both sides (``args.sides``) with one seed in ``out``: writes ``out/summary.json``, returns what it holds."""
     out.mkdir(parents=True, exist_ok=True)
     budget = Budget(
         str(encoder),
@@ -456,10 +465,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         args.warmup_ratio,
         args.weight_decay,
         args.grad_norm,
-        args.seed,
+        seed,
         args.threads,
     )
-    data = json.loads(data_path.read_text(encoding="utf-8"))
     train_file, eval_file = out / "train.json", out / "eval.json"
     write_subset(data, args.train_articles, args.max_train_questions, train_file)
     num_eval = write_subset(data, args.eval_articles, args.max_eval_questions, eval_file)
@@ -469,15 +477,10 @@ def main(argv: Optional[List[str]] = None) -> int:
         run = train_ours if side == "ours" else train_hf
         results[side] = run(budget, train_file, eval_file, out)
         print(f"{side}: {json.dumps(results[side])}", flush=True)
-    summary = {
-        "budget": vars(budget),
-        "eval_questions": num_eval,
-        "argv": sys.argv[1:] if argv is None else argv,
-        **results,
-    }
+    summary = {"budget": vars(budget), "eval_questions": num_eval, "argv": args.argv, **results}
     (out / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
     names = {"ours": "spanbert_qa (allennlp)", "hf": "HF AutoModelForQuestionAnswering"}
-    print(f"\nheld-out questions: {num_eval}   (allennlp squad-eval {eval_file} <side>_predictions.json)")
+    print(f"\nseed {seed}, held-out questions: {num_eval}   (allennlp squad-eval {eval_file} <side>_predictions.json)")
     print(f"{'':34s} {'EM':>6s} {'F1':>6s} {'updates':>8s} {'train s':>8s} {'predict s':>9s}")
     for side, result in results.items():
         scores = result["scores"]
@@ -486,6 +489,72 @@ def main(argv: Optional[List[str]] = None) -> int:
             f"{result['train_seconds']:8.0f} {result['predict_seconds']:9.0f}"
         )
     print(f"summary: {out / 'summary.json'}")
+    return summary
+
+
+def results_table(summaries: Dict[int, Dict[str, Any]], sides: List[str]) -> Dict[str, List]:
+    """A row per seed (EM and F1 of each side), then, for several seeds, their mean ± sample std."""
+    columns = ["seed", *(f"{SIDES[side]} {score}" for side in sides for score in ("EM", "F1"))]
+    keys = [(side, name) for side in sides for name in ("exact_match", "f1")]
+    rows: List[List[Any]] = [
+        [seed, *(round(summary[side]["scores"][name], 2) for side, name in keys)] for seed, summary in summaries.items()
+    ]
+    if len(summaries) > 1:
+        rows.append(
+            [
+                "mean ± std",
+                *(
+                    format_mean_std(mean_std([summary[side]["scores"][name] for summary in summaries.values()]), 2)
+                    for side, name in keys
+                ),
+            ]
+        )
+    return table(columns, rows)
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    args = parse_args(argv)
+    args.argv = sys.argv[1:] if argv is None else argv
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    out = Path(args.output_dir).resolve()
+    data_path, encoder = (_existing(p) for p in (args.data, args.encoder))
+    if not data_path.is_file():
+        sys.exit(f"error: {missing_data_message(data_path, 'SQuAD file')} (or give --data)")
+    import torch
+
+    torch.set_num_threads(args.threads)
+    out.mkdir(parents=True, exist_ok=True)
+    data = json.loads(data_path.read_text(encoding="utf-8"))
+    summaries = {
+        seed: run_seed(args, seed, out if len(args.seeds) == 1 else out / f"seed{seed}", data, data_path, encoder)
+        for seed in args.seeds
+    }
+    default_run = not args.smoke and Path(args.output_dir) == Path(DEFAULT_OUTPUT_DIR)
+    results_file = args.results or (RESULTS_DIR / RESULTS_NAME if default_run else out / RESULTS_NAME)
+    num_eval = next(iter(summaries.values()))["eval_questions"]
+    write_results(
+        results_file,
+        f"SQuAD 1.1 extractive QA from {Path(args.encoder).name}, the same short training: spanbert_qa and Hugging "
+        f"Face AutoModelForQuestionAnswering retrained here, EM / F1 (%) on {num_eval} held-out questions",
+        MODULE,
+        {"seeds": results_table(summaries, args.sides)},
+        [
+            f"training: the first {args.max_train_questions} questions of articles {args.train_articles} of "
+            f"{data_path.name}; held out: the first {args.max_eval_questions} questions of articles "
+            f"{args.eval_articles}; both scored by allennlp squad-eval",
+            f"both: {args.encoder}, [CLS] question [SEP] passage [SEP] windows of {args.max_seq_length} wordpieces "
+            f"sharing {args.doc_stride}, {args.epochs} epoch(s), batch {args.batch_size}, lr {args.lr:g}, "
+            f"{100 * args.warmup_ratio:g} % warm-up, weight decay {args.weight_decay:g}, gradient norm "
+            f"{args.grad_norm:g}, {args.threads} torch thread(s)",
+            "Hugging Face: AutoModelForQuestionAnswering fine-tuned the way transformers' run_qa.py does it",
+            "std: the sample standard deviation over the seeds",
+        ],
+        command=None if argv is None else shlex.join([*shlex.split(command_line(MODULE))[:3], *argv]),
+        summaries=summaries,
+    )
+    print(f"wrote {results_file}")
     return 0
 
 

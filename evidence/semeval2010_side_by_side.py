@@ -16,8 +16,9 @@ then linear decay, gradient norm 1, length-bucketed batches, seed. Each training
 process with one torch thread (``--parallel`` runs two trainings at a time). A run whose result is in
 ``--runs-dir`` is not trained again, so an interrupted run resumes when started again.
 
-Writes ``outputs/semeval2010/side_by_side.json`` and prints a table: dev macro-F1 after the last
-epoch (and the best epoch) per seed, mean and standard deviation, wall seconds per run.
+Writes ``outputs/semeval2010/side_by_side.json`` and the results file (``--results``, default
+``results/semeval2010.json``; beside ``--output`` when that is given) and prints a table: dev macro-F1 after
+the last epoch (and the best epoch) per seed, mean and standard deviation, wall seconds per run.
 
 Ablations of the baseline, to see where its gap to ours comes from (``--systems hf_baseline`` runs
 only the baseline):
@@ -44,12 +45,14 @@ import torch
 
 from evidence.external_data import external_path, missing_data_message
 from evidence.repository import REPO_ROOT, module_command, tool
+from evidence.results import RESULTS_DIR, table, write_results
 from evidence.runs import Run, RunResult, run_all
-from evidence.summary import mean_std, seed_overrides, seed_table
+from evidence.summary import format_mean_std, mean_std, seed_overrides, seed_table
 
 CONFIG = REPO_ROOT / "training_configs" / "relation" / "semeval2010_minilm_cpu.jsonnet"
 METRIC = "macro_f1"
 SYSTEMS = ("ours", "hf_baseline")
+DEFAULT_OUTPUT = REPO_ROOT / "outputs" / "semeval2010" / "side_by_side.json"
 
 
 def _config(config_path: Path) -> Dict[str, Any]:
@@ -261,13 +264,42 @@ def _summary(runs: List[Dict[str, Any]], system: str) -> Dict[str, Any]:
     }
 
 
+def results_table(
+    results: List[Dict[str, Any]], systems: List[str], config: Path, marker_init: str, head: str
+) -> Dict[str, List]:
+    """A row per system: dev macro-F1 (%) after the last epoch per seed, and its mean ± sample std."""
+    seeds = sorted({result["seed"] for result in results})
+    shown = {
+        "ours": f"ours: `spanbert_relation_classifier`, entity-start pooling (`{config.name}`)",
+        "hf_baseline": "Hugging Face `AutoModelForSequenceClassification`, the same markers"
+        + ("" if (marker_init, head) == ("resize", "pooler") else f" (marker rows: {marker_init}, head: {head})"),
+    }
+    rows = []
+    for system in systems:
+        by_seed = {result["seed"]: 100 * result["dev_macro_f1"] for result in results if result["system"] == system}
+        rows.append(
+            [
+                shown[system],
+                *(None if seed not in by_seed else round(by_seed[seed], 1) for seed in seeds),
+                format_mean_std(mean_std(list(by_seed.values()))),
+            ]
+        )
+    return table(["system", *(f"seed {seed}" for seed in seeds), "macro-F1"], rows)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
     parser.add_argument("--config", type=Path, default=CONFIG)
     parser.add_argument("--data", default=str(external_path("relation/semeval2010_task8/train.txt")))
     parser.add_argument("--runs-dir", type=Path, default=REPO_ROOT / "runs" / "semeval2010_side_by_side")
-    parser.add_argument("--output", type=Path, default=REPO_ROOT / "outputs" / "semeval2010" / "side_by_side.json")
+    parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT)
+    parser.add_argument(
+        "--results",
+        type=Path,
+        default=None,
+        help="the results file (default results/semeval2010.json; with --output: OUTPUT's name + _results.json)",
+    )
     parser.add_argument("--parallel", action="store_true", help="run two trainings at the same time")
     parser.add_argument("--systems", nargs="+", choices=SYSTEMS, default=list(SYSTEMS))
     parser.add_argument("--hf-marker-init", choices=["resize", "description"], default="resize")
@@ -317,7 +349,7 @@ def main() -> None:
         "ours": "spanbert_relation_classifier, entity-start pooling",
         "hf_baseline": f"HF AutoModelForSequenceClassification (markers: {args.hf_marker_init}, head: {args.hf_head})",
     }
-    table = {
+    per_system = {
         names[system]: {
             r["seed"]: {
                 "last": 100 * r["dev_macro_f1"],
@@ -332,8 +364,29 @@ def main() -> None:
     }
     columns = [("last", "dev macro-F1"), ("best", "best epoch"), ("seconds", "s wall"), ("cpu_seconds", "s CPU")]
     print()
-    print(seed_table(table, columns, markdown=True))
-    print(f"\nwrote {args.output}")
+    print(seed_table(per_system, columns, markdown=True))
+    results_file = args.results or (
+        RESULTS_DIR / "semeval2010.json"
+        if args.output == DEFAULT_OUTPUT
+        else args.output.with_name(f"{args.output.stem}_results.json")
+    )
+    write_results(
+        results_file,
+        "SemEval-2010 Task 8 from MiniLM: spanbert_relation_classifier and Hugging Face "
+        "AutoModelForSequenceClassification retrained here, dev macro-F1 (%, the official v1.2 score)",
+        "evidence.semeval2010_side_by_side",
+        {"systems": results_table(results, args.systems, args.config, args.hf_marker_init, args.hf_head)},
+        [
+            f"train: ids 1-5600, dev: ids 5601-6400 of {Path(args.data).name} (the official test set is not used)",
+            f"both: {os.path.relpath(args.config, REPO_ROOT)}'s encoder, reader (typed [SUBJ-MISC] / [OBJ-MISC] "
+            "markers), epochs, batch size and learning rate; AdamW (weight decay 0.01), 10 % linear warm-up then "
+            "decay, gradient norm 1, length-bucketed batches; one torch thread per training",
+            f"Hugging Face marker rows: {args.hf_marker_init}; its head: {args.hf_head}",
+            "macro-F1: after the last epoch; mean ± sample standard deviation over the seeds",
+        ],
+        runs=results,
+    )
+    print(f"\nwrote {args.output} and {results_file}")
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@ from types import ModuleType
 from typing import List, Tuple
 
 OPTIONAL_PACKAGES = ("onnx", "onnxruntime")
-INSTALL_HINT = "pip install 'spanbert_lib[onnx]' (or: pip install onnx onnxruntime)"
+INSTALL_HINT = "pip install onnx onnxruntime (or, from a checkout of spanbert_lib: pip install '.[onnx]')"
 
 
 def missing_packages() -> List[str]:

@@ -1,8 +1,8 @@
 """
-Learning curves for the anchors' fair chance (issue #21): the adapters' ``LearningCurve`` (dev predictions every N
-epochs, their time kept out of training time, running out of memory recorded) and
-``evidence/coref_litbank_curves.py`` (our per-epoch validation and the anchors' curve points scored against the same
-dev key, plotted). Nothing here needs the anchors' environment.
+Learning curves of the other tools given more training: the adapters' ``LearningCurve`` (dev predictions every N
+epochs, their time kept out of training time, running out of memory recorded), ``evidence/coref_litbank_curves.py``
+and ``evidence/ner_litbank_curves.py`` (our per-epoch validation and the other tools' curve points scored against the
+same dev data, plotted, and the NER results file). Nothing here needs the other tools' environment.
 """
 
 import json
@@ -215,6 +215,23 @@ def test_ner_curves_put_our_epochs_and_spanmarkers_steps_on_one_budget_axis(tmp_
     assert curves["spanmarker"]["points"] == [
         {"budgets": 0.57, "cpu_minutes": 60.0, "f1": 40.0},
         {"budgets": 2.0, "cpu_minutes": 120.0, "f1": 40.0},
+    ]
+    # the results file (beside the curves, since --out was given): a column per point, the model each run kept
+    results = json.loads((tmp_path / "c" / "ner_litbank_curves.json").read_text())
+    assert results["tables"]["curves"]["columns"] == [
+        "system",
+        "seed",
+        "F1 after 1,368 sentences",
+        "F1 after 2,400 sentences",
+        "F1 after 4,800 sentences",
+        "P (model kept)",
+        "R (model kept)",
+        "F1 (model kept)",
+        "training CPU minutes",
+    ]
+    assert results["tables"]["curves"]["rows"] == [
+        ["entity-aware attention", 1, None, 25.0, 50.0, None, None, None, 10.0],  # no metrics.json: no model kept
+        ["SpanMarker 1.8.1, retrained here from the same MiniLM", 1, 40.0, None, 40.0, 50.0, 33.3, 40.0, 120.0],
     ]
     record["steps_per_epoch"] = 777  # 300 steps a budget
     (anchor / "run.json").write_text(json.dumps(record))
