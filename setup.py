@@ -51,7 +51,7 @@ setup(
         "numpy",
         "setuptools<81",
     ],
-    # `pip install 'spanbert_lib[onnx]'`: `allennlp export-onnx` (pinned in requirements.lock for the tests)
+    # `pip install '.[onnx]'` from a checkout: `allennlp export-onnx` (pinned in requirements.lock for the tests)
     extras_require={"onnx": ["onnx>=1.15", "onnxruntime>=1.17"]},
     # spaCy finds the pipeline components by name: nlp.add_pipe("spanbert_coref") / ("spanbert_span_ner")
     entry_points={

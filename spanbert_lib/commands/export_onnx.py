@@ -5,7 +5,7 @@ label scores, mention scores) as ONNX graphs with dynamic batch and length axes,
 against PyTorch with onnxruntime; ``OUT_DIR/export.json`` and ``OUT_DIR/README.txt`` say what was
 exported and what stays in PyTorch (see :mod:`spanbert_lib.onnx_export`).
 
-Needs the optional packages ``onnx`` and ``onnxruntime`` (``pip install 'spanbert_lib[onnx]'``);
+Needs the optional packages ``onnx`` and ``onnxruntime`` (``pip install onnx onnxruntime``);
 without them the command says so in one line.
 """
 
