@@ -245,7 +245,7 @@ def document_sentences(num_words: int) -> List[List[str]]:
     total = 0
     directory = litbank_dir()
     if directory is not None:
-        from spanbert_lib.coref.conll_format import iter_conll_documents
+        from spanbert_lib.coref.dataset_readers.conll_format import iter_conll_documents
 
         for path in sorted(directory.glob("*.conll")):
             for document in iter_conll_documents(path):

@@ -71,7 +71,7 @@ from spanbert_lib.common.modules.entity_aware import EntityAwareTransformer
 from spanbert_lib.ner import decoding
 from spanbert_lib.ner.dataset_readers import SpanNerLitBankReader
 from spanbert_lib.ner.models import span_ner as model_module
-from spanbert_lib.ner.predictors import SpanNerPredictor
+from spanbert_lib.ner.predictors import SpanBertSpanNerPredictor
 
 
 def quadratic_central_windows(spans, windows, num_words):
@@ -88,7 +88,7 @@ def quadratic_central_windows(spans, windows, num_words):
 
 
 def quadratic_sentence_entities(self, plan, words, window_outputs):
-    # SpanNerPredictor._sentence_entities before: the owners scanned once per window, the spans as a list
+    # SpanBertSpanNerPredictor._sentence_entities before: the owners scanned once per window, the spans as a list
     if len(window_outputs) == 1:
         output = window_outputs[0]
         return [
@@ -120,7 +120,7 @@ def quadratic_sentence_entities(self, plan, words, window_outputs):
 
 
 def quadratic_decode(self, metadata, predicted, scores):
-    # SpanNer.decode before: the entities' scores found through an [E, S] table
+    # SpanBertSpanNer.decode before: the entities' scores found through an [E, S] table
     predicted_np = predicted.detach().cpu().numpy()
     scores_np = scores.detach().float().cpu().numpy()
     entities, entity_scores = [], []
@@ -164,15 +164,15 @@ def quadratic_decode_nested(spans, labels, scores, outside_label=0, mask=None, l
 
 
 if variant == "before":
-    SpanNerPredictor._sentence_entities = quadratic_sentence_entities
-    model_module.SpanNer.decode = quadratic_decode
+    SpanBertSpanNerPredictor._sentence_entities = quadratic_sentence_entities
+    model_module.SpanBertSpanNer.decode = quadratic_decode
     model_module.DECODINGS["nested"] = quadratic_decode_nested
 words = json.load(open(words_file, encoding="utf-8"))
 reader = SpanNerLitBankReader(model_dir, max_span_width=16, max_seq_length=256, context_window=0)
 vocab = Vocabulary()
 vocab.add_tokens_to_namespace(["O", "PER", "FAC", "GPE", "LOC", "VEH", "ORG"], "labels")
 torch.manual_seed(0)
-model = model_module.SpanNer(
+model = model_module.SpanBertSpanNer(
     vocab,
     EntityAwareTransformer(model_dir),
     use_entities=True,
@@ -180,7 +180,7 @@ model = model_module.SpanNer(
     decoding="nested",
     outside_logit_bias=outside_bias,
 )
-predictor = SpanNerPredictor(model, reader)
+predictor = SpanBertSpanNerPredictor(model, reader)
 predictor.predict_tokenized([["A", "warm-up", "sentence", "in", "London"]])
 loaded = peak_rss_mb()
 timing = time_call(lambda: predictor.predict_json({"sentences": [words]}))

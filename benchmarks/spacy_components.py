@@ -73,7 +73,7 @@ def benchmark_texts(count: int, words: int) -> List[str]:
     sentences: List[List[str]] = []
     directory = external_path("coref/litbank")
     if directory.is_dir():
-        from spanbert_lib.coref.conll_format import iter_conll_documents
+        from spanbert_lib.coref.dataset_readers.conll_format import iter_conll_documents
 
         for path in sorted(directory.glob("*.conll")):
             for document in iter_conll_documents(path):

@@ -202,7 +202,7 @@ def dev_scores(
     serialization_dir: Path, dev_files: str = DEV_FILES, predictions_file: Optional[Path] = None
 ) -> Dict[str, Any]:
     """allennlp-models' trained model on the dev documents (their clusters also to ``predictions_file``)."""
-    from spanbert_lib.coref.conll_format import read_conll_documents
+    from spanbert_lib.coref.dataset_readers.conll_format import read_conll_documents
     from spanbert_lib.coref.dataset_readers.spanbert_coref import conll_paths
 
     model, reader = load_trained(serialization_dir)

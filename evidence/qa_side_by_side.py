@@ -140,7 +140,7 @@ def squad_questions(path: Path) -> List[Dict[str, Any]]:
 
 def squad_eval(dataset: Path, predictions: Path) -> Dict[str, float]:
     """What ``allennlp squad-eval DATASET PREDICTIONS`` prints (the same function)."""
-    from spanbert_lib.commands.squad_eval import evaluate_squad_files
+    from spanbert_lib.commands.squad_eval_cli import evaluate_squad_files
 
     _, scores = evaluate_squad_files(str(dataset), str(predictions), version="1.1")
     return scores

@@ -149,10 +149,10 @@ def train_hf_baseline(
     from allennlp.data.dataset_readers import DatasetReader
 
     import spanbert_lib.relation  # noqa: F401  (registers the reader and the metric)
+    from spanbert_lib.relation.dataset_readers.semeval2010_schema import SEMEVAL2010_LABELS
     from spanbert_lib.relation.entity_markers import marker_tokenizer_kwargs
     from spanbert_lib.relation.metrics.semeval2010_f1 import SemEval2010MacroF1
     from spanbert_lib.relation.models.entity_marker_embedder import initialise_marker_rows
-    from spanbert_lib.relation.semeval2010_schema import SEMEVAL2010_LABELS
 
     torch.set_num_threads(1)
     started = time.time()

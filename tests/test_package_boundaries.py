@@ -150,3 +150,111 @@ def test_the_wheel_ships_the_library_only():
     for harness in HARNESS:
         assert (REPO_ROOT / harness).is_dir()
         assert not any(package.split(".")[0] == harness for package in packages)
+
+
+# ---- one room template for every task (docs/design/adding_a_task.md) ----------------------------------------
+
+ROOMS = ("dataset_readers", "models", "predictors", "metrics")
+
+
+def _registrations(path: Path, registry: str) -> List[tuple]:
+    """``(registered name, class name)`` of the classes of ``path`` decorated ``@REGISTRY.register("name")``."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.ClassDef):
+            continue
+        for decorator in node.decorator_list:
+            if (
+                isinstance(decorator, ast.Call)
+                and isinstance(decorator.func, ast.Attribute)
+                and decorator.func.attr == "register"
+                and getattr(decorator.func.value, "id", None) == registry
+                and decorator.args
+                and isinstance(decorator.args[0], ast.Constant)
+            ):
+                found.append((decorator.args[0].value, node.name))
+    return found
+
+
+@pytest.mark.parametrize("task", sorted(TASK_PACKAGES))
+def test_every_task_has_the_rooms_and_its_init_imports_them(task):
+    directory = PACKAGE_ROOT / task
+    rooms = [room for room in ROOMS if (directory / room).is_dir()]
+    assert {"dataset_readers", "models"} <= set(rooms)
+    for room in rooms:
+        assert (directory / room / "__init__.py").is_file(), f"{task}/{room} is not a package"
+    imported = GRAPH[f"spanbert_lib.{task}"]
+    missing = [room for room in rooms if f"spanbert_lib.{task}.{room}" not in imported]
+    assert missing == [], f"spanbert_lib/{task}/__init__.py does not import {missing}"
+    foreign = sorted(target for target in imported if not target.startswith(f"spanbert_lib.{task}."))
+    assert foreign == [], f"spanbert_lib/{task}/__init__.py registers another package's pieces: {foreign}"
+
+
+@pytest.mark.parametrize("task", sorted(TASK_PACKAGES))
+def test_file_formats_live_with_the_readers(task):
+    misplaced = sorted(
+        str(path.relative_to(PACKAGE_ROOT))
+        for path in (PACKAGE_ROOT / task).rglob("*.py")
+        if path.stem.endswith(("_format", "_schema")) and path.parent.name != "dataset_readers"
+    )
+    assert misplaced == []
+
+
+def test_one_name_rule_for_models():
+    """A model class is ``SpanBert<Task>``, registered as ``spanbert_<task>`` in ``models/spanbert_<task>.py``."""
+    models = [
+        (path, name, class_name)
+        for task in TASK_PACKAGES
+        for path in (PACKAGE_ROOT / task / "models").glob("*.py")
+        for name, class_name in _registrations(path, "Model")
+    ]
+    assert len(models) >= 7
+    for path, name, class_name in models:
+        assert name.startswith("spanbert_") and path.stem == name, f"{path.name} registers {name}"
+        assert class_name.startswith("SpanBert"), f"{path.name}: model class {class_name}"
+
+
+def test_one_name_per_class_across_the_library():
+    names: Dict[str, List[str]] = {}
+    for path in PACKAGE_ROOT.rglob("*.py"):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.ClassDef):
+                names.setdefault(node.name, []).append(str(path.relative_to(PACKAGE_ROOT)))
+    assert {name: paths for name, paths in names.items() if len(paths) > 1} == {}
+
+
+IMPORT_EACH_TASK = r"""
+import json, sys
+from allennlp.common.registrable import Registrable
+found = {}
+for task in sys.argv[1:]:
+    before = {name for registry in Registrable._registry.values() for name in registry}
+    __import__(f"spanbert_lib.{task}")
+    found[task] = sorted({name for registry in Registrable._registry.values() for name in registry} - before)
+print(json.dumps(found))
+"""
+
+
+def test_importing_a_task_package_registers_its_pieces():
+    import json
+    import subprocess
+    import sys
+
+    tasks = sorted(TASK_PACKAGES)
+    completed = subprocess.run(
+        [sys.executable, "-c", IMPORT_EACH_TASK, *tasks], capture_output=True, text=True, timeout=300
+    )
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    found = json.loads(completed.stdout.strip().splitlines()[-1])
+    expected = {
+        "coref": {"spanbert_coref", "conll2012_coref_scores"},
+        "entity_typing": {"spanbert_entity_typing", "spanbert_open_entity", "loose_micro_f1"},
+        "ner": {"spanbert_span_ner", "spanbert_span_ner_conll", "spanbert_span_ner_litbank", "ner_span_f1"},
+        "pretraining": {"spanbert_pretraining", "spanbert_pretraining_corpus", "geometric_span"},
+        "qa": {"spanbert_qa", "spanbert_squad", "spanbert_mrqa", "squad_metrics"},
+        "relation": {"spanbert_relation_classifier", "spanbert_tacred", "spanbert_semeval2010_task8", "tacred_f1"},
+    }
+    for task in tasks:
+        assert expected[task] <= set(found[task]), (
+            f"import spanbert_lib.{task} misses {expected[task] - set(found[task])}"
+        )

@@ -9,7 +9,7 @@ Writes into ``--out``:
 
 * ``coref_train.jsonl``, ``coref_dev.jsonl``: one document a line, ``{"doc_key", "sentences": [[word, ...], ...],
   "clusters": [[[start, end], ...], ...]}``, inclusive word offsets over the whole document, singletons and nested
-  mentions kept (``spanbert_lib.coref.conll_format``, as the ``spanbert_coref`` reader reads the files);
+  mentions kept (``spanbert_lib.coref.dataset_readers.conll_format``, as the ``spanbert_coref`` reader reads the files);
 * ``coref_dev_key.conll`` (gold with singletons) and ``coref_dev_key_no_singletons.conll`` (clusters of two or
   more mentions), written by the library's CoNLL writer: the keys for ``allennlp coref-score``;
 * ``ner_train.jsonl``, ``ner_dev.jsonl``: one sentence a line, ``{"id": "DOC#SENTENCE", "doc_key",
@@ -32,7 +32,7 @@ from typing import Dict, Iterator, List
 
 from evidence.external_data import require
 from spanbert_lib.common.data_files import resolve_data_files
-from spanbert_lib.coref.conll_format import (
+from spanbert_lib.coref.dataset_readers.conll_format import (
     MIN_COLUMNS_WITH_WORDS,
     ConllDocument,
     iter_conll_documents,

@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 from typing import Dict, List, Sequence, Tuple
 
-from spanbert_lib.coref.conll_format import ConllDocument, read_conll_documents, write_conll_documents
+from spanbert_lib.coref.dataset_readers.conll_format import ConllDocument, read_conll_documents, write_conll_documents
 
 Span = Tuple[int, int]
 

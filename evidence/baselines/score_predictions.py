@@ -26,7 +26,7 @@ COREF_METRICS = ("muc", "bcub", "ceafe", "mentions")
 
 
 def score_coref(data: Path, run: Path) -> Dict:
-    from spanbert_lib.commands.coref_score import score_conll_files
+    from spanbert_lib.commands.coref_score_cli import score_conll_files
 
     predictions = run / "dev_predictions.jsonl"
     result: Dict = {}

@@ -113,7 +113,7 @@ def run_command(
 def coref_score(argv: Optional[List[str]] = None) -> None:
     """``spanbert-coref-score``: ``allennlp coref-score`` (see the module docstring)."""
     configure_logging()
-    use_bare_packages("spanbert_lib.coref", "spanbert_lib.coref.metrics")
+    use_bare_packages("spanbert_lib.coref", "spanbert_lib.coref.dataset_readers", "spanbert_lib.coref.metrics")
     from spanbert_lib.commands import coref_score_cli
 
     run_command(COREF_SCORE_PROG, coref_score_cli.DESCRIPTION, coref_score_cli.add_arguments, argv)

@@ -3,7 +3,7 @@
 against a key file with the metrics of the reference scorer v8.01 (MUC, B-cubed, CEAFm, CEAFe,
 BLANC; CoNLL F1 = mean of MUC, B-cubed and CEAFe F1).
 
-Both files are read as the reference reads them (see :mod:`spanbert_lib.coref.conll_format`):
+Both files are read as the reference reads them (see :mod:`spanbert_lib.coref.dataset_readers.conll_format`):
 any whitespace between columns, any number of columns from two up, only the last column is
 coreference. Documents are matched by ``(doc key, part)`` as written after
 ``#begin document``; within a matched document key and response tokens are aligned by
@@ -24,14 +24,7 @@ import argparse
 
 from allennlp.commands.subcommand import Subcommand
 
-from spanbert_lib.commands.coref_score_cli import (  # noqa: F401  (the names this module always offered)
-    DESCRIPTION,
-    CorefScoreError,
-    add_arguments,
-    coref_score_from_args,
-    format_report,
-    score_conll_files,
-)
+from spanbert_lib.commands.coref_score_cli import DESCRIPTION, add_arguments
 
 
 @Subcommand.register("coref-score")

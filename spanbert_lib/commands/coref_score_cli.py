@@ -14,7 +14,7 @@ from typing import Dict, List, Optional, TextIO, Tuple
 
 from spanbert_lib.commands.common_arguments import add_include_package_argument
 from spanbert_lib.common.errors import EmptyInputError, UserInputError
-from spanbert_lib.coref.conll_format import MIN_COLUMNS, ConllDocument, read_conll_documents
+from spanbert_lib.coref.dataset_readers.conll_format import MIN_COLUMNS, ConllDocument, read_conll_documents
 from spanbert_lib.safeguards.user_errors import errors_as_one_line
 
 DESCRIPTION = (

@@ -59,14 +59,14 @@ def choose_from_archive(
     from allennlp.models.archival import load_archive
 
     import spanbert_lib.plugin  # noqa: F401  (registers the components the archive names)
-    from spanbert_lib.ner.models.span_ner import SpanNer
+    from spanbert_lib.ner.models.spanbert_span_ner import SpanBertSpanNer
     from spanbert_lib.ner.outside_bias import choose_outside_bias, default_grid, scores_at_bias, span_logits, summary
     from spanbert_lib.safeguards.safe_archives import check_archive_readable
 
     check_archive_readable(archive_file)
     archive = load_archive(archive_file, cuda_device=cuda_device, overrides=overrides)
     model, reader = archive.model, archive.validation_dataset_reader
-    if not isinstance(model, SpanNer):
+    if not isinstance(model, SpanBertSpanNer):
         raise UserInputError(
             f"the archive holds a {type(model).__name__} model, not a span NER model (spanbert_span_ner)",
             path=archive_file,

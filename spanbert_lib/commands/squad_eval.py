@@ -13,13 +13,7 @@ import argparse
 
 from allennlp.commands.subcommand import Subcommand
 
-from spanbert_lib.commands.squad_eval_cli import (  # noqa: F401  (the names this module always offered)
-    DESCRIPTION,
-    add_arguments,
-    evaluate_squad_files,
-    format_table,
-    squad_eval_from_args,
-)
+from spanbert_lib.commands.squad_eval_cli import DESCRIPTION, add_arguments
 
 
 @Subcommand.register("squad-eval")

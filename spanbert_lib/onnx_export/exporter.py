@@ -45,7 +45,7 @@ STAYS_IN_PYTORCH = {
         "spreading a sentence's spans over passes of max_entities_per_pass (SpanChunkLayout;"
         " graph_inputs.span_ner_rows / span_ner_unpack)",
         "the prediction-time shifts of the non-entity logit, correct_sampled_prior and outside_logit_bias"
-        " (SpanNer.with_prediction_shifts on the unpacked logits)",
+        " (SpanBertSpanNer.with_prediction_shifts on the unpacked logits)",
         "decoding labels into flat or nested entities (spanbert_lib.ner.decoding)",
         "windowing sentences longer than an instance (the spanbert_span_ner predictor)",
     ],

@@ -202,7 +202,7 @@ def evaluate_heldout(
 
     # Parameters
 
-    model : `SpanBertPretrainingModel`
+    model : `SpanBertPretraining`
         The model, with an SBO head.
     instances : `Sequence[Instance]`
         The held-out blocks.

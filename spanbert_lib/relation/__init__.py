@@ -2,7 +2,6 @@
 Relation extraction (TACRED, SemEval-2010 Task 8): readers, entity markers, classifier, predictors, official scorers.
 """
 
-import spanbert_lib.common.instance_serializer  # noqa: F401  (the per_instance predictions serializer)
 import spanbert_lib.relation.dataset_readers  # noqa: F401
 import spanbert_lib.relation.metrics  # noqa: F401
 import spanbert_lib.relation.models  # noqa: F401

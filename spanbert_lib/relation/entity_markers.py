@@ -11,7 +11,7 @@ allennlp vocabulary and the embedding matrix are identical for every dataset and
 
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from spanbert_lib.relation.tacred_schema import TACRED_ENTITY_TYPES
+from spanbert_lib.relation.dataset_readers.tacred_schema import TACRED_ENTITY_TYPES
 
 SUBJECT = "SUBJ"
 OBJECT = "OBJ"

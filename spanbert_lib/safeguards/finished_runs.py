@@ -14,26 +14,18 @@ the saved one accepts a larger ``trainer.num_epochs`` (and nothing else that dif
 
 import functools
 import inspect
-import json
 import logging
 import os
 from types import ModuleType
 from typing import Any, Dict, Optional
+
+from spanbert_lib.common.json_files import read_json_object
 
 logger = logging.getLogger(__name__)
 
 # GradientDescentTrainer's default
 DEFAULT_NUM_EPOCHS = 20
 NUM_EPOCHS_KEY = "trainer.num_epochs"
-
-
-def _read_json(path: str) -> Optional[Dict[str, Any]]:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            value = json.load(handle)
-    except (OSError, ValueError):
-        return None
-    return value if isinstance(value, dict) else None
 
 
 def _num_epochs(config: Any) -> int:
@@ -59,8 +51,8 @@ def finished_run(serialization_dir: str, params: Any) -> Optional[str]:
         A one-line explanation when the run finished and no more epochs are asked for; None otherwise.
     """
     archive = os.path.join(serialization_dir, "model.tar.gz")
-    metrics = _read_json(os.path.join(serialization_dir, "metrics.json"))
-    saved = _read_json(os.path.join(serialization_dir, "config.json"))
+    metrics = read_json_object(os.path.join(serialization_dir, "metrics.json"))
+    saved = read_json_object(os.path.join(serialization_dir, "config.json"))
     if metrics is None or saved is None or not os.path.isfile(archive):
         return None
     saved_epochs = _num_epochs(saved)
@@ -135,7 +127,7 @@ def accept_more_epochs(module: ModuleType) -> None:
 
     @functools.wraps(original)
     def create_serialization_dir(params, serialization_dir, recover: bool, force: bool) -> None:
-        saved = _read_json(os.path.join(serialization_dir, "config.json")) if recover else None
+        saved = read_json_object(os.path.join(serialization_dir, "config.json")) if recover else None
         saved_epochs = _more_epochs_only(params, saved) if saved is not None else None
         if saved_epochs is None:
             return original(params, serialization_dir, recover, force)

@@ -18,7 +18,7 @@ import numpy as np
 import torch
 
 from spanbert_lib.common.errors import UserInputError
-from spanbert_lib.pretraining.dataset_readers.block_packing import pack_blocks, word_boundaries, word_start_mask
+from spanbert_lib.pretraining.dataset_readers.block_packing import pack_blocks, piece_word_starts, word_boundaries
 from spanbert_lib.pretraining.masking import GeometricSpanMasker, Masker, MaskingStatistics
 from spanbert_lib.pretraining.masking.output import REPLACEMENT_NAMES
 
@@ -276,7 +276,7 @@ class MaskingPreview:
         ids = np.asarray(encoding.ids, dtype=np.int64)
         char_offsets = np.asarray(encoding.offsets, dtype=np.int64).reshape(-1, 2)
         raw_words = np.asarray([-2 - i if w is None else w for i, w in enumerate(encoding.word_ids)], dtype=np.int64)
-        starts = word_start_mask(raw_words)
+        starts = piece_word_starts(raw_words)
         word_index = np.cumsum(starts) - 1
         ranges, truncated_words = pack_blocks(word_boundaries(starts), self.max_sequence_length - 2)
         length = max(end - start for start, end in ranges) + 2

@@ -9,7 +9,6 @@ lines with ``loss: X ... 40%|... | 12/30 [...]``). A background thread polls the
 loads the archive once its size has stopped changing.
 """
 
-import json
 import logging
 import os
 import re
@@ -17,6 +16,7 @@ import threading
 import time
 from typing import Any, Callable, Dict, Optional
 
+from spanbert_lib.common.json_files import read_json_object
 from spanbert_lib.serving.examples import MODEL_TASKS
 from spanbert_lib.serving.model_spec import ModelSpec
 from spanbert_lib.serving.served_model import find_encoder_name
@@ -131,7 +131,7 @@ class TrainingWatch:
             ``eta_s`` (whole run, extrapolated), ``started``, and ``fraction`` (of the whole run)
             when it can be told.
         """
-        config = _read_json(os.path.join(self.directory, "config.json")) or {}
+        config = read_json_object(os.path.join(self.directory, "config.json")) or {}
         num_epochs = (config.get("trainer") or {}).get("num_epochs")
         finished = _count_finished_epochs(self.directory)
         progress: Dict[str, Any] = {
@@ -181,7 +181,7 @@ class TrainingWatch:
 
     def describe(self) -> Dict[str, Any]:
         """The ``GET /models`` entry while training."""
-        config = _read_json(os.path.join(self.directory, "config.json")) or {}
+        config = read_json_object(os.path.join(self.directory, "config.json")) or {}
         model_config = config.get("model") or {}
         failed = self._error is not None and self._failed_loads >= 3
         return {
@@ -194,15 +194,6 @@ class TrainingWatch:
             "progress": self.progress(),
             "message": self.status_line(),
         }
-
-
-def _read_json(path: str) -> Optional[Dict[str, Any]]:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            value = json.load(handle)
-        return value if isinstance(value, dict) else None
-    except (OSError, ValueError):
-        return None
 
 
 def _count_finished_epochs(directory: str) -> int:

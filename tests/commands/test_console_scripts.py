@@ -213,3 +213,27 @@ def test_forked_subcommand_answers_as_the_allennlp_executable(runs):
         assert (real.returncode, real.stdout) == (forked.returncode, forked.stdout)
         command = cases[name].command
         assert normalised_stderr(real.stderr, command) == normalised_stderr(forked.stderr, command)
+
+
+NO_ALLENNLP = r"""
+import sys
+from spanbert_lib.commands import console_scripts
+sys.argv = ["spanbert-coref-score", sys.argv[1], sys.argv[1]]
+try:
+    console_scripts.coref_score()
+except SystemExit:
+    pass
+print(sorted(name for name in ("allennlp", "torch", "transformers") if name in sys.modules))
+"""
+
+
+def test_the_console_scorer_imports_neither_allennlp_nor_torch(tmp_path):
+    import subprocess
+    import sys
+
+    key = tmp_path / "key.conll"
+    key.write_text("#begin document (d); part 000\nd 0 0 Anna (0)\nd 0 1 slept (0)\n\n#end document\n")
+    completed = subprocess.run(
+        [sys.executable, "-c", NO_ALLENNLP, str(key)], capture_output=True, text=True, timeout=120
+    )
+    assert completed.stdout.strip().splitlines()[-1] == "[]", completed.stderr[-2000:]

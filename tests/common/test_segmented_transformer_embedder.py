@@ -14,7 +14,7 @@ from transformers import AutoModel
 
 from spanbert_lib.common.token_embedders import SegmentedTransformerEmbedder
 from spanbert_lib.common.token_indexers import SegmentedWordpieceIndexer, sentence_tokens
-from spanbert_lib.coref.conll_format import read_conll_documents
+from spanbert_lib.coref.dataset_readers.conll_format import read_conll_documents
 from tests import REPO_ROOT, TINY_BERT_DIR
 
 FIXTURE = REPO_ROOT / "fixtures" / "coref" / "segmented_document.gold_conll"

@@ -22,7 +22,7 @@ from spanbert_lib.common.token_indexers import (
     segment_words,
     sentence_tokens,
 )
-from spanbert_lib.coref.conll_format import read_conll_documents
+from spanbert_lib.coref.dataset_readers.conll_format import read_conll_documents
 from tests import REPO_ROOT, TINY_BERT_DIR, require_external_data
 
 FIXTURE = REPO_ROOT / "fixtures" / "coref" / "segmented_document.gold_conll"

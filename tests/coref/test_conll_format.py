@@ -6,7 +6,7 @@ import pickle
 import pytest
 
 from spanbert_lib.common.errors import InvalidEncodingError, UserInputError
-from spanbert_lib.coref.conll_format import (
+from spanbert_lib.coref.dataset_readers.conll_format import (
     MIN_COLUMNS_WITH_WORDS,
     ConllDocument,
     ConllFormatError,
@@ -300,7 +300,7 @@ def test_coreference_cells_are_read_as_the_reference_reads_them(cell, singles, o
 
 def test_other_text_in_the_last_column_is_no_mention_with_one_warning(caplog):
     text = HEADER + token(0, "a", "*") + token(1, "b", "(1)") + token(2, "c", "(x") + "#end document\n"
-    with caplog.at_level(logging.WARNING, logger="spanbert_lib.coref.conll_format"):
+    with caplog.at_level(logging.WARNING, logger="spanbert_lib.coref.dataset_readers.conll_format"):
         [document] = parse_conll_lines(io.StringIO(text), source="odd.conll")
     assert document.clusters == [[(1, 1)]]
     [record] = caplog.records

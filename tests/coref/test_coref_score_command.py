@@ -4,13 +4,13 @@ import json
 
 import pytest
 
-from spanbert_lib.commands.coref_score import (
+from spanbert_lib.commands.coref_score_cli import (
     CorefScoreError,
     coref_score_from_args,
     score_conll_files,
 )
 from spanbert_lib.common.errors import EmptyInputError
-from spanbert_lib.coref.conll_format import read_conll_documents, write_conll_documents
+from spanbert_lib.coref.dataset_readers.conll_format import read_conll_documents, write_conll_documents
 from tests import REPO_ROOT, require_external_data
 
 FIXTURES = REPO_ROOT / "fixtures" / "coref"

@@ -11,8 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from spanbert_lib.commands.coref_score import score_conll_files
-from spanbert_lib.coref.conll_format import MIN_COLUMNS_WITH_WORDS, iter_conll_documents, read_conll_documents
+from spanbert_lib.commands.coref_score_cli import score_conll_files
+from spanbert_lib.coref.dataset_readers.conll_format import (
+    MIN_COLUMNS_WITH_WORDS,
+    iter_conll_documents,
+    read_conll_documents,
+)
 from spanbert_lib.ner.dataset_readers.litbank_format import read_litbank_document
 from tests import REPO_ROOT, require_external_data
 

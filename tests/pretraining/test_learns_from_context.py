@@ -13,7 +13,7 @@ from allennlp.data import Vocabulary
 from spanbert_lib.common.transformers_encoder import TransformerSpec
 from spanbert_lib.pretraining.masking import IGNORE_INDEX
 from spanbert_lib.pretraining.masking.geometric_span import GeometricSpanMasker
-from spanbert_lib.pretraining.models import SpanBertPretrainingModel
+from spanbert_lib.pretraining.models import SpanBertPretraining
 from tests import TINY_BERT_DIR
 
 NUM_WORDS = 40  # candidate words: the unigram baseline is about 1 / NUM_WORDS
@@ -53,7 +53,7 @@ def alternating_blocks(words: torch.Tensor, tokenizer, batch_size: int, generato
     return input_ids, word_ids
 
 
-def heldout_accuracies(model: SpanBertPretrainingModel, input_ids, word_ids):
+def heldout_accuracies(model: SpanBertPretraining, input_ids, word_ids):
     """
     ``(MLM accuracy at the positions replaced by [MASK], SBO accuracy at all masked positions)``
     with the model's fixed evaluation masks.
@@ -81,7 +81,7 @@ def heldout_accuracies(model: SpanBertPretrainingModel, input_ids, word_ids):
 
 def test_fills_masked_spans_from_context():
     torch.manual_seed(0)
-    model = SpanBertPretrainingModel(
+    model = SpanBertPretraining(
         Vocabulary(),
         TransformerSpec(
             str(TINY_BERT_DIR),

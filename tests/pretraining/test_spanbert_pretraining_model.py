@@ -10,7 +10,7 @@ from allennlp.data import Batch, DatasetReader, Vocabulary
 from allennlp.models import Model
 
 from spanbert_lib.common.transformers_encoder import TransformerSpec
-from spanbert_lib.pretraining.models import SpanBertPretrainingModel
+from spanbert_lib.pretraining.models import SpanBertPretraining
 from tests import REPO_ROOT
 
 CONFIG = REPO_ROOT / "fixtures" / "configs" / "pretraining" / "spanbert_tiny.jsonnet"
@@ -122,7 +122,7 @@ class TestSpanBertPretraining(ModelTestCase):
         assert 0.0 <= metrics["sbo_accuracy"] <= 1.0 and metrics["mlm_perplexity"] > 1.0
 
     def test_nsp_without_labels_is_a_clear_error(self, tmp_path):
-        model = SpanBertPretrainingModel(
+        model = SpanBertPretraining(
             Vocabulary(),
             TransformerSpec(
                 "fixtures/tiny_bert",

@@ -9,7 +9,7 @@ from allennlp.commands.train import train_model_from_file
 from allennlp.models.archival import load_archive
 from allennlp.predictors import Predictor
 
-from spanbert_lib.commands.squad_eval import evaluate_squad_files
+from spanbert_lib.commands.squad_eval_cli import evaluate_squad_files
 from spanbert_lib.qa.dataset_readers import QADataError
 from spanbert_lib.qa.metrics import SquadV2Metrics
 from spanbert_lib.qa.metrics.squad_evaluation import evaluate_v2, iter_questions

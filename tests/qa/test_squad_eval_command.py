@@ -12,7 +12,7 @@ import pytest
 from allennlp.commands import main
 
 import spanbert_lib.commands.squad_eval  # noqa: F401  (registers the subcommand)
-from spanbert_lib.commands.squad_eval import evaluate_squad_files
+from spanbert_lib.commands.squad_eval_cli import evaluate_squad_files
 from spanbert_lib.qa.metrics.squad_evaluation import SquadEvaluationError
 from tests import require_external_data
 

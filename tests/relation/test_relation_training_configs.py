@@ -6,7 +6,7 @@ import _jsonnet
 from allennlp.commands.train import train_model_from_file
 from allennlp.common import Params
 
-from spanbert_lib.relation.tacred_schema import TACRED_RELATIONS
+from spanbert_lib.relation.dataset_readers.tacred_schema import TACRED_RELATIONS
 from tests import REPO_ROOT, TINY_BERT_DIR
 
 CONFIG_DIR = REPO_ROOT / "training_configs" / "relation"

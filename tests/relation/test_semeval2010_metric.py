@@ -10,8 +10,8 @@ from allennlp.common.checks import ConfigurationError
 from allennlp.data import Vocabulary
 from allennlp.training.metrics import Metric
 
+from spanbert_lib.relation.dataset_readers.semeval2010_schema import SEMEVAL2010_LABELS, split_label
 from spanbert_lib.relation.metrics import SemEval2010MacroF1, semeval2010_official_score
-from spanbert_lib.relation.semeval2010_schema import SEMEVAL2010_LABELS, split_label
 
 # (gold, predicted)
 CASE = [

@@ -52,21 +52,21 @@ def test_health_and_models_describe_every_archive(client, tiny_archives):
     from allennlp.predictors import Predictor
 
     from spanbert_lib.coref.predictors import SpanBertCorefPredictor
-    from spanbert_lib.entity_typing.predictors.entity_typing import EntityTypingPredictor
-    from spanbert_lib.ner.predictors.span_ner import SpanNerPredictor
+    from spanbert_lib.entity_typing.predictors.spanbert_entity_typing import SpanBertEntityTypingPredictor
+    from spanbert_lib.ner.predictors.spanbert_span_ner import SpanBertSpanNerPredictor
     from spanbert_lib.qa.predictors import SpanBertQAPredictor
-    from spanbert_lib.relation.predictors.relation_classifier import RelationClassifierPredictor
-    from spanbert_lib.relation.predictors.semeval2010 import SemEval2010Task8Predictor
+    from spanbert_lib.relation.predictors.spanbert_relation_classifier import SpanBertRelationClassifierPredictor
+    from spanbert_lib.relation.predictors.spanbert_semeval2010_task8 import SpanBertSemEval2010Task8Predictor
 
     models = {m["name"]: m for m in client.get("/models").json()}
     expected = {
         "coref": ("coreference", SpanBertCorefPredictor),
         "qa": ("qa", SpanBertQAPredictor),
         "qa_abstains": ("qa", SpanBertQAPredictor),
-        "ner": ("span_ner", SpanNerPredictor),
-        "relation": ("relation", RelationClassifierPredictor),
-        "semeval": ("relation", SemEval2010Task8Predictor),
-        "typing": ("entity_typing", EntityTypingPredictor),
+        "ner": ("span_ner", SpanBertSpanNerPredictor),
+        "relation": ("relation", SpanBertRelationClassifierPredictor),
+        "semeval": ("relation", SpanBertSemEval2010Task8Predictor),
+        "typing": ("entity_typing", SpanBertEntityTypingPredictor),
     }
     assert {name: (m["task"], Predictor.by_name(m["predictor"])) for name, m in models.items()} == expected
     assert (
@@ -232,7 +232,7 @@ def test_the_limit_counts_characters_not_bytes(client):
 
 
 def test_an_exception_inside_the_model_is_a_short_500(tiny_archives, masking, monkeypatch):
-    from spanbert_lib.relation.models.relation_classifier import SpanBertRelationClassifier
+    from spanbert_lib.relation.models.spanbert_relation_classifier import SpanBertRelationClassifier
 
     def failing_forward(self, *args, **kwargs):
         raise RuntimeError("secret internal detail")

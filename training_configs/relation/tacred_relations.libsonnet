@@ -1,4 +1,4 @@
-// The 42 TACRED labels (41 relations + no_relation), as spanbert_lib.relation.tacred_schema.TACRED_RELATIONS
+// The 42 TACRED labels (41 relations + no_relation), as spanbert_lib.relation.dataset_readers.tacred_schema.TACRED_RELATIONS
 // (a test checks they agree). Added to the label vocabulary so that every label has an id even when
 // the training data (e.g. the 20-example sample) lacks some.
 [

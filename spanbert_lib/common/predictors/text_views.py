@@ -2,7 +2,7 @@
 Turning text into sentences of words with character offsets (spaCy), and word-offset clusters
 back into character offsets and a "resolved" text where mentions are replaced by the first
 mention of their cluster (coreference). Pure functions shared by the predictors (``spanbert_coref``,
-``span_ner``).
+``spanbert_span_ner``).
 """
 
 import functools

@@ -1,14 +1,12 @@
 """Coreference dataset readers; importing this package registers ``spanbert_coref``."""
 
-from spanbert_lib.coref.dataset_readers.candidate_spans import (  # noqa: F401
-    CandidateSpans,
-    SpanLabels,
-    enumerate_candidate_spans,
-    label_candidate_spans,
-)
 from spanbert_lib.coref.dataset_readers.document_window import (  # noqa: F401
     DocumentWindow,
     document_window,
+)
+from spanbert_lib.coref.dataset_readers.mention_labels import (  # noqa: F401
+    MentionClusterLabels,
+    label_candidate_spans,
 )
 from spanbert_lib.coref.dataset_readers.spanbert_coref import (  # noqa: F401
     CorefReadStats,

@@ -18,21 +18,19 @@ from allennlp.data.dataset_readers import DatasetReader
 from allennlp.data.fields import MetadataField, TensorField, TextField
 from allennlp.data.token_indexers import TokenIndexer
 
+from spanbert_lib.common.candidate_spans import enumerate_candidate_spans
 from spanbert_lib.common.data_files import resolve_data_files
 from spanbert_lib.common.errors import EmptyInputError
 from spanbert_lib.common.span_types import Span
 from spanbert_lib.common.token_indexers import SegmentedWordpieceIndexer, sentence_tokens
-from spanbert_lib.coref.conll_format import (
+from spanbert_lib.coref.dataset_readers.conll_format import (
     MIN_COLUMNS_WITH_WORDS,
     ConllDocument,
     genre_of,
     iter_conll_documents,
 )
-from spanbert_lib.coref.dataset_readers.candidate_spans import (
-    enumerate_candidate_spans,
-    label_candidate_spans,
-)
 from spanbert_lib.coref.dataset_readers.document_window import DocumentWindow, document_window
+from spanbert_lib.coref.dataset_readers.mention_labels import label_candidate_spans
 from spanbert_lib.coref.dataset_readers.speakers_and_genres import (
     ONTONOTES_GENRES,
     GenreIds,

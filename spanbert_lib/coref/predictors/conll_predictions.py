@@ -28,13 +28,13 @@ from allennlp.models import Model
 from allennlp.models.archival import CONFIG_NAME, load_archive
 
 from spanbert_lib.common.errors import EmptyInputError, UserInputError
-from spanbert_lib.coref.conll_format import (
+from spanbert_lib.coref.dataset_readers import clusters_in_document, conll_paths
+from spanbert_lib.coref.dataset_readers.conll_format import (
     MIN_COLUMNS_WITH_WORDS,
     ConllDocument,
     iter_conll_documents,
     write_conll_documents,
 )
-from spanbert_lib.coref.dataset_readers import clusters_in_document, conll_paths
 from spanbert_lib.safeguards.archive_configs import archive_model_type
 
 logger = logging.getLogger(__name__)

@@ -1,4 +1,4 @@
-"""The ``open_entity`` reader: entity typing (Open Entity / UFET) as wordpieces plus a mention span."""
+"""The ``spanbert_open_entity`` reader: entity typing (Open Entity / UFET) as wordpieces plus a mention span."""
 
 import logging
 from dataclasses import dataclass

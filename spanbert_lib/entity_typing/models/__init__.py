@@ -1,3 +1,3 @@
 """Entity typing model (``entity_typing``)."""
 
-from spanbert_lib.entity_typing.models.entity_typing import EntityTyping  # noqa: F401
+from spanbert_lib.entity_typing.models.spanbert_entity_typing import SpanBertEntityTyping  # noqa: F401

@@ -1,3 +1,3 @@
 """The ``entity_typing`` predictor (sentence + mention character offsets -> types)."""
 
-from spanbert_lib.entity_typing.predictors.entity_typing import EntityTypingPredictor  # noqa: F401
+from spanbert_lib.entity_typing.predictors.spanbert_entity_typing import SpanBertEntityTypingPredictor  # noqa: F401

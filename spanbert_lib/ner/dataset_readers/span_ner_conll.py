@@ -1,4 +1,4 @@
-"""The ``span_ner_conll`` reader: flat NER in the CoNLL-2003 format as span-NER instances."""
+"""The ``spanbert_span_ner_conll`` reader: flat NER in the CoNLL-2003 format as span-NER instances."""
 
 from typing import Iterator
 

@@ -1,4 +1,4 @@
-"""The ``span_ner_litbank`` reader: LitBank nested NER (``*_brat.tsv``) as span-NER instances."""
+"""The ``spanbert_span_ner_litbank`` reader: LitBank nested NER (``*_brat.tsv``) as span-NER instances."""
 
 from typing import Iterator
 

@@ -1,5 +1,5 @@
 """
-The base of the span-NER readers (``span_ner_conll``, ``span_ner_litbank``): one instance per
+The base of the span-NER readers (``spanbert_span_ner_conll``, ``spanbert_span_ner_litbank``): one instance per
 sentence with every candidate span of up to ``max_span_width`` words in wordpiece positions,
 optionally with the neighbouring sentences' words as context.
 """
@@ -22,9 +22,9 @@ from spanbert_lib.common.data_files import resolve_data_files
 from spanbert_lib.common.known_labels import RECORD_SOURCE_KEY, record_source
 from spanbert_lib.common.reader_tokenizers import reader_tokenizer
 from spanbert_lib.ner.dataset_readers.bio_tags import OUTSIDE, Entity
+from spanbert_lib.ner.dataset_readers.entity_labels import label_sentence_spans
 from spanbert_lib.ner.dataset_readers.ner_document import NerDocument
-from spanbert_lib.ner.dataset_readers.sentence_window import sentence_window
-from spanbert_lib.ner.dataset_readers.span_candidates import label_sentence_spans
+from spanbert_lib.ner.dataset_readers.sentence_context import sentence_window
 
 logger = logging.getLogger(__name__)
 
@@ -101,7 +101,7 @@ class SpanNerReader(DatasetReader):
     word ids give the word -> piece maps); a word that yields no piece at all is encoded as the
     unknown token (counted). A sentence longer than ``max_seq_length`` pieces alone is skipped
     (counted, its entities counted as never predicted, and logged with its file and line; the
-    ``span_ner`` predictor windows such sentences instead); context is cut first, farthest words
+    ``spanbert_span_ner`` predictor windows such sentences instead); context is cut first, farthest words
     first.
     Counts are logged at the end of each read and kept in :attr:`last_read_stats`.
 

@@ -1,3 +1,3 @@
-"""The ``span_ner`` predictor (raw text or pre-tokenised sentences -> entities)."""
+"""The ``spanbert_span_ner`` predictor (raw text or pre-tokenised sentences -> entities)."""
 
-from spanbert_lib.ner.predictors.span_ner import SpanNerPredictor  # noqa: F401
+from spanbert_lib.ner.predictors.spanbert_span_ner import SpanBertSpanNerPredictor  # noqa: F401

@@ -14,7 +14,7 @@ from typing import List, Tuple
 import numpy as np
 
 
-def word_start_mask(word_ids: np.ndarray) -> np.ndarray:
+def piece_word_starts(word_ids: np.ndarray) -> np.ndarray:
     """
     Where each word starts.
 
@@ -41,7 +41,7 @@ def word_boundaries(word_starts: np.ndarray) -> np.ndarray:
     # Parameters
 
     word_starts : `np.ndarray`
-        `[N]` bool from :func:`word_start_mask`.
+        `[N]` bool from :func:`piece_word_starts`.
 
     # Returns
 

@@ -21,7 +21,7 @@ from allennlp.data import Instance
 from allennlp.data.dataset_readers import DatasetReader
 
 from spanbert_lib.common.text_files import ENCODING_ERRORS
-from spanbert_lib.pretraining.dataset_readers.block_packing import word_boundaries, word_start_mask
+from spanbert_lib.pretraining.dataset_readers.block_packing import piece_word_starts, word_boundaries
 from spanbert_lib.pretraining.dataset_readers.corpus_files import (
     DOCUMENT_SEPARATORS,
     CorpusFileStats,
@@ -290,7 +290,7 @@ class WordpieceCorpusReader(DatasetReader):
                 pieces[index].append(
                     (
                         np.asarray(encoding.ids, dtype=np.int64),
-                        word_start_mask(np.asarray(word_ids, dtype=np.int64)),
+                        piece_word_starts(np.asarray(word_ids, dtype=np.int64)),
                         offsets,
                     )
                 )

@@ -10,7 +10,7 @@ import torch
 
 from spanbert_lib.pretraining.masking.masker import Masker, SpanSelection
 from spanbert_lib.pretraining.masking.selection import select_up_to_budget
-from spanbert_lib.pretraining.masking.units import Runs, coverage, find_runs, word_runs, word_start_mask
+from spanbert_lib.pretraining.masking.units import Runs, batch_word_starts, coverage, find_runs, word_runs
 
 
 @Masker.register("named_entity")
@@ -51,7 +51,7 @@ class PhraseMasker(Masker):
     ) -> SpanSelection:
         length = word_ids.shape[1]
         maskable = word_ids >= 0
-        starts_word = word_start_mask(word_ids)
+        starts_word = batch_word_starts(word_ids)
         phrases = find_runs(np.where(maskable, phrase_ids, -1))
         _check_word_aligned(word_ids, phrases, starts_word)
 

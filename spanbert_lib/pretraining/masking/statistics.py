@@ -6,7 +6,7 @@ from typing import Any, Dict, Mapping, Optional, Union
 import torch
 
 from spanbert_lib.pretraining.masking.output import REPLACE_KEEP, REPLACE_MASK, REPLACE_RANDOM, MaskingOutput
-from spanbert_lib.pretraining.masking.units import word_start_mask
+from spanbert_lib.pretraining.masking.units import batch_word_starts
 
 
 class MaskingStatistics:
@@ -51,7 +51,7 @@ class MaskingStatistics:
         self.num_tokens += int((word_ids >= 0).sum())
         self.num_masked_tokens += int(masked.sum())
         self.num_masked_special += int((masked & (word_ids < 0)).sum())
-        word_starts = torch.from_numpy(word_start_mask(word_ids.numpy()))
+        word_starts = torch.from_numpy(batch_word_starts(word_ids.numpy()))
 
         rows, first, last = spans[:, 0], spans[:, 1], spans[:, 2]
         self.num_spans += spans.shape[0]

@@ -109,7 +109,7 @@ def word_runs(word_ids: np.ndarray) -> Runs:
     return find_runs(np.maximum(word_ids, -1))
 
 
-def word_start_mask(word_ids: np.ndarray) -> np.ndarray:
+def batch_word_starts(word_ids: np.ndarray) -> np.ndarray:
     """
     Where the whole words start.
 

@@ -1,1 +1,1 @@
-from spanbert_lib.pretraining.models.spanbert_pretraining import SpanBertPretrainingModel  # noqa: F401
+from spanbert_lib.pretraining.models.spanbert_pretraining import SpanBertPretraining  # noqa: F401

@@ -44,7 +44,7 @@ class _TokenPredictionMetrics:
 
 
 @Model.register("spanbert_pretraining")
-class SpanBertPretrainingModel(Model):
+class SpanBertPretraining(Model):
     """
     Pre-trains a BERT-family encoder as in SpanBERT (Joshi et al. 2020): the batch is masked
     on the fly by ``masker`` (fresh masks every time a batch is seen, i.e. every epoch), and the
@@ -177,7 +177,7 @@ class SpanBertPretrainingModel(Model):
     def tokenizer(self):
         return self._tokenizer
 
-    def train(self, mode: bool = True) -> "SpanBertPretrainingModel":
+    def train(self, mode: bool = True) -> "SpanBertPretraining":
         super().train(mode)
         if self.freeze_encoder:
             self.encoder.eval()  # a frozen encoder gives the heads the states it gives at prediction time

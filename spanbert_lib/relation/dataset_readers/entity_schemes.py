@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import List, Tuple
 
 from spanbert_lib.relation.dataset_readers.tacred_example import TacredExample, TacredFormatError
+from spanbert_lib.relation.dataset_readers.tacred_schema import TACRED_ENTITY_TYPES
 from spanbert_lib.relation.entity_markers import OBJECT, SUBJECT, end_marker, start_marker
-from spanbert_lib.relation.tacred_schema import TACRED_ENTITY_TYPES
 
 ENTITY_SCHEMES = ("entity_mask", "typed_entity_markers", "plain")
 

@@ -1,5 +1,5 @@
 """
-The SemEval-2010 Task 8 reader: the task's own text format in, the same instances as the ``tacred``
+The SemEval-2010 Task 8 reader: the task's own text format in, the same instances as the ``spanbert_tacred``
 reader out (wordpieces with entity markers, subject/object spans, the directed relation label).
 """
 
@@ -14,9 +14,9 @@ from allennlp.data.instance import Instance
 from spanbert_lib.common.errors import EmptyInputError, UserInputError
 from spanbert_lib.common.known_labels import RECORD_SOURCE_KEY, record_source
 from spanbert_lib.common.text_files import read_lines
+from spanbert_lib.relation.dataset_readers.semeval2010_schema import split_label
 from spanbert_lib.relation.dataset_readers.tacred import TacredReader
 from spanbert_lib.relation.dataset_readers.tacred_example import TacredExample, TacredFormatError
-from spanbert_lib.relation.semeval2010_schema import split_label
 
 # SemEval nominals have no entity type; every marker uses this one ([SUBJ-MISC] .. [/OBJ-MISC]).
 SEMEVAL2010_ENTITY_TYPE = "MISC"
@@ -213,13 +213,13 @@ class SemEval2010Task8Reader(TacredReader):
     line; label-less files in the test format read too).
 
     e1 is shown to the encoder as the subject and e2 as the object, both with the untyped
-    ``MISC`` markers, through the entity schemes of the ``tacred`` reader
+    ``MISC`` markers, through the entity schemes of the ``spanbert_tacred`` reader
     (:mod:`~spanbert_lib.relation.dataset_readers.entity_schemes`): with
     ``typed_entity_markers`` (the default here, since the nominals' words carry the relation)
     ``[CLS] the [SUBJ-MISC] burst [/SUBJ-MISC] was caused by [OBJ-MISC] pressure [/OBJ-MISC] . [SEP]``;
     with ``entity_mask`` each nominal becomes its one marker. The label keeps the direction
-    (``Cause-Effect(e2,e1)`` is its own class). Instances have the fields of the ``tacred``
-    reader, so ``spanbert_relation_classifier`` and the ``tacred`` predictor work unchanged.
+    (``Cause-Effect(e2,e1)`` is its own class). Instances have the fields of the ``spanbert_tacred``
+    reader, so ``spanbert_relation_classifier`` and the ``spanbert_tacred`` predictor work unchanged.
 
     A subset of a file is chosen by id in the path: ``train.txt#ids=1-5600`` reads examples 1 to
     5600 (inclusive; either end may be left out, ``#ids=5601-``), so one file serves as training
@@ -235,9 +235,9 @@ class SemEval2010Task8Reader(TacredReader):
         Wordpieces per example including ``[CLS]``/``[SEP]``; longer sentences are cut around
         the two nominals.
     tokenizer_kwargs : `Dict[str, Any]`, optional (default = `None`)
-        As for the ``tacred`` reader.
+        As for the ``spanbert_tacred`` reader.
     token_indexers : `Dict[str, TokenIndexer]`, optional (default = `None`)
-        As for the ``tacred`` reader.
+        As for the ``spanbert_tacred`` reader.
     """
 
     def __init__(self, model_name: str, entity_scheme: str = "typed_entity_markers", **kwargs) -> None:
@@ -280,7 +280,7 @@ class SemEval2010Task8Reader(TacredReader):
         # Returns
 
         `Instance`
-            The fields of the ``tacred`` reader's instances.
+            The fields of the ``spanbert_tacred`` reader's instances.
         """
         if relation is not None:
             try:

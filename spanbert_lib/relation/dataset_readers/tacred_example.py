@@ -4,7 +4,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Optional
 
 from spanbert_lib.common.errors import UserInputError
-from spanbert_lib.relation.tacred_schema import convert_ptb_token
+from spanbert_lib.relation.dataset_readers.tacred_schema import convert_ptb_token
 
 REQUIRED_KEYS = ("token", "subj_start", "subj_end", "obj_start", "obj_end", "subj_type", "obj_type")
 

@@ -28,7 +28,7 @@ from allennlp.data.vocabulary import Vocabulary
 from allennlp.nn.util import dist_reduce_sum
 from allennlp.training.metrics.metric import Metric
 
-from spanbert_lib.relation.semeval2010_schema import OTHER, SEMEVAL2010_RELATIONS, split_label
+from spanbert_lib.relation.dataset_readers.semeval2010_schema import OTHER, SEMEVAL2010_RELATIONS, split_label
 
 
 def official_scores_from_confusion(

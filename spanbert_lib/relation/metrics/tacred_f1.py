@@ -25,7 +25,7 @@ from allennlp.data.vocabulary import Vocabulary
 from allennlp.nn.util import dist_reduce_sum
 from allennlp.training.metrics.metric import Metric
 
-from spanbert_lib.relation.tacred_schema import NO_RELATION
+from spanbert_lib.relation.dataset_readers.tacred_schema import NO_RELATION
 
 
 def micro_scores(num_correct: int, num_guessed: int, num_gold: int) -> Dict[str, float]:

@@ -11,12 +11,12 @@ from allennlp.data.data_loaders import MultiProcessDataLoader
 
 from spanbert_lib.common.errors import EmptyInputError, InvalidEncodingError
 from spanbert_lib.common.token_indexers import SegmentedWordpieceIndexer
-from spanbert_lib.coref.conll_format import (
+from spanbert_lib.coref.dataset_readers import SpanBertCorefReader, clusters_in_document
+from spanbert_lib.coref.dataset_readers.conll_format import (
     ConllFormatError,
     format_conll_document,
     read_conll_documents,
 )
-from spanbert_lib.coref.dataset_readers import SpanBertCorefReader, clusters_in_document
 from tests import REPO_ROOT, TINY_BERT_DIR, require_external_data
 
 FIXTURE = REPO_ROOT / "fixtures" / "coref" / "segmented_document.gold_conll"

@@ -12,7 +12,7 @@ from allennlp.models.archival import load_archive
 from allennlp.predictors import Predictor
 
 from spanbert_lib.commands.coref_predict_conll import main as conll_main
-from spanbert_lib.coref.conll_format import read_conll_documents
+from spanbert_lib.coref.dataset_readers.conll_format import read_conll_documents
 from spanbert_lib.coref.metrics import score_documents
 from spanbert_lib.coref.predictors import (
     character_clusters,

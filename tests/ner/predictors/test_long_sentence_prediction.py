@@ -17,10 +17,10 @@ from allennlp.predictors import Predictor
 
 from spanbert_lib.common.candidate_spans import enumerate_sentence_spans
 from spanbert_lib.ner.decoding import _output, _ranked_candidates, decode_flat, decode_nested
-from spanbert_lib.ner.models.span_ner import first_rows
-from spanbert_lib.ner.predictors import SpanNerPredictor
-from spanbert_lib.ner.predictors.sentence_windows import central_windows, overlapping_windows
-from spanbert_lib.ner.predictors.span_ner import SentencePlan
+from spanbert_lib.ner.models.spanbert_span_ner import first_rows
+from spanbert_lib.ner.predictors import SpanBertSpanNerPredictor
+from spanbert_lib.ner.predictors.long_sentence_windows import central_windows, overlapping_windows
+from spanbert_lib.ner.predictors.spanbert_span_ner import SentencePlan
 from tests import REPO_ROOT
 from tests.ner.predictors.test_sentence_windows_linear import table_central_windows
 
@@ -29,7 +29,7 @@ CONLL = REPO_ROOT / "fixtures" / "ner" / "conll2003_iob2.txt"
 
 
 @pytest.fixture(scope="module")
-def predictor() -> SpanNerPredictor:
+def predictor() -> SpanBertSpanNerPredictor:
     torch.manual_seed(0)
     params = Params.from_file(str(CONFIG))
     reader = DatasetReader.from_params(params["dataset_reader"])

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from spanbert_lib.common.candidate_spans import enumerate_sentence_spans
-from spanbert_lib.ner.predictors.sentence_windows import central_windows, overlapping_windows
+from spanbert_lib.ner.predictors.long_sentence_windows import central_windows, overlapping_windows
 
 
 def test_a_sentence_that_fits_is_one_window():

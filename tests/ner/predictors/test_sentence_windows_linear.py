@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from spanbert_lib.common.candidate_spans import enumerate_sentence_spans
-from spanbert_lib.ner.predictors.sentence_windows import central_windows, overlapping_windows
-from spanbert_lib.ner.predictors.span_ner import spans_by_window
+from spanbert_lib.ner.predictors.long_sentence_windows import central_windows, overlapping_windows
+from spanbert_lib.ner.predictors.spanbert_span_ner import spans_by_window
 
 
 def centrality_table(spans: np.ndarray, windows: np.ndarray, num_words: int) -> np.ndarray:

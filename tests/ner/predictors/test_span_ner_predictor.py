@@ -9,7 +9,7 @@ from allennlp.models import Model
 from allennlp.predictors import Predictor
 
 from spanbert_lib.common.predictors.text_views import join_pretokenized
-from spanbert_lib.ner.predictors import SpanNerPredictor
+from spanbert_lib.ner.predictors import SpanBertSpanNerPredictor
 from tests import REPO_ROOT
 
 CONFIG = REPO_ROOT / "fixtures" / "configs" / "ner" / "span_ner_tiny.jsonnet"
@@ -17,7 +17,7 @@ CONLL = REPO_ROOT / "fixtures" / "ner" / "conll2003_iob2.txt"
 
 
 @pytest.fixture(scope="module")
-def predictor() -> SpanNerPredictor:
+def predictor() -> SpanBertSpanNerPredictor:
     params = Params.from_file(str(CONFIG))
     reader = DatasetReader.from_params(params["dataset_reader"])
     vocab = Vocabulary.from_instances(reader.read(str(CONLL)))

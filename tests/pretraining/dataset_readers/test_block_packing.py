@@ -4,17 +4,17 @@ import pytest
 from spanbert_lib.pretraining.dataset_readers.block_packing import (
     dense_ranks,
     pack_blocks,
+    piece_word_starts,
     word_boundaries,
-    word_start_mask,
 )
 
 
 def test_word_starts_and_boundaries():
     word_ids = np.array([0, 0, 1, 2, 2, 2, 3])
-    starts = word_start_mask(word_ids)
+    starts = piece_word_starts(word_ids)
     assert starts.tolist() == [True, False, True, True, False, False, True]
     assert word_boundaries(starts).tolist() == [0, 2, 3, 6, 7]
-    assert word_boundaries(word_start_mask(np.array([], dtype=np.int64))).tolist() == [0]
+    assert word_boundaries(piece_word_starts(np.array([], dtype=np.int64))).tolist() == [0]
 
 
 def test_pack_blocks_greedy_at_word_boundaries():

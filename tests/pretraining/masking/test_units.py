@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from spanbert_lib.pretraining.masking.selection import select_up_to_budget
-from spanbert_lib.pretraining.masking.units import coverage, find_runs, word_runs, word_start_mask
+from spanbert_lib.pretraining.masking.units import batch_word_starts, coverage, find_runs, word_runs
 
 
 def test_find_runs_by_hand():
@@ -28,7 +28,7 @@ def test_word_runs_and_starts_treat_every_negative_id_as_special():
     word_ids = np.array([[-100, 0, 0, 1, -2, 2, 2, -100]])
     runs = word_runs(word_ids)
     assert runs.starts.tolist() == [[1, 3, 5]] and runs.ends.tolist() == [[2, 3, 6]]
-    assert word_start_mask(word_ids).tolist() == [[False, True, False, True, False, True, False, False]]
+    assert batch_word_starts(word_ids).tolist() == [[False, True, False, True, False, True, False, False]]
 
 
 def test_coverage_marks_selected_runs_only():

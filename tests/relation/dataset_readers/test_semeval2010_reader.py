@@ -9,7 +9,7 @@ from allennlp.common.checks import ConfigurationError
 from spanbert_lib.common.errors import EmptyInputError, InvalidEncodingError, UserInputError
 from spanbert_lib.relation.dataset_readers import SemEval2010Task8Reader
 from spanbert_lib.relation.dataset_readers.semeval2010 import parse_tagged_sentence, read_semeval_records
-from spanbert_lib.relation.semeval2010_schema import SEMEVAL2010_LABELS
+from spanbert_lib.relation.dataset_readers.semeval2010_schema import SEMEVAL2010_LABELS
 from tests import REPO_ROOT, TINY_BERT_DIR, require_external_data
 
 MINILM = REPO_ROOT / "pretrained" / "all-MiniLM-L6-v2"

@@ -11,8 +11,8 @@ from allennlp.common.checks import ConfigurationError
 from allennlp.data.vocabulary import Vocabulary
 
 from spanbert_lib.relation.dataset_readers import TacredFormatError, TacredReader
+from spanbert_lib.relation.dataset_readers.tacred_schema import TACRED_ENTITY_TYPES, TACRED_RELATIONS, convert_ptb_token
 from spanbert_lib.relation.entity_markers import entity_marker_tokens
-from spanbert_lib.relation.tacred_schema import TACRED_ENTITY_TYPES, TACRED_RELATIONS, convert_ptb_token
 from tests import REPO_ROOT, TINY_BERT_DIR, require_external_data
 
 MINILM = REPO_ROOT / "pretrained" / "all-MiniLM-L6-v2"

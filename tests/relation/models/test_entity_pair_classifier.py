@@ -13,7 +13,7 @@ from allennlp.models import Model
 from allennlp.predictors import Predictor
 
 from spanbert_lib.common.modules.entity_aware import ENTITY_HEAD, ENTITY_TAIL
-from spanbert_lib.relation.tacred_schema import TACRED_RELATIONS
+from spanbert_lib.relation.dataset_readers.tacred_schema import TACRED_RELATIONS
 from tests import REPO_ROOT, TINY_BERT_DIR
 from tests.entity_model_testing import LAST_LAYER_WORD_QUERIES, EntityModelTestCase, tensors_of
 

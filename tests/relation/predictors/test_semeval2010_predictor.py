@@ -10,7 +10,7 @@ from allennlp.commands.train import train_model_from_file
 from allennlp.predictors import Predictor
 
 from spanbert_lib.common.errors import UserInputError
-from spanbert_lib.relation.semeval2010_schema import SEMEVAL2010_LABELS
+from spanbert_lib.relation.dataset_readers.semeval2010_schema import SEMEVAL2010_LABELS
 from tests import REPO_ROOT, run_allennlp
 
 CONFIG = REPO_ROOT / "fixtures" / "configs" / "relation" / "tiny_semeval2010_classifier.jsonnet"

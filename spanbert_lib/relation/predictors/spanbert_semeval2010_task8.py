@@ -5,13 +5,13 @@ from allennlp.data import Instance
 from allennlp.predictors.predictor import Predictor
 
 from spanbert_lib.common.errors import UserInputError
-from spanbert_lib.relation.predictors.relation_classifier import RelationClassifierPredictor
+from spanbert_lib.relation.predictors.spanbert_relation_classifier import SpanBertRelationClassifierPredictor
 
 
 @Predictor.register("spanbert_semeval2010_task8")
-class SemEval2010Task8Predictor(RelationClassifierPredictor):
+class SpanBertSemEval2010Task8Predictor(SpanBertRelationClassifierPredictor):
     """
-    Predictor for ``spanbert_relation_classifier`` trained with the ``semeval2010_task8`` reader.
+    Predictor for ``spanbert_relation_classifier`` trained with the ``spanbert_semeval2010_task8`` reader.
 
     Input: ``{"sentence": "The <e1>burst</e1> was caused by <e2>pressure</e2>.", "id": optional}``.
     Output: ``label`` (the most probable directed relation, e.g. ``Cause-Effect(e2,e1)``),

@@ -1,6 +1,6 @@
 """
-The ``entity_pair_relation_classifier`` model: LUKE's relation classification (Yamada et al. 2020,
-sec. 4.2) on the ``tacred`` reader's output.
+The ``spanbert_entity_pair_relation_classifier`` model: LUKE's relation classification (Yamada et al. 2020,
+sec. 4.2) on the ``spanbert_tacred`` reader's output.
 
 The sentence is read as it is (``entity_scheme: "plain"`` in the reader: ``subject_span`` and
 ``object_span`` are the mentions' own wordpieces) and two entities are added to the encoder input:
@@ -14,7 +14,7 @@ where ``span(.)`` is ``span_extractor`` over the word states (default ``span_bou
 ``boundaries="inside"``: first and last wordpiece of the mention). Cross-entropy over all labels
 (``no_relation`` an ordinary class), the official TACRED micro P/R/F1 (``TacredF1``). Outputs
 ``logits``, ``probs`` and (human-readable) ``label`` as ``spanbert_relation_classifier``, so the
-``tacred`` / ``relation_classifier`` predictors work with it unchanged.
+``spanbert_tacred`` / ``spanbert_relation_classifier`` predictors work with it unchanged.
 
 The entity-marker schemes of the reader also work (the spans then cover the marker tokens), but the
 encoder has no embeddings for marker ids: such configs need an encoder whose vocabulary has them.
@@ -31,13 +31,13 @@ from allennlp.modules.span_extractors import SpanExtractor
 from allennlp.nn import InitializerApplicator, util
 
 from spanbert_lib.common.modules.entity_aware import ENTITY_HEAD, ENTITY_TAIL, EntityAwareEncoder, MentionFeatures
+from spanbert_lib.relation.dataset_readers.tacred_schema import NO_RELATION
 from spanbert_lib.relation.metrics.tacred_f1 import TacredF1
-from spanbert_lib.relation.models.relation_classifier import add_relation_labels, relation_outputs
-from spanbert_lib.relation.tacred_schema import NO_RELATION
+from spanbert_lib.relation.models.spanbert_relation_classifier import add_relation_labels, relation_outputs
 
 
 @Model.register("spanbert_entity_pair_relation_classifier")
-class EntityPairRelationClassifier(Model):
+class SpanBertEntityPairRelationClassifier(Model):
     """
     Relation between a subject (head) and an object (tail) entity (module docstring).
 

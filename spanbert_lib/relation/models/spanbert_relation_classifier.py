@@ -12,16 +12,16 @@ from allennlp.nn import InitializerApplicator
 from allennlp.nn.util import batched_index_select
 from allennlp.training.metrics import Metric
 
+from spanbert_lib.relation.dataset_readers.tacred_schema import NO_RELATION
 from spanbert_lib.relation.metrics.tacred_f1 import TacredF1
 from spanbert_lib.relation.models.entity_marker_embedder import EntityMarkerAwareEmbedder
-from spanbert_lib.relation.tacred_schema import NO_RELATION
 
 POOLINGS = ("cls", "entity_start")
 
 
 def relation_outputs(logits: torch.Tensor, label: Optional[torch.Tensor], tacred: TacredF1) -> Dict[str, torch.Tensor]:
     """``logits`` [B, num_labels] -> ``{"logits", "probs"}``, plus the mean cross-entropy ``loss`` and an
-    update of ``tacred`` when gold ``label`` [B] is given."""
+    update of ``spanbert_tacred`` when gold ``label`` [B] is given."""
     output: Dict[str, torch.Tensor] = {"logits": logits, "probs": F.softmax(logits, dim=-1)}
     if label is not None:
         output["loss"] = F.cross_entropy(logits, label.long())

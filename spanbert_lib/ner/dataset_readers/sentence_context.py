@@ -9,7 +9,7 @@ from typing import NamedTuple, Optional
 import numpy as np
 
 
-class SentenceWindow(NamedTuple):
+class SentenceContext(NamedTuple):
     """
     The words of the document that go into one instance.
 
@@ -42,7 +42,7 @@ def _words_within(cumulative: np.ndarray, allowance: int) -> int:
 
 def sentence_window(
     piece_offsets: np.ndarray, sentence_start: int, sentence_end: int, left_words: int, right_words: int, budget: int
-) -> Optional[SentenceWindow]:
+) -> Optional[SentenceContext]:
     """
     The sentence and as many context words on each side as fit ``budget`` wordpieces (context
     dropped first, farthest words first).
@@ -64,7 +64,7 @@ def sentence_window(
 
     # Returns
 
-    `Optional[SentenceWindow]`
+    `Optional[SentenceContext]`
         The window, or None if the sentence alone needs more than ``budget`` pieces.
     """
     num_words = len(piece_offsets) - 1
@@ -87,7 +87,7 @@ def sentence_window(
     else:
         left_allow, right_allow = remaining // 2, remaining - remaining // 2
     take_left, take_right = _words_within(left, left_allow), _words_within(right, right_allow)
-    return SentenceWindow(
+    return SentenceContext(
         sentence_start - take_left,
         sentence_end + take_right,
         sentence_start,

@@ -1,6 +1,6 @@
 """
-The ``span_ner`` model: span-based NER (LUKE, Yamada et al. 2020, sec. 4.3) on the output of the
-``span_ner_conll`` / ``span_ner_litbank`` readers.
+The ``spanbert_span_ner`` model: span-based NER (LUKE, Yamada et al. 2020, sec. 4.3) on the output of the
+``spanbert_span_ner_conll`` / ``spanbert_span_ner_litbank`` readers.
 
 Every candidate span (all spans of up to ``max_span_width`` words of a sentence) is classified
 into an entity type or the non-entity label ``"O"``:
@@ -74,7 +74,7 @@ def first_rows(spans: np.ndarray, found: np.ndarray) -> np.ndarray:
 
 
 @Model.register("spanbert_span_ner")
-class SpanNer(Model):
+class SpanBertSpanNer(Model):
     """
     Span classification NER (module docstring).
 

@@ -13,7 +13,7 @@ _TOKEN_KEYS = ("subj_start", "subj_end", "obj_start", "obj_end")
 
 
 @Predictor.register("spanbert_relation_classifier")
-class RelationClassifierPredictor(Predictor):
+class SpanBertRelationClassifierPredictor(Predictor):
     """
     Predictor for ``spanbert_relation_classifier`` and ``spanbert_entity_pair_relation_classifier``
     (with the ``spanbert_tacred`` reader). Two input forms:

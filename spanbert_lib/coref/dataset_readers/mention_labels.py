@@ -9,12 +9,12 @@ from typing import List, Sequence
 
 import numpy as np
 
-from spanbert_lib.common.candidate_spans import CandidateSpans, enumerate_candidate_spans  # noqa: F401 (the reader imports it here)
+from spanbert_lib.common.candidate_spans import CandidateSpans
 from spanbert_lib.common.span_types import Span
 
 
 @dataclass
-class SpanLabels:
+class MentionClusterLabels:
     """
     Gold cluster labels of the ``N`` candidate spans of a document.
 
@@ -43,7 +43,7 @@ class SpanLabels:
 
 def label_candidate_spans(
     candidates: CandidateSpans, sentence_ids: np.ndarray, clusters: Sequence[Sequence[Span]]
-) -> SpanLabels:
+) -> MentionClusterLabels:
     """
     Gold cluster index per candidate, and the gold mentions no candidate can represent.
 
@@ -58,13 +58,13 @@ def label_candidate_spans(
 
     # Returns
 
-    `SpanLabels`
+    `MentionClusterLabels`
         The labels and the gold mentions no candidate matches.
     """
     labels = np.full(len(candidates), -1, dtype=np.int64)
     mentions = [(start, end, index) for index, cluster in enumerate(clusters) for start, end in cluster]
     if not mentions:
-        return SpanLabels(labels)
+        return MentionClusterLabels(labels)
     table = np.asarray(mentions, dtype=np.int64).reshape(-1, 3)
     starts, ends, cluster_index = table[:, 0], table[:, 1], table[:, 2]
     rows = candidates.lookup(starts, ends)
@@ -86,7 +86,7 @@ def label_candidate_spans(
     def as_spans(selected: np.ndarray) -> List[Span]:
         return [(int(s), int(e)) for s, e in zip(starts[selected], ends[selected])]
 
-    return SpanLabels(
+    return MentionClusterLabels(
         labels,
         num_mentions=len(mentions),
         too_wide=as_spans(wide),

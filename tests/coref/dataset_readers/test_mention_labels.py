@@ -1,12 +1,8 @@
 import numpy as np
 import pytest
 
-from spanbert_lib.coref.dataset_readers import (
-    document_window,
-    enumerate_candidate_spans,
-    label_candidate_spans,
-    speaker_ids,
-)
+from spanbert_lib.common.candidate_spans import enumerate_candidate_spans
+from spanbert_lib.coref.dataset_readers import document_window, label_candidate_spans, speaker_ids
 from spanbert_lib.coref.dataset_readers.speakers_and_genres import GenreIds
 
 

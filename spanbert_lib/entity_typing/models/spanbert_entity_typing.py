@@ -1,6 +1,6 @@
 """
-The ``entity_typing`` model: LUKE's entity typing (Yamada et al. 2020, sec. 4.1) on the output of
-the ``open_entity`` reader.
+The ``spanbert_entity_typing`` model: LUKE's entity typing (Yamada et al. 2020, sec. 4.1) on the output of
+the ``spanbert_open_entity`` reader.
 
 One ``ENTITY_MASK`` entity is added to the encoder input with the mention as its span; its final
 state is classified into every type independently:
@@ -31,7 +31,7 @@ from spanbert_lib.entity_typing.metrics import LooseMicroF1
 
 
 @Model.register("spanbert_entity_typing")
-class EntityTyping(Model):
+class SpanBertEntityTyping(Model):
     """
     Multi-label typing of one mention per sentence (module docstring).
 
