@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
+from tests import REPO_ROOT
 from tests.serving.conftest import free_port
 from tests.serving.tiny_archives import COREF_TEXT, NER_TEXT
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = REPO_ROOT / "outputs" / "screenshots"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 

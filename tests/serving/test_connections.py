@@ -21,9 +21,9 @@ import pytest
 
 from spanbert_lib.serving import connections
 from spanbert_lib.serving.connections import RateLimitedLog, fit_open_file_limit, quiet_event_loop
+from tests import REPO_ROOT
 from tests.serving.conftest import free_port
 
-REPO = Path(__file__).resolve().parents[2]
 ALLENNLP = Path(sys.executable).with_name("allennlp")
 HEADER_TIMEOUT_S = 1.0
 KEEP_ALIVE_TIMEOUT_S = 2.0
@@ -57,7 +57,7 @@ def serve_process(directory: Path, *options: str, open_files: Optional[int] = No
     # files, not pipes: a server blocked on a full pipe would look like a server the flood stopped
     with open(stdout, "wb") as out, open(stderr, "wb") as err:
         process = subprocess.Popen(
-            command, cwd=REPO, stdout=out, stderr=err, env=environment, preexec_fn=_limit_open_files(open_files)
+            command, cwd=REPO_ROOT, stdout=out, stderr=err, env=environment, preexec_fn=_limit_open_files(open_files)
         )
     served = Served(process, port, stdout, stderr)
     try:

@@ -8,7 +8,8 @@ import json
 from pathlib import Path
 from typing import Dict
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+from tests import REPO_ROOT
+
 CONFIGS = REPO_ROOT / "fixtures" / "configs"
 
 COREF_TEXT = "Anna told Ben that she would call him. She called him the next day."

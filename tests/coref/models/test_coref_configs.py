@@ -11,7 +11,7 @@ from allennlp.training.optimizers import make_parameter_groups
 
 from tests import REPO_ROOT, require_external_data
 
-TINY = REPO_ROOT / "fixtures" / "configs" / "coref" / "spanbert_coref_tiny.jsonnet"
+TINY_CONFIG = REPO_ROOT / "fixtures" / "configs" / "coref" / "spanbert_coref_tiny.jsonnet"
 
 
 def config(name):
@@ -48,7 +48,7 @@ def test_paper_settings(name, segment_len, encoder_lr, task_lr):
 
 
 def test_optimizer_groups_split_encoder_and_task_parameters():
-    params = Params.from_file(str(TINY)).as_dict()
+    params = Params.from_file(str(TINY_CONFIG)).as_dict()
     model = Model.from_params(vocab=Vocabulary(), params=Params(params["model"]))
     groups_config = config("litbank_minilm.jsonnet")["trainer"]["optimizer"]["parameter_groups"]
     groups_config = [(regexes, options) for regexes, options in groups_config]
@@ -73,7 +73,7 @@ def test_tiny_model_on_a_litbank_document():
         "dataset_reader.token_indexers.tokens.max_segment_len": 128,
         "dataset_reader.max_span_width": 10,
     }
-    params = Params.from_file(str(TINY), params_overrides=json.dumps(overrides))
+    params = Params.from_file(str(TINY_CONFIG), params_overrides=json.dumps(overrides))
     reader = DatasetReader.from_params(params.pop("dataset_reader"))
     model = Model.from_params(vocab=Vocabulary(), params=params.pop("model"))
     instance = next(iter(reader.read(path)))
@@ -94,6 +94,8 @@ def test_coarse_litbank_config_is_the_litbank_config_without_fine_scoring():
     assert coarse == default
     model = Model.from_params(
         vocab=Vocabulary(),
-        params=Params(Params.from_file(str(TINY)).as_dict()["model"] | {"fine_scoring": False, "coref_depth": 1}),
+        params=Params(
+            Params.from_file(str(TINY_CONFIG)).as_dict()["model"] | {"fine_scoring": False, "coref_depth": 1}
+        ),
     )
     assert model._pairwise_scorer is None
