@@ -277,3 +277,22 @@ def test_overrides_change_the_archive_config_when_loading_and_are_saved_with_the
         for bad in ("{not json", '["a list"]'):
             with pytest.raises(ValueError, match=f"{component}: overrides must be a JSON object"):
                 spacy.blank("en").add_pipe(component, config={"archive": str(archives["coref"]), "overrides": bad})
+
+
+def test_an_archive_repacked_with_dot_slash_member_names_is_accepted(archives, tmp_path):
+    """``tar -czf model.tar.gz -C run .`` names every member ``./NAME``; allennlp predict accepts that, so must we."""
+    import tarfile
+
+    unpacked = tmp_path / "unpacked"
+    with tarfile.open(archives["coref"]) as archive:
+        archive.extractall(unpacked, filter="data")
+    repacked = tmp_path / "repacked.tar.gz"
+    with tarfile.open(repacked, "w:gz") as archive:
+        archive.add(str(unpacked), arcname=".")
+    with tarfile.open(repacked) as archive:
+        assert "./config.json" in archive.getnames()
+    nlp = spacy.blank("en")
+    nlp.add_pipe("spanbert_coref", config={"archive": str(repacked)})
+    original = spacy.blank("en")
+    original.add_pipe("spanbert_coref", config={"archive": str(archives["coref"])})
+    assert cluster_offsets(nlp(COREF_TEXT)) == cluster_offsets(original(COREF_TEXT))
