@@ -4,6 +4,7 @@ bound to every interface (any spelling of the any-address) it warns.
 """
 
 import json
+from typing import Optional
 
 from tests import TINY_BERT_DIR
 from tests.failure_sweep.book import CaseBook
@@ -85,3 +86,97 @@ for label, host in ANY_ADDRESS.items():
         )
 
     book.add(f"serve_host_{label}_warns_of_every_interface", every_interface)
+
+
+FLOOD = 2000
+
+
+def flood_then_sigterm(port: int) -> None:
+    """
+    In the command's process, beside the server: once it listens, opens :data:`FLOOD` idle connections, asks
+    ``/health`` while they are open, waits for the server to close them, then sends the process SIGTERM (as docker
+    and systemd stop a server). What it saw goes to stderr as ``flood: ...`` lines.
+    """
+    import os
+    import selectors
+    import signal
+    import socket
+    import sys
+    import threading
+    import time
+    import urllib.request
+
+    def health() -> str:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=10) as answer:
+                return str(answer.status)
+        except OSError as error:
+            return f"failed: {error}"
+
+    def run() -> None:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and health() != "200":
+            time.sleep(0.2)
+        idle = []
+        for _ in range(FLOOD):
+            connection = socket.socket()
+            connection.setblocking(False)
+            connection.connect_ex(("127.0.0.1", port))
+            idle.append(connection)
+        time.sleep(1)
+        print(f"flood: health while {FLOOD} connections wait: {health()}", file=sys.stderr, flush=True)
+        closed, until = 0, time.monotonic() + 30
+        with selectors.DefaultSelector() as waiting:
+            for connection in idle:
+                waiting.register(connection, selectors.EVENT_READ)
+            while waiting.get_map() and time.monotonic() < until and closed < FLOOD // 2:
+                for key, _ in waiting.select(timeout=1):
+                    waiting.unregister(key.fileobj)
+                    closed += 1
+        print(f"flood: closed by the server: at least {closed >= FLOOD // 2}", file=sys.stderr, flush=True)
+        for connection in idle:
+            connection.close()
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    from allennlp.common.util import install_sigterm_handler
+
+    install_sigterm_handler()  # as the allennlp executable's entry point does before running the command
+    threading.Thread(target=run, daemon=True).start()
+
+
+def _flood_outcome(outcome) -> Optional[str]:
+    text = outcome.stdout + outcome.stderr
+    if f"flood: health while {FLOOD} connections wait: 200" not in text:
+        return "/health did not answer while idle connections filled the server"
+    if "flood: closed by the server: at least True" not in text:
+        return "the server did not close the idle connections"
+    if "Traceback" in text or "out of system resource" in text:
+        return "a traceback or accept errors in the log"
+    logged = [line for line in text.splitlines() if '"GET /health' not in line and not line.startswith("flood: ")]
+    if len(logged) > 40:
+        return f"the log grew by {len(logged)} lines"
+    return None
+
+
+@book.case("serve_idle_connection_flood_then_sigterm")
+def _(d):
+    from tests.serving.conftest import free_port
+
+    port = free_port()
+    return Case(
+        [
+            "serve",
+            "--port",
+            str(port),
+            "--max-connections",
+            "50",
+            "--header-timeout-s",
+            "1",
+            "--masking-tokenizer",
+            str(TINY_BERT_DIR),
+        ],
+        expect="succeed",
+        check=_flood_outcome,
+        timeout=180,
+        child_setup=lambda: flood_then_sigterm(port),
+    )
