@@ -123,9 +123,11 @@ def format_cell(value: Any) -> str:
         return "yes" if value else "no"
     if isinstance(value, (int, float)):
         return format(value, ",")
-    # escaped: a "|" would end the cell, "[a] [b]" would read as a reference link (a usage line has them)
-    text = str(value).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
-    return text.replace("[", "\\[").replace("]", "\\]")
+    # a "|" would end the cell; outside `code`, "[a] [b]" would read as a reference link (a usage line has them)
+    parts = str(value).replace("\n", " ").split("`")
+    for index in range(0, len(parts), 2):  # the text between code spans
+        parts[index] = parts[index].replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+    return "`".join(parts).replace("|", "\\|")
 
 
 def render_table(results: Mapping[str, Any], name: str, table_name: str) -> str:
