@@ -117,7 +117,7 @@ GOAL_WORDS = 8000
 GOAL_VS_ALLENNLP, GOAL_VS_ANCHOR, GOAL_MEMORY_VS_ANCHOR, GOAL_NOVEL_MB = 8.0, 1.5, 0.5, 4096
 WARM_UP = [["Anna", "told", "Ben", "that", "she", "was", "leaving", "."], ["He", "smiled", "."]]
 RESULTS = RESULTS_DIR / "coref_inference.json"
-RESULT_COLUMNS = ["words", "system", "weights", "precision", "prediction s", "words to clusters s", "peak RSS MB"]
+RESULT_COLUMNS = ["words", "system", "weights", "precision", "prediction s", "end to end s", "peak RSS MB"]
 PRECISIONS = ("float32", "bfloat16")
 
 
