@@ -5,7 +5,7 @@ import json
 import pytest
 
 from evidence import external_data
-from tests import REPO_ROOT, require_external_data
+from tests import REPO_ROOT, REQUIRE_EXTERNAL_DATA, require_external_data
 
 
 def test_default_is_the_shared_folder_beside_the_repository(monkeypatch):
@@ -50,22 +50,20 @@ def test_config_data_paths_are_pointed_at_the_resolved_folder(tmp_path, monkeypa
 
 
 def test_tests_skip_with_the_reason_when_the_folder_is_missing(tmp_path, monkeypatch):
+    monkeypatch.delenv(REQUIRE_EXTERNAL_DATA, raising=False)  # CI sets it; these tests are about the skip
     monkeypatch.setenv(external_data.EXTERNAL_DATA_ENV, str(tmp_path / "nowhere"))
     with pytest.raises(pytest.skip.Exception, match=external_data.EXTERNAL_DATA_ENV):
         require_external_data("coref")
 
 
 def test_tests_skip_naming_a_missing_file(tmp_path, monkeypatch):
+    monkeypatch.delenv(REQUIRE_EXTERNAL_DATA, raising=False)  # CI sets it; these tests are about the skip
     monkeypatch.setenv(external_data.EXTERNAL_DATA_ENV, str(tmp_path))
     with pytest.raises(pytest.skip.Exception, match="nothing.json"):
         require_external_data("qa", "nothing.json")
 
 
 def test_missing_data_skips_the_test_or_fails_it_where_ci_requires_the_data(tmp_path, monkeypatch):
-    import pytest
-
-    from tests import REQUIRE_EXTERNAL_DATA, require_external_data
-
     monkeypatch.setenv("SPANBERT_LIB_EXTERNAL_DATA", str(tmp_path / "nowhere"))
     monkeypatch.delenv(REQUIRE_EXTERNAL_DATA, raising=False)
     with pytest.raises(pytest.skip.Exception, match="external data not found"):
