@@ -276,7 +276,7 @@ def format_report(accumulator) -> str:
     return "\n".join(lines)
 
 
-def _error_line(error: Exception) -> str:
+def _error_line(error: BaseException) -> str:
     if isinstance(error, OSError) and error.filename is not None:
         return f"{error.filename}: {error.strerror or error}"
     return str(error)

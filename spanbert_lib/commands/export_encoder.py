@@ -24,6 +24,7 @@ import argparse
 import logging
 import os
 from pathlib import Path
+from typing import Optional
 
 from allennlp.commands.subcommand import Subcommand
 
@@ -53,7 +54,7 @@ def _export_from_args(args: argparse.Namespace) -> None:
     print(f"encoder written to {output}")
 
 
-def export_encoder(archive_file: str, output_dir: str, weights_file: str = None) -> Path:
+def export_encoder(archive_file: str, output_dir: str, weights_file: Optional[str] = None) -> Path:
     """
     Loads the archive, finds its encoder and writes it with ``save_pretrained``, with its
     tokenizer and (pre-training model) its span boundary head.
@@ -84,7 +85,10 @@ def export_encoder(archive_file: str, output_dir: str, weights_file: str = None)
     if os.path.exists(output_dir) and not os.path.isdir(output_dir):
         raise UserInputError("OUTPUT_DIR is an existing file, not a directory", path=output_dir)
     refuse_output_directory_over_inputs(output_dir, [*archive_inputs(archive_file), weights_file], "OUTPUT_DIR")
-    archive = load_archive(archive_file, weights_file=weights_file)
+    archive = load_archive(
+        archive_file,
+        weights_file=weights_file,  # type: ignore[arg-type]  # why: allennlp annotates it str, defaults it to None
+    )
     model = archive.model
     encoder = huggingface_encoder(model) if hasattr(model, "encoder") else find_transformer(model)
     if encoder is None or not hasattr(encoder, "save_pretrained"):

@@ -16,7 +16,7 @@ temporary file moved into place when it is complete.
 
 import argparse
 import json
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Optional, cast
 
 from allennlp.commands.subcommand import Subcommand
 
@@ -141,7 +141,7 @@ def masking_statistics(
         chunk = list(itertools.islice(instances, batch_size))
         if not chunk:
             break
-        tensors = Batch(chunk).as_tensor_dict()
+        tensors = cast(Dict[str, torch.Tensor], Batch(chunk).as_tensor_dict())  # TensorFields only
         num_blocks += len(chunk)
         num_block_tokens += int((tensors["input_ids"] != tokenizer.pad_token_id).sum())
         output = masker.mask(

@@ -17,7 +17,7 @@ import ipaddress
 import logging
 import socket
 import sys
-from typing import Iterable, List, Union
+from typing import Iterable, List, Union, cast
 
 from allennlp.commands.subcommand import Subcommand
 
@@ -319,7 +319,8 @@ def bound_addresses(host: str, resolve_names: bool = True) -> List[IPAddress]:
         return []
     addresses = []
     for *_, socket_address in found:
-        address = ipaddress.ip_address(socket_address[0].partition("%")[0])
+        host_text = cast(str, socket_address[0])  # an IPv4 or IPv6 address of a SOCK_STREAM socket
+        address = ipaddress.ip_address(host_text.partition("%")[0])
         address = getattr(address, "ipv4_mapped", None) or address
         if address not in addresses:
             addresses.append(address)

@@ -70,6 +70,7 @@ def resolve_data_files(file_path: Union[str, os.PathLike], pattern: str = "*") -
         raise FileNotFoundError(f"no data files named by {os.fspath(file_path)!r}")
     selected = paths[selection]
     if not selected:
+        assert match is not None  # only a #files= slice can select none of the files found
         raise ValueError(
             f"{os.fspath(file_path)!r}: the slice #files={match.group('start')}:{match.group('end')} "
             f"selects none of the {len(paths)} files found"

@@ -1,7 +1,7 @@
 """What kind of JSON value a Python value parsed from JSON is, and what in it is no text, for error messages."""
 
 import re
-from typing import Any, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -14,7 +14,8 @@ def json_kind(value: Any) -> str:
         return "a boolean"
     if isinstance(value, (int, float)):
         return "a number"
-    return {list: "an array", dict: "an object", str: "a string"}.get(type(value), type(value).__name__)
+    kinds: Dict[type, str] = {list: "an array", dict: "an object", str: "a string"}
+    return kinds.get(type(value), type(value).__name__)
 
 
 def lone_surrogate(value: Any) -> Optional[Tuple[str, str]]:
@@ -35,8 +36,9 @@ def lone_surrogate(value: Any) -> Optional[Tuple[str, str]]:
             children = []
             for key, child in item.items():
                 path = f"{where}.{key}" if where else str(key)
-                if isinstance(key, str) and _SURROGATE.search(key):
-                    return path, _SURROGATE.search(key).group()  # type: ignore[union-attr]
+                found = _SURROGATE.search(key) if isinstance(key, str) else None
+                if found:
+                    return path, found.group()
                 children.append((path, child))
             stack.extend(reversed(children))
         elif isinstance(item, list):

@@ -93,7 +93,7 @@ def unknown_label_error(instance: Instance, vocab: Vocabulary) -> Optional[Unkno
     """
     for name, field in instance.fields.items():
         for field_name, label_field in _label_fields(name, field):
-            namespace = label_field._label_namespace  # type: ignore[attr-defined]
+            namespace = label_field._label_namespace  # type: ignore[attr-defined]  # why: _label_fields checked it
             token_to_index = vocab.get_token_to_index_vocabulary(namespace)
             if vocab._oov_token in token_to_index:
                 continue  # unknown labels map to the OOV token

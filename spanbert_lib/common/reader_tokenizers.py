@@ -5,7 +5,7 @@ the special tokens.
 """
 
 from dataclasses import dataclass
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Optional, cast
 
 import transformers
 from allennlp.common.checks import ConfigurationError
@@ -79,4 +79,5 @@ def reader_tokenizer(
         raise ConfigurationError(
             f"{reader_name}: max_seq_length {max_seq_length} leaves no room next to the {num_special} special tokens"
         )
-    return ReaderTokenizer(tokenizer, hf_tokenizer, max_seq_length - num_special)
+    fast_tokenizer = cast(transformers.PreTrainedTokenizerFast, hf_tokenizer)  # is_fast, checked above
+    return ReaderTokenizer(tokenizer, fast_tokenizer, max_seq_length - num_special)

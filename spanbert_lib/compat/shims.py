@@ -75,8 +75,8 @@ def torchvision_placeholders(_: ModuleType) -> None:
         sys.modules[name] = placeholder
     for name in ("ops", "models", "io"):
         setattr(sys.modules["torchvision"], name, sys.modules[f"torchvision.{name}"])
-    sys.modules["torchvision.ops"].boxes = sys.modules["torchvision.ops.boxes"]
-    sys.modules["torchvision.models"].detection = sys.modules["torchvision.models.detection"]
+    for parent, child in (("torchvision.ops", "boxes"), ("torchvision.models", "detection")):
+        setattr(sys.modules[parent], child, sys.modules[f"{parent}.{child}"])
 
 
 def import_transformers_first(_: ModuleType) -> None:
@@ -100,7 +100,7 @@ def transformers_adamw(_: ModuleType) -> None:
     if "AdamW" not in vars(transformers):
         from spanbert_lib.compat.adamw import AdamW
 
-        transformers.AdamW = AdamW
+        transformers.AdamW = AdamW  # type: ignore[attr-defined]  # why: puts back what transformers removed
 
 
 # --- allennlp.common.cached_transformers --------------------------------------------
@@ -121,9 +121,9 @@ def tokenizer_without_add_special_tokens(module: ModuleType) -> None:
         kwargs.pop("add_special_tokens", None)
         return original(model_name, **kwargs)
 
-    get_tokenizer._spanbert_lib_shim = True  # type: ignore[attr-defined]
+    get_tokenizer._spanbert_lib_shim = True  # type: ignore[attr-defined]  # why: shim marker
     get_tokenizer.__doc__ = original.__doc__
-    module.get_tokenizer = get_tokenizer
+    module.get_tokenizer = get_tokenizer  # type: ignore[attr-defined]  # why: monkeypatch
 
 
 # --- allennlp.training.learning_rate_schedulers.pytorch_lr_schedulers ---------------
@@ -173,8 +173,8 @@ def reduce_on_plateau_without_verbose(module: ModuleType) -> None:
         )
         base.__init__(self, lr_scheduler)
 
-    __init__.__signature__ = signature  # FromParams reads the annotated signature
-    __init__._spanbert_lib_shim = True  # type: ignore[attr-defined]
+    __init__.__signature__ = signature  # type: ignore[attr-defined]  # why: FromParams reads the annotated signature
+    __init__._spanbert_lib_shim = True  # type: ignore[attr-defined]  # why: shim marker
     cls.__init__ = __init__
 
 
@@ -215,7 +215,8 @@ def register_command_plugin(module: ModuleType) -> None:
     modules, which import their heavy dependencies lazily.
     """
     if "spanbert_lib.commands" not in module.DEFAULT_PLUGINS:
-        module.DEFAULT_PLUGINS = tuple(module.DEFAULT_PLUGINS) + ("spanbert_lib.commands",)
+        plugins = tuple(module.DEFAULT_PLUGINS) + ("spanbert_lib.commands",)
+        module.DEFAULT_PLUGINS = plugins  # type: ignore[attr-defined]  # why: monkeypatch
 
 
 SHIMS = [

@@ -15,12 +15,13 @@ tuned to them.
 """
 
 from dataclasses import dataclass
-from typing import Any, Dict, Iterable, List, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Sequence, Tuple, cast
 
 import numpy as np
 import torch
 from allennlp.common.tqdm import Tqdm
 from allennlp.data import Batch, Instance
+from allennlp.data.fields import MetadataField
 from allennlp.nn import util as nn_util
 
 from spanbert_lib.ner.metrics.ner_span_f1 import count_entities, precision_recall_f1
@@ -76,7 +77,7 @@ def span_logits(model, instances: Iterable[Instance], batch_size: int = 16) -> L
     ``outside_logit_bias`` at 0 (``correct_sampled_prior`` stays as configured).
     """
     instances = list(instances)
-    if any(instance["metadata"].metadata.get("gold_entities") is None for instance in instances):
+    if any(cast(MetadataField, instance["metadata"]).metadata.get("gold_entities") is None for instance in instances):
         raise ValueError("ner-outside-bias needs gold entities in every sentence of the held-out data")
     model.eval()
     kept_bias, model.outside_logit_bias = model.outside_logit_bias, 0.0

@@ -177,7 +177,10 @@ def export_onnx(archive_file: str, output_dir: str, weights_file: Optional[str] 
     from spanbert_lib.safeguards.atomic_files import atomic_replaced_directory
 
     check_output_dir(archive_file, output_dir, weights_file)
-    archive = load_archive(archive_file, weights_file=weights_file)
+    archive = load_archive(
+        archive_file,
+        weights_file=weights_file,  # type: ignore[arg-type]  # why: allennlp annotates it str, defaults it to None
+    )
     with atomic_replaced_directory(output_dir) as temporary_dir:
         return _write_export(archive, str(archive_file), Path(temporary_dir), onnx)
 

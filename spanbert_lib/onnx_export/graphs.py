@@ -8,13 +8,18 @@ slots per row, `K` labels, `S` segments of a document, `P` wordpieces of a docum
 """
 
 import inspect
-from typing import Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple, cast
 
 import torch
 import transformers
 
-from spanbert_lib.common.modules.entity_aware import ENTITY_MASK, ENTITY_PAD
+from spanbert_lib.common.modules.entity_aware import ENTITY_MASK, ENTITY_PAD, EntityAwareTransformer
 from spanbert_lib.common.token_embedders.segmented_transformer_embedder import SegmentedTransformerEmbedder
+
+if TYPE_CHECKING:
+    from spanbert_lib.coref.models.spanbert_coref import SpanBertCoreference
+    from spanbert_lib.ner.models.spanbert_span_ner import SpanBertSpanNer
+    from spanbert_lib.qa.models.spanbert_qa import SpanBertQuestionAnswering
 
 Axes = Dict[int, str]
 
@@ -81,7 +86,7 @@ class EncoderGraph(ExportedGraph):
         input_ids, mask = _wordpiece_examples(batch, length, self.transformer.config.vocab_size, seed)
         return (input_ids, mask, torch.zeros_like(input_ids)) if self.takes_token_types else (input_ids, mask)
 
-    def forward(  # type: ignore[override]
+    def forward(
         self, input_ids: torch.Tensor, attention_mask: torch.Tensor, token_type_ids: Optional[torch.Tensor] = None
     ) -> torch.Tensor:
         inputs = {"input_ids": input_ids, "attention_mask": attention_mask}
@@ -104,14 +109,14 @@ class QaSpanLogitsGraph(EncoderGraph):
     name = "qa_span_logits"
     description = "spanbert_qa: wordpiece ids of question/passage windows -> start and end logits per wordpiece"
 
-    def __init__(self, model: torch.nn.Module) -> None:
+    def __init__(self, model: "SpanBertQuestionAnswering") -> None:
         super().__init__(model.encoder)
         self.span_logits = model._span_logits
 
     def output_axes(self) -> Dict[str, Axes]:
         return {"start_logits": {0: "batch", 1: "length"}, "end_logits": {0: "batch", 1: "length"}}
 
-    def forward(  # type: ignore[override]
+    def forward(  # type: ignore[override]  # why: two logits, where EncoderGraph gives the states
         self, input_ids: torch.Tensor, attention_mask: torch.Tensor, token_type_ids: Optional[torch.Tensor] = None
     ) -> Tuple[torch.Tensor, torch.Tensor]:
         logits = self.span_logits(super().forward(input_ids, attention_mask, token_type_ids)).float()  # [B, L, 2]
@@ -136,7 +141,7 @@ class SpanNerScoresGraph(ExportedGraph):
     name = "span_ner_scores"
     description = "spanbert_span_ner: wordpiece ids and candidate spans of a pass -> label logits and probabilities"
 
-    def __init__(self, model: torch.nn.Module) -> None:
+    def __init__(self, model: "SpanBertSpanNer") -> None:
         super().__init__()
         self.encoder = model.encoder
         self.span_extractor = model.span_extractor
@@ -159,7 +164,8 @@ class SpanNerScoresGraph(ExportedGraph):
         return {"logits": {0: "rows", 1: "spans"}, "probs": {0: "rows", 1: "spans"}}
 
     def example_inputs(self, batch: int = 2, length: int = 12, seed: int = 0) -> Tuple[torch.Tensor, ...]:
-        vocab_size = self.encoder.transformer.config.vocab_size
+        # entity_aware_transformer is the one EntityAwareEncoder there is
+        vocab_size = cast(EntityAwareTransformer, self.encoder).transformer.config.vocab_size
         input_ids, mask = _wordpiece_examples(batch, length, vocab_size, seed)
         num_spans = max(2, length // 3)
         generator = torch.Generator().manual_seed(seed + 1)
@@ -170,7 +176,7 @@ class SpanNerScoresGraph(ExportedGraph):
         span_mask[-1, -1] = 0  # a padded slot
         return input_ids, mask, torch.zeros_like(input_ids), torch.stack([starts, ends], dim=-1), span_mask
 
-    def forward(  # type: ignore[override]
+    def forward(
         self,
         input_ids: torch.Tensor,
         attention_mask: torch.Tensor,
@@ -194,7 +200,7 @@ class SpanNerScoresGraph(ExportedGraph):
         return logits, torch.softmax(logits, dim=-1)
 
 
-def segmented_embedder(model: torch.nn.Module) -> SegmentedTransformerEmbedder:
+def segmented_embedder(model: "SpanBertCoreference") -> SegmentedTransformerEmbedder:
     """The ``segmented_transformer`` token embedder inside a coreference model's encoder."""
     for module in model.encoder.modules():
         if isinstance(module, SegmentedTransformerEmbedder):
@@ -221,7 +227,7 @@ class CorefMentionScoresGraph(ExportedGraph):
     name = "coref_mention_scores"
     description = "spanbert_coref: segments of a document and candidate spans -> mention scores"
 
-    def __init__(self, model: torch.nn.Module) -> None:
+    def __init__(self, model: "SpanBertCoreference") -> None:
         super().__init__()
         self.segment_encoder = segmented_embedder(model).segment_encoder
         self.span_embedder = model._span_embedder
@@ -260,7 +266,7 @@ class CorefMentionScoresGraph(ExportedGraph):
         widths = torch.minimum(ends - starts, torch.tensor(self.max_span_width - 1))
         return input_ids, segment_mask, torch.tensor(positions), starts, ends, widths
 
-    def forward(  # type: ignore[override]
+    def forward(
         self,
         input_ids: torch.Tensor,
         segment_mask: torch.Tensor,
@@ -273,7 +279,9 @@ class CorefMentionScoresGraph(ExportedGraph):
         states = states.reshape(-1, states.size(-1)).index_select(0, piece_positions)  # [P, H]
         head_logits = self.span_embedder.head_scorer(states).squeeze(-1)  # [P]
         widest = (span_ends - span_starts).max() + 1
-        pieces = span_starts.unsqueeze(1) + torch.arange(widest).unsqueeze(0)  # [N, W]
+        # a 0-dim tensor end (not a number) keeps the width dynamic in the trace
+        steps = torch.arange(widest)  # type: ignore[call-overload]  # why: torch's stubs take numbers only
+        pieces = span_starts.unsqueeze(1) + steps.unsqueeze(0)  # [N, W]
         inside = pieces <= span_ends.unsqueeze(1)
         pieces = torch.minimum(pieces, span_ends.unsqueeze(1))
         logits = head_logits[pieces].masked_fill(~inside, torch.finfo(states.dtype).min)

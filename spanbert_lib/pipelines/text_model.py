@@ -5,7 +5,7 @@ with a progress bar for long lists.
 """
 
 import json
-from typing import Any, Dict, Generic, List, Optional, Sequence, TypeVar, Union
+from typing import Any, Dict, Generic, List, Optional, Sequence, TypeVar, Union, cast
 
 from spanbert_lib.common.errors import UserInputError
 from spanbert_lib.common.json_kinds import lone_surrogate_key
@@ -90,7 +90,7 @@ class TextModel(Generic[Result]):
             For a text that is not a string or holds a lone surrogate, naming its index; nothing is predicted.
         """
         if isinstance(texts, str):
-            return self.predict([texts], progress=False)[0]  # type: ignore[index]
+            return cast(List[Result], self.predict([texts], progress=False))[0]  # a list for a list
         texts = list(texts)
         for index, text in enumerate(texts):
             if not isinstance(text, str):

@@ -13,10 +13,11 @@ all blocks together where said).
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Optional, Sequence
+from typing import Dict, Iterable, List, Optional, Sequence, cast
 
 import torch
 from allennlp.data import Batch, Instance, Vocabulary
+from allennlp.data.fields import TensorField
 
 from spanbert_lib.pretraining.masking import IGNORE_INDEX
 
@@ -36,10 +37,10 @@ class MaskedBlock:
         `[N]` the original ids at those positions.
     mlm_predictions : `torch.Tensor`
         `[N]` the MLM head's predicted ids.
-    sbo_predictions : `torch.Tensor`
-        `[N]` the SBO head's predicted ids.
     seen_ids : `torch.Tensor`
         `[N]` the ids the model saw there (``[MASK]``, a random wordpiece or the original, kept).
+    sbo_predictions : `torch.Tensor`, optional
+        `[N]` the SBO head's predicted ids (None: a model without the SBO head).
     mlm_target_log_probs : `torch.Tensor`, optional
         `[N]` float, the MLM head's log-probability of the original id (needed for perplexities).
     sbo_target_log_probs : `torch.Tensor`, optional
@@ -50,8 +51,8 @@ class MaskedBlock:
     positions: torch.Tensor
     targets: torch.Tensor
     mlm_predictions: torch.Tensor
-    sbo_predictions: torch.Tensor
     seen_ids: torch.Tensor
+    sbo_predictions: Optional[torch.Tensor] = None
     mlm_target_log_probs: Optional[torch.Tensor] = None
     sbo_target_log_probs: Optional[torch.Tensor] = None
 
@@ -74,6 +75,8 @@ class HeldoutEvaluation:
 
     def _all(self, name: str) -> torch.Tensor:
         values = [getattr(block, name) for block in self.blocks]
+        if any(value is None for value in values):
+            raise ValueError(f"no {name} in these blocks: the model has no SBO head (sbo_weight 0)")
         return torch.cat(values) if values else torch.zeros(0, dtype=torch.long)
 
     @property
@@ -170,7 +173,7 @@ def most_frequent_wordpiece(instances: Iterable[Instance], special_ids: Sequence
     """
     counts: Counter = Counter()
     for instance in instances:
-        counts.update(instance["input_ids"].tensor.tolist())
+        counts.update(cast(TensorField, instance["input_ids"]).tensor.tolist())
     for special in special_ids:
         counts.pop(special, None)
     if not counts:
@@ -188,7 +191,7 @@ def wordpiece_log_probabilities(
     counts = torch.ones(vocab_size, dtype=torch.float64)
     special = set(special_ids)
     for instance in instances:
-        ids = [i for i in instance["input_ids"].tensor.tolist() if i not in special]
+        ids = [i for i in cast(TensorField, instance["input_ids"]).tensor.tolist() if i not in special]
         counts += torch.bincount(torch.tensor(ids, dtype=torch.long), minlength=vocab_size).to(counts)
     return (counts / counts.sum()).log().float()
 
@@ -198,12 +201,13 @@ def evaluate_heldout(
 ) -> HeldoutEvaluation:
     """
     Masks every block once per seed (the model's masker, the model's evaluation masking with
-    ``masking_seed = seed``) and records the MLM and SBO predictions at the masked positions.
+    ``masking_seed = seed``) and records the MLM and SBO predictions at the masked positions, on the
+    model's device (the blocks' figures are kept on the CPU).
 
     # Parameters
 
     model : `SpanBertPretraining`
-        The model, with an SBO head.
+        The model; without an SBO head (``sbo_weight`` 0) only the MLM figures are recorded.
     instances : `Sequence[Instance]`
         The held-out blocks.
     seeds : `Sequence[int]`, optional (default = `(0,)`)
@@ -216,13 +220,13 @@ def evaluate_heldout(
     `HeldoutEvaluation`
         The masked blocks of every pass.
     """
-    if model.sbo_decoder is None:
-        raise ValueError("held-out evaluation needs a model with the span boundary objective (sbo_weight > 0)")
     captured: Dict[str, torch.Tensor] = {}
-    hooks = [
-        model.mlm_head.register_forward_hook(lambda module, args, output: captured.__setitem__("mlm", output)),
-        model.sbo_decoder.register_forward_hook(lambda module, args, output: captured.__setitem__("sbo", output)),
-    ]
+    hooks = [model.mlm_head.register_forward_hook(lambda module, args, output: captured.__setitem__("mlm", output))]
+    if model.sbo_decoder is not None:
+        hooks.append(
+            model.sbo_decoder.register_forward_hook(lambda module, args, output: captured.__setitem__("sbo", output))
+        )
+    device = next(model.parameters()).device
     original_seed, was_training = model.masking_seed, model.training
     model.eval()
     evaluation = HeldoutEvaluation(model.mask_token_id)
@@ -234,7 +238,8 @@ def evaluate_heldout(
                 for start in range(0, len(instances), batch_size):
                     batch = Batch(list(instances[start : start + batch_size]))
                     batch.index_instances(vocabulary)
-                    tensors = batch.as_tensor_dict()
+                    tensors = cast(Dict[str, torch.Tensor], batch.as_tensor_dict())  # TensorFields only
+                    tensors = {name: tensor.to(device) for name, tensor in tensors.items()}
                     evaluation.blocks.extend(_masked_blocks(model, tensors, seed, captured))
     finally:
         for hook in hooks:
@@ -260,36 +265,39 @@ def _masked_blocks(
         phrase_ids=tensors.get("phrase_ids"),
         generator=generator,
     )
-    targets_at = masked.labels != IGNORE_INDEX  # [B, L]
+    heads = [head for head in ("mlm", "sbo") if head in captured]
+    masked_labels = masked.labels.cpu()
+    targets_at = masked_labels != IGNORE_INDEX  # [B, L]
     num_targets = int(targets_at.sum())
     if num_targets == 0:
         return []
-    if captured["mlm"].size(0) != num_targets or captured["sbo"].size(0) != num_targets:
+    if any(captured[head].size(0) != num_targets for head in heads):
         raise RuntimeError(
             "the redrawn masks differ from the model's: is the masker deterministic given its generator?"
         )
-    mlm_predictions = captured["mlm"].argmax(-1)  # [N]
-    sbo_predictions = captured["sbo"].argmax(-1)  # [N]
-    all_targets = masked.labels[targets_at]  # [N], in the heads' order (row-major)
+    all_targets = masked_labels[targets_at]  # [N], in the heads' order (row-major)
+    predictions = {head: captured[head].argmax(-1).cpu() for head in heads}  # [N] each
     log_probs = {
-        head: captured[head].float().log_softmax(-1).gather(1, all_targets[:, None]).squeeze(1)  # [N]
-        for head in ("mlm", "sbo")
+        head: captured[head].float().log_softmax(-1).cpu().gather(1, all_targets[:, None]).squeeze(1)  # [N]
+        for head in heads
     }
+    input_ids, seen = tensors["input_ids"].cpu(), masked.input_ids.cpu()
     rows_of_targets = targets_at.sum(dim=1).tolist()
-    lengths = (tensors["input_ids"] != model.pad_token_id).sum(dim=1).tolist()
+    lengths = (input_ids != model.pad_token_id).sum(dim=1).tolist()
     blocks, first = [], 0
     for row, (count, length) in enumerate(zip(rows_of_targets, lengths)):
         positions = targets_at[row].nonzero(as_tuple=True)[0]
+        part = slice(first, first + count)
         blocks.append(
             MaskedBlock(
-                input_ids=tensors["input_ids"][row, :length],
+                input_ids=input_ids[row, :length],
                 positions=positions,
-                targets=masked.labels[row, positions],
-                mlm_predictions=mlm_predictions[first : first + count],
-                sbo_predictions=sbo_predictions[first : first + count],
-                seen_ids=masked.input_ids[row, positions],
-                mlm_target_log_probs=log_probs["mlm"][first : first + count],
-                sbo_target_log_probs=log_probs["sbo"][first : first + count],
+                targets=masked_labels[row, positions],
+                mlm_predictions=predictions["mlm"][part],
+                seen_ids=seen[row, positions],
+                sbo_predictions=predictions["sbo"][part] if "sbo" in predictions else None,
+                mlm_target_log_probs=log_probs["mlm"][part],
+                sbo_target_log_probs=log_probs["sbo"][part] if "sbo" in log_probs else None,
             )
         )
         first += count

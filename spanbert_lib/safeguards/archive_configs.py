@@ -139,7 +139,9 @@ def read_archive_config(archive_file: Union[str, os.PathLike]) -> Dict[str, Any]
                 member = next((m for m in archive if m.isfile() and os.path.normpath(m.name) == CONFIG_NAME), None)
                 if member is None:
                     raise UserInputError(f"not a model archive: it holds no {CONFIG_NAME}", path=path)
-                data = archive.extractfile(member).read()  # type: ignore[union-attr]  # a regular file member
+                extracted = archive.extractfile(member)
+                assert extracted is not None  # None only for members that are not regular files
+                data = extracted.read()
         config = json.loads(data.decode("utf-8"))
     except FileNotFoundError:
         raise UserInputError(
@@ -207,7 +209,7 @@ def registered_names_only(module: ModuleType) -> None:
             )
         return original(cls, name)
 
-    resolve_class_name._spanbert_lib_shim = True  # type: ignore[attr-defined]
+    resolve_class_name._spanbert_lib_shim = True  # type: ignore[attr-defined]  # why: shim marker
     registrable.resolve_class_name = classmethod(resolve_class_name)
 
 
@@ -225,8 +227,8 @@ def checked_archive_loading(module: ModuleType) -> None:
         with loading_archive(archive_file):
             return load_archive(archive_file, *args, **kwargs)
 
-    load_archive_registered_only._spanbert_lib_registered_only = True  # type: ignore[attr-defined]
-    module.load_archive = load_archive_registered_only
+    load_archive_registered_only._spanbert_lib_registered_only = True  # type: ignore[attr-defined]  # why: shim marker
+    module.load_archive = load_archive_registered_only  # type: ignore[attr-defined]  # why: monkeypatch
     for builder in ("_load_dataset_readers", "_load_model"):
         setattr(module, builder, _checking_config_first(getattr(module, builder)))
 
@@ -243,5 +245,5 @@ def _checking_config_first(build):
             check_archive_config(config.as_dict(quiet=True), archive)
         return build(config, *args, **kwargs)
 
-    checked._spanbert_lib_registered_only = True  # type: ignore[attr-defined]
+    checked._spanbert_lib_registered_only = True  # type: ignore[attr-defined]  # why: shim marker
     return checked

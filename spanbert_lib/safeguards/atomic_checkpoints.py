@@ -13,10 +13,13 @@ newest first, logs each one it skips and why, and removes temporary files a kill
 import glob
 import logging
 import os
-from typing import List, Optional
+from typing import TYPE_CHECKING, List, Optional
 
 from spanbert_lib.common.errors import UserInputError
 from spanbert_lib.safeguards.safe_torch_io import UnsafeCheckpointError, load_weights_only, partial_file_prefix
+
+if TYPE_CHECKING:
+    from allennlp.training.trainer import TrainerCheckpoint
 
 logger = logging.getLogger(__name__)
 
@@ -40,7 +43,7 @@ def _short_reason(error: Exception) -> str:
     return f"{type(error).__name__}: {text.split('. ')[0]}" if text else type(error).__name__
 
 
-def load_newest_complete_checkpoint(checkpointer) -> Optional["TrainerCheckpoint"]:  # noqa: F821
+def load_newest_complete_checkpoint(checkpointer) -> Optional["TrainerCheckpoint"]:
     """
     Replacement of ``Checkpointer.load_checkpoint``: the model and training state of the newest
     checkpoint whose two files both load, or ``None`` when the directory holds no checkpoint.

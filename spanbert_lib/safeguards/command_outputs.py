@@ -23,7 +23,7 @@ import inspect
 import json
 import os
 from types import ModuleType
-from typing import Any, Callable, Iterable, List, Optional
+from typing import TYPE_CHECKING, Any, Callable, Iterable, List, Optional, Type
 
 from spanbert_lib.common.errors import UserInputError
 from spanbert_lib.safeguards.atomic_files import AtomicTextFile, atomic_output_path
@@ -35,10 +35,13 @@ from spanbert_lib.safeguards.same_file import (
     same_output_file,
 )
 
+if TYPE_CHECKING:
+    from allennlp.commands.predict import _PredictManager
+
 
 def _shim(wrapper: Callable, wrapped: Callable) -> Callable:
     functools.update_wrapper(wrapper, wrapped)
-    wrapper._spanbert_lib_command_outputs = True  # type: ignore[attr-defined]
+    wrapper._spanbert_lib_command_outputs = True  # type: ignore[attr-defined]  # why: shim marker
     return wrapper
 
 
@@ -144,7 +147,7 @@ def input_inside(directory: str, inputs: Iterable[Optional[str]]) -> Optional[st
     return None
 
 
-def atomic_predict_manager(manager: type) -> None:
+def atomic_predict_manager(manager: Type["_PredictManager"]) -> None:
     """``_PredictManager`` whose ``--output-file`` replaces the old file only after every prediction."""
     if _is_shim(manager.__init__):
         return
@@ -153,12 +156,12 @@ def atomic_predict_manager(manager: type) -> None:
     output_index = list(parameters).index("output_file")
 
     def __init__(self, *args, **kwargs):
-        args = list(args)
-        if len(args) >= output_index:
-            output_file, args[output_index - 1] = args[output_index - 1], None
+        positional = list(args)
+        if len(positional) >= output_index:
+            output_file, positional[output_index - 1] = positional[output_index - 1], None
         else:
             output_file, kwargs["output_file"] = kwargs.get("output_file"), None
-        original_init(self, *args, **kwargs)
+        original_init(self, *positional, **kwargs)
         self._output_file = AtomicTextFile(output_file) if output_file is not None else None
 
     def run(self) -> None:
@@ -169,8 +172,8 @@ def atomic_predict_manager(manager: type) -> None:
                 self._output_file.discard()
             raise
 
-    manager.__init__ = _shim(__init__, original_init)
-    manager.run = _shim(run, original_run)
+    manager.__init__ = _shim(__init__, original_init)  # type: ignore[method-assign]  # why: monkeypatch of a method
+    manager.run = _shim(run, original_run)  # type: ignore[method-assign]  # why: monkeypatch of a method
 
 
 def _checking_first(function: Callable, check: Callable[[Any], None]) -> Callable:
@@ -186,13 +189,15 @@ def _checking_first(function: Callable, check: Callable[[Any], None]) -> Callabl
 
 def wrap_predict_outputs(module: ModuleType) -> None:
     """Shim for ``allennlp.commands.predict``."""
-    module._predict = _checking_first(module._predict, check_predict_paths)
+    checked = _checking_first(module._predict, check_predict_paths)
+    module._predict = checked  # type: ignore[attr-defined]  # why: monkeypatch
     atomic_predict_manager(module._PredictManager)
 
 
 def wrap_evaluate_outputs(module: ModuleType) -> None:
     """Shim for ``allennlp.commands.evaluate``."""
-    module.evaluate_from_args = _checking_first(module.evaluate_from_args, check_evaluate_paths)
+    checked = _checking_first(module.evaluate_from_args, check_evaluate_paths)
+    module.evaluate_from_args = checked  # type: ignore[attr-defined]  # why: monkeypatch
 
 
 def wrap_evaluator_outputs(module: ModuleType) -> None:
@@ -231,7 +236,8 @@ def wrap_train_paths(module: ModuleType) -> None:
             )
             return from_file(*args, **kwargs)
 
-        module.train_model_from_file = _shim(train_model_from_file, from_file)
+        shim = _shim(train_model_from_file, from_file)
+        module.train_model_from_file = shim  # type: ignore[attr-defined]  # why: monkeypatch
     if not _is_shim(train_model):
         signature = inspect.signature(train_model)
 
@@ -250,7 +256,7 @@ def wrap_train_paths(module: ModuleType) -> None:
                     remove_run_that_saved_nothing(serialization_dir, keep_directory=existed)
                 raise
 
-        module.train_model = _shim(checked_train_model, train_model)
+        module.train_model = _shim(checked_train_model, train_model)  # type: ignore[attr-defined]  # why: monkeypatch
 
 
 # what a run leaves that is worth keeping: with none of these, a failed run's directory holds only its set-up
@@ -320,7 +326,7 @@ def atomic_metrics_files(module: ModuleType) -> None:
         with atomic_output_path(file_path) as temporary:
             original(temporary, metrics, log=log)
 
-    module.dump_metrics = _shim(dump_metrics, original)
+    module.dump_metrics = _shim(dump_metrics, original)  # type: ignore[attr-defined]  # why: monkeypatch
 
 
 def atomic_model_archives(module: ModuleType) -> None:
@@ -342,4 +348,4 @@ def atomic_model_archives(module: ModuleType) -> None:
             original(*bound.args, **bound.kwargs)
         return str(archive_path)
 
-    module.archive_model = _shim(archive_model, original)
+    module.archive_model = _shim(archive_model, original)  # type: ignore[attr-defined]  # why: monkeypatch

@@ -28,7 +28,7 @@ def refuse_directories(from_file):
             )
         return from_file(cls, params_file, *args, **kwargs)
 
-    from_file_checking_the_path._spanbert_lib_shim = True  # type: ignore[attr-defined]
+    from_file_checking_the_path._spanbert_lib_shim = True  # type: ignore[attr-defined]  # why: shim marker
     return from_file_checking_the_path
 
 

@@ -58,7 +58,7 @@ def refuse_empty_reads(read: Callable[..., Iterator]) -> Callable[..., Iterator]
         if count == 0:
             raise _empty_input_error(self, file_path)
 
-    read_refusing_empty_input._spanbert_lib_shim = True  # type: ignore[attr-defined]
+    read_refusing_empty_input._spanbert_lib_shim = True  # type: ignore[attr-defined]  # why: shim marker
     return read_refusing_empty_input
 
 
@@ -101,7 +101,7 @@ def refuse_empty_passes(iterate: Callable[..., Iterator], what: str) -> Callable
         if count == 0:
             raise _empty_input_error(self.reader, self.data_path, what)
 
-    iterate_refusing_empty_input._spanbert_lib_shim = True  # type: ignore[attr-defined]
+    iterate_refusing_empty_input._spanbert_lib_shim = True  # type: ignore[attr-defined]  # why: shim marker
     return iterate_refusing_empty_input
 
 

@@ -58,7 +58,14 @@ def _callback_class():
     class EmptyPredictionsCallback(TrainerCallback):
         """At the end of training: a warning when the best model predicted nothing on the validation data."""
 
-        def on_end(self, trainer, metrics: Dict[str, Any] = None, epoch: int = None, is_primary: bool = True, **_):
+        def on_end(
+            self,
+            trainer,
+            metrics: Optional[Dict[str, Any]] = None,
+            epoch: Optional[int] = None,
+            is_primary: bool = True,
+            **_,
+        ):
             if not is_primary or not metrics:
                 return
             message = empty_prediction_warning(metrics, "best_validation_")
@@ -86,6 +93,6 @@ def warn_on_empty_evaluations(module) -> None:
             warn(f"{args.archive_file}: on {args.input_file} {message}")
         return metrics
 
-    evaluate_from_args._spanbert_lib_empty_predictions = True  # type: ignore[attr-defined]
-    evaluate_from_args.__wrapped__ = original  # type: ignore[attr-defined]
+    evaluate_from_args._spanbert_lib_empty_predictions = True  # type: ignore[attr-defined]  # why: shim marker
+    evaluate_from_args.__wrapped__ = original  # type: ignore[attr-defined]  # why: as functools.wraps sets it
     module.evaluate_from_args = evaluate_from_args

@@ -80,6 +80,6 @@ def carry_epoch_loss(module) -> None:
             total_loss, total_reg_loss = _active_ledger.totals(total_loss, total_reg_loss, batch_loss, reset)
         return original(model, total_loss, total_reg_loss, batch_loss, batch_reg_loss, num_batches, reset)
 
-    get_metrics._spanbert_lib_shim = True  # type: ignore[attr-defined]
+    get_metrics._spanbert_lib_shim = True  # type: ignore[attr-defined]  # why: shim marker
     get_metrics.__doc__ = original.__doc__
     module.get_metrics = get_metrics

@@ -164,7 +164,12 @@ class ExactResumeCallback(TrainerCallback):
             self._plan_resume(self._checkpoint_state)
 
     def on_end(
-        self, trainer, metrics: Dict[str, Any] = None, epoch: int = None, is_primary: bool = True, **kwargs
+        self,
+        trainer,
+        metrics: Optional[Dict[str, Any]] = None,
+        epoch: Optional[int] = None,
+        is_primary: bool = True,
+        **kwargs,
     ) -> None:
         epoch_loss_ledger.deactivate(self.ledger)
         if isinstance(trainer.data_loader, ResumableDataLoader):
@@ -182,6 +187,7 @@ class ExactResumeCallback(TrainerCallback):
             "model_random": capture_model_random_states(trainer.model),
         }
         if batches_in_epoch > 0:
+            assert self.data_loader is not None  # set with self.trainer, in on_start
             state["epoch_start_random"] = self.data_loader.epoch_start_states
             state["metrics"] = capture_metric_states(trainer.model)
             state["loss_sums"] = {"loss": self.ledger.loss_sum, "reg_loss": self.ledger.reg_loss_sum}
@@ -197,7 +203,8 @@ class ExactResumeCallback(TrainerCallback):
         self._checkpoint_state = state_dict
 
     def _plan_resume(self, state: Dict[str, Any]) -> None:
-        trainer = self.trainer
+        trainer, data_loader = self.trainer, self.data_loader
+        assert trainer is not None and data_loader is not None  # on_start sets both before it calls this
         if trainer._distributed:
             # Only the primary's states are saved; reinstating them in every worker would give all
             # workers the same dropout and masks.
@@ -220,7 +227,7 @@ class ExactResumeCallback(TrainerCallback):
             # rather than from the checkpoint, and lands elsewhere than in the original run.
             trainer._checkpointer._last_save_num_epochs_completed = epoch
             trainer._checkpointer._last_save_num_batches_in_epoch_completed = batches
-        self.data_loader.resume_point = ResumePoint(
+        data_loader.resume_point = ResumePoint(
             epoch,
             batches * trainer._num_gradient_accumulation_steps,
             state.get("epoch_start_random"),
@@ -229,6 +236,7 @@ class ExactResumeCallback(TrainerCallback):
         )
 
     def _reinstate(self, state: Dict[str, Any]) -> None:
+        assert self.trainer is not None  # called back by the data loader that on_start gave the trainer
         restore_global_random_states(state["random"])
         restore_model_random_states(self.trainer.model, state["model_random"])
         if "metrics" in state:
@@ -244,4 +252,5 @@ class ExactResumeCallback(TrainerCallback):
         # Checkpoint after the epoch's last batch (its end-of-epoch checkpoint was lost): allennlp
         # reports no training metrics for an epoch whose batches were all skipped, although the
         # carried sums and metrics hold them in full. One batch less counts as skipped.
+        assert self.trainer is not None  # called back by the data loader that on_start gave the trainer
         self.trainer._start_after_batches_in_epoch_completed -= 1

@@ -29,7 +29,7 @@ NUM_EPOCHS_KEY = "trainer.num_epochs"
 
 
 def _num_epochs(config: Any) -> int:
-    trainer = config.get("trainer") if hasattr(config, "get") else None
+    trainer: Any = config.get("trainer") if hasattr(config, "get") else None
     value = trainer.get("num_epochs") if hasattr(trainer, "get") else None
     return int(value) if isinstance(value, int) else DEFAULT_NUM_EPOCHS
 
@@ -100,8 +100,8 @@ def skip_finished_runs(module: ModuleType) -> None:
                 return _finished_model(serialization_dir, arguments)
         return original(*args, **kwargs)
 
-    train_model._spanbert_lib_finished_runs = True  # type: ignore[attr-defined]
-    module.train_model = train_model
+    train_model._spanbert_lib_finished_runs = True  # type: ignore[attr-defined]  # why: shim marker
+    module.train_model = train_model  # type: ignore[attr-defined]  # why: monkeypatch
 
 
 def _finished_model(serialization_dir: str, arguments: Dict[str, Any]):
@@ -141,5 +141,5 @@ def accept_more_epochs(module: ModuleType) -> None:
         as_saved.params["trainer"]["num_epochs"] = saved_epochs
         return original(as_saved, serialization_dir, recover, force)
 
-    create_serialization_dir._spanbert_lib_more_epochs = True  # type: ignore[attr-defined]
-    module.create_serialization_dir = create_serialization_dir
+    create_serialization_dir._spanbert_lib_more_epochs = True  # type: ignore[attr-defined]  # why: shim marker
+    module.create_serialization_dir = create_serialization_dir  # type: ignore[attr-defined]  # why: monkeypatch

@@ -65,15 +65,17 @@ def _checked(function: Callable, check: Callable[[object], None]) -> Callable:
         check(args)
         return function(args, *rest, **kwargs)
 
-    checked._spanbert_lib_option_checks = True  # type: ignore[attr-defined]
+    checked._spanbert_lib_option_checks = True  # type: ignore[attr-defined]  # why: shim marker
     return checked
 
 
 def check_predict_options(module: ModuleType) -> None:
     """Shim for ``allennlp.commands.predict``."""
-    module._predict = _checked(module._predict, check_predict_arguments)
+    checked = _checked(module._predict, check_predict_arguments)
+    module._predict = checked  # type: ignore[attr-defined]  # why: monkeypatch
 
 
 def check_evaluate_options(module: ModuleType) -> None:
     """Shim for ``allennlp.commands.evaluate``."""
-    module.evaluate_from_args = _checked(module.evaluate_from_args, check_numeric_options)
+    checked = _checked(module.evaluate_from_args, check_numeric_options)
+    module.evaluate_from_args = checked  # type: ignore[attr-defined]  # why: monkeypatch

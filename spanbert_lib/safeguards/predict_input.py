@@ -78,7 +78,7 @@ def read_json_lines_input(get_json_data):
         if count == 0:
             raise EmptyInputError("nothing to predict: the input file has no JSON line", path=self._input_file)
 
-    get_json_data_naming_lines._spanbert_lib_shim = True  # type: ignore[attr-defined]
+    get_json_data_naming_lines._spanbert_lib_shim = True  # type: ignore[attr-defined]  # why: shim marker
     return get_json_data_naming_lines
 
 
@@ -108,7 +108,7 @@ def locating_prediction_errors(predict_json):
             )
             raise located from error
 
-    predict_json_naming_lines._spanbert_lib_shim = True  # type: ignore[attr-defined]
+    predict_json_naming_lines._spanbert_lib_shim = True  # type: ignore[attr-defined]  # why: shim marker
     return predict_json_naming_lines
 
 

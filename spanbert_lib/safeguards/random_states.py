@@ -13,7 +13,7 @@ Capture and reinstate every random state a training run draws from, in a form th
 
 import logging
 import random
-from typing import Any, Dict, Iterator, Tuple
+from typing import Any, Dict, Iterator, Set, Tuple, cast
 
 import numpy as np
 import torch
@@ -25,7 +25,9 @@ _PLAIN_SCALARS = (bool, int, float, str, type(None))
 
 def capture_global_random_states() -> Dict[str, Any]:
     """The states of Python's, numpy's and torch's global generators."""
-    kind, keys, position, has_gauss, cached_gaussian = np.random.get_state(legacy=True)
+    # numpy's global generator is a MT19937 RandomState, whose legacy state is this tuple (a dict is for other ones).
+    legacy_state = cast(Tuple[str, np.ndarray, int, int, float], np.random.get_state(legacy=True))
+    kind, keys, position, has_gauss, cached_gaussian = legacy_state
     states: Dict[str, Any] = {
         "python": random.getstate(),
         "numpy": {
@@ -121,7 +123,7 @@ def named_metrics(model: torch.nn.Module, max_depth: int = 3) -> Iterator[Tuple[
 
 
 _NOT_SAVED = object()
-_warned_attributes = set()
+_warned_attributes: Set[Tuple[str, str]] = set()
 
 
 def _as_plain(value: Any) -> Any:
@@ -137,8 +139,8 @@ def _as_plain(value: Any) -> Any:
         items = [_as_plain(item) for item in value]
         return _NOT_SAVED if any(item is _NOT_SAVED for item in items) else type(value)(items)
     if isinstance(value, dict) and all(isinstance(key, _PLAIN_SCALARS) for key in value):
-        items = {key: _as_plain(item) for key, item in value.items()}
-        return _NOT_SAVED if any(item is _NOT_SAVED for item in items.values()) else items
+        entries = {key: _as_plain(item) for key, item in value.items()}
+        return _NOT_SAVED if any(item is _NOT_SAVED for item in entries.values()) else entries
     return _NOT_SAVED
 
 

@@ -234,7 +234,7 @@ def naming_the_archive(load_archive):
                 path=arguments["archive_file"],
             ) from error
 
-    load_archive_naming_it._spanbert_lib_shim = True  # type: ignore[attr-defined]
+    load_archive_naming_it._spanbert_lib_shim = True  # type: ignore[attr-defined]  # why: shim marker
     return load_archive_naming_it
 
 

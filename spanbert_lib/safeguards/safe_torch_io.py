@@ -18,7 +18,7 @@ import os
 import pickle
 import tempfile
 import types
-from typing import Any, Union
+from typing import Any, Callable, Union
 
 import torch
 
@@ -126,6 +126,9 @@ def torch_with_safe_io() -> types.ModuleType:
 
 
 class _TorchWithSafeIO(types.ModuleType):
+    load: Callable[..., Any]
+    save: Callable[..., None]
+
     def __getattr__(self, name: str) -> Any:
         # torch's lazily imported submodules (torch._dynamo, ...) appear after the copy.
         return getattr(torch, name)
@@ -146,7 +149,7 @@ def use_safe_torch_io(module: types.ModuleType) -> None:
     """Shim: binds :func:`torch_with_safe_io` as ``module.torch``. Idempotent."""
     if isinstance(getattr(module, "torch", None), _TorchWithSafeIO):
         return
-    module.torch = torch_with_safe_io()
+    module.torch = torch_with_safe_io()  # type: ignore[attr-defined]  # why: monkeypatch
 
 
 def weights_only_override_weights(module: types.ModuleType) -> None:
@@ -165,11 +168,11 @@ def weights_only_override_weights(module: types.ModuleType) -> None:
         override_weights_file = args[2] if len(args) > 2 else kwargs.get("override_weights_file")
         if override_weights_file is None:
             return original(*args, **kwargs)
-        torch.load = load_weights_only
+        torch.load = load_weights_only  # type: ignore[assignment]  # why: monkeypatch for the call's duration
         try:
             return original(*args, **kwargs)
         finally:
             torch.load = _torch_load
 
-    get._spanbert_lib_shim = True  # type: ignore[attr-defined]
-    module.get = get
+    get._spanbert_lib_shim = True  # type: ignore[attr-defined]  # why: shim marker
+    module.get = get  # type: ignore[attr-defined]  # why: monkeypatch

@@ -11,7 +11,7 @@ stands for every file below it.
 import glob
 import os
 import re
-from typing import Iterable, Iterator, List, Optional, Set, Tuple
+from typing import Dict, Iterable, Iterator, List, Optional, Set, Tuple, Union
 
 from spanbert_lib.common.errors import UserInputError
 
@@ -46,13 +46,13 @@ def same_output_file(first: str, second: str) -> bool:
     return identity is not None and identity == _identity(second)
 
 
-def expand_input_paths(spec: Optional[str]) -> List[str]:
+def expand_input_paths(spec: Union[str, os.PathLike, None]) -> List[str]:
     """
     The existing files and directories an input argument names.
 
     # Parameters
 
-    spec : `Optional[str]`
+    spec : `Union[str, os.PathLike, None]`
         A path, glob pattern or comma list of them, optionally ending in a ``#selector``; None or
         ``"-"`` (standard input) names nothing.
 
@@ -92,7 +92,7 @@ def _files_below(paths: Iterable[str]) -> Iterator[str]:
 
 
 def _identities(inputs: Iterable[str]) -> dict:
-    found = {}
+    found: Dict[FileIdentity, str] = {}
     for path in _files_below(inputs):
         identity = _identity(path)
         if identity is not None:
@@ -130,7 +130,9 @@ def refuse_output_over_input(output: Optional[str], inputs: Iterable[Optional[st
         )
 
 
-def refuse_output_directory_over_inputs(output_dir: Optional[str], inputs: Iterable[Optional[str]], option: str):
+def refuse_output_directory_over_inputs(
+    output_dir: Optional[str], inputs: Iterable[Union[str, os.PathLike, None]], option: str
+):
     """
     Raises :class:`OutputOverInputError` when the directory ``output_dir`` is an input directory or
     directly holds an input file (files written there could replace it).
@@ -139,7 +141,7 @@ def refuse_output_directory_over_inputs(output_dir: Optional[str], inputs: Itera
 
     output_dir : `Optional[str]`
         The output directory (None or a path that does not exist yet: nothing is checked).
-    inputs : `Iterable[Optional[str]]`
+    inputs : `Iterable[Union[str, os.PathLike, None]]`
         The command's input arguments (see :func:`expand_input_paths`).
     option : `str`
         How the user gave the output directory, for the message.

@@ -30,7 +30,7 @@ def add_exact_resume_callback(module: ModuleType) -> None:
         if not any(isinstance(callback, ExactResumeCallback) for callback in self._callbacks):
             self._callbacks.append(ExactResumeCallback(self._serialization_dir))
 
-    __init__._spanbert_lib_shim = True  # type: ignore[attr-defined]
-    __init__.__wrapped__ = original  # type: ignore[attr-defined]
+    __init__._spanbert_lib_shim = True  # type: ignore[attr-defined]  # why: shim marker
+    __init__.__wrapped__ = original  # type: ignore[attr-defined]  # why: as functools.wraps sets it
     __init__.__doc__ = original.__doc__
     trainer_class.__init__ = __init__

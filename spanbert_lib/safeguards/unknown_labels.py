@@ -29,7 +29,7 @@ def check_labels_before_indexing(index_fields):
                 raise error
         index_fields(self, vocab)
 
-    index_fields_checking_labels._spanbert_lib_shim = True  # type: ignore[attr-defined]
+    index_fields_checking_labels._spanbert_lib_shim = True  # type: ignore[attr-defined]  # why: shim marker
     return index_fields_checking_labels
 
 

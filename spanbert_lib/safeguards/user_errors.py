@@ -45,7 +45,7 @@ def debug_enabled() -> bool:
     return os.environ.get(DEBUG_ENVIRONMENT_VARIABLE, "").strip().lower() in _TRUE_VALUES
 
 
-def _exception_chain(error: BaseException):
+def _exception_chain(error: Optional[BaseException]) -> Iterator[BaseException]:
     """``error``, then its explicit cause or implicit context, and so on (each once)."""
     seen = set()
     while error is not None and id(error) not in seen:
@@ -151,6 +151,7 @@ def _user_error_from_worker(error: BaseException) -> Optional[BaseException]:
 
 def _subclass_names(cls: type) -> Set[str]:
     names = {cls.__name__}
+    subclass: type
     for subclass in cls.__subclasses__():
         names |= _subclass_names(subclass)
     return names
@@ -182,7 +183,7 @@ def report_user_errors(main: Callable[..., None]) -> Callable[..., None]:
             print(one_line_message(user_error), file=sys.stderr, flush=True)
             sys.exit(USER_ERROR_EXIT_CODE)
 
-    main_reporting_user_errors._spanbert_lib_shim = True  # type: ignore[attr-defined]
+    main_reporting_user_errors._spanbert_lib_shim = True  # type: ignore[attr-defined]  # why: shim marker
     return main_reporting_user_errors
 
 
@@ -208,4 +209,4 @@ def errors_as_one_line(
 
 def wrap_command_main(module: ModuleType) -> None:
     """Shim for ``allennlp.commands``: its ``main`` reports user errors as one line."""
-    module.main = report_user_errors(module.main)
+    module.main = report_user_errors(module.main)  # type: ignore[attr-defined]  # why: monkeypatch

@@ -23,7 +23,7 @@ spanbert_lib`` imports every module of the library on every ``allennlp`` command
 
 import logging
 import os
-from typing import Callable, Dict, Iterable, Optional, Union
+from typing import TYPE_CHECKING, Callable, Dict, Iterable, Optional, Union
 
 from spanbert_lib.serving.batching import RequestBatcher
 from spanbert_lib.serving.examples import MASKING_EXAMPLE
@@ -33,6 +33,9 @@ from spanbert_lib.serving.request_guards import LOOPBACK_HOSTS, RequestGuard
 from spanbert_lib.serving.responses import json_response
 from spanbert_lib.serving.served_model import InvalidModelInput, ModelFailure, ServedModel
 from spanbert_lib.serving.training_watch import TrainingWatch
+
+if TYPE_CHECKING:
+    import anyio
 
 logger = logging.getLogger(__name__)
 
@@ -57,7 +60,7 @@ class ModelRegistry:
 
     def __init__(self, entries: Iterable[Entry] = ()) -> None:
         self._entries: Dict[str, Entry] = {}
-        self._locks: Dict[str, "anyio.Lock"] = {}  # noqa: F821
+        self._locks: Dict[str, "anyio.Lock"] = {}
         self.batchers: Dict[str, RequestBatcher] = {}
         for entry in entries:
             self._entries[entry.name] = entry

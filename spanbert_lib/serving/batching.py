@@ -22,7 +22,7 @@ from typing import Any, Callable, List, Optional, Union
 
 logger = logging.getLogger(__name__)
 
-Outcome = Union[Any, BaseException]
+Outcome = Union[Any, Exception]
 
 
 def predict_each(predict: Callable[[Any], Any], inputs: List[Any]) -> List[Outcome]:

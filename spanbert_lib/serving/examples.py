@@ -93,7 +93,7 @@ def example_input(task: str, predictor: Optional[str]) -> Dict[str, Any]:
     """
     if task == "relation":
         return dict(_SEMEVAL_EXAMPLE if predictor in TASK_PREDICTORS["semeval2010"] else _TACRED_EXAMPLE)
-    examples = {
+    examples: Dict[str, Dict[str, Any]] = {
         "coreference": _COREFERENCE_EXAMPLE,
         "qa": _QA_EXAMPLE,
         "span_ner": _SPAN_NER_EXAMPLE,

@@ -14,7 +14,7 @@ Requests the server refuses before any route runs, answered as JSON ``{"error": 
 """
 
 import re
-from typing import Iterable, Optional, Set, Tuple
+from typing import Dict, Iterable, Optional, Set, Tuple
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 _PORT = re.compile(r"^\d{1,5}$")
@@ -132,7 +132,7 @@ class RequestGuard:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        headers = {}
+        headers: Dict[str, str] = {}
         for name, value in scope.get("headers", []):
             headers.setdefault(name.decode("latin-1").lower(), value.decode("latin-1"))
         refused = self.refusal(scope.get("method", "GET"), headers)

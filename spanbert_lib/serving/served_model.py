@@ -134,7 +134,10 @@ class ServedModel:
         reader_type = config.get("dataset_reader", {}).get("type")
         task = MODEL_TASKS.get(model_type, "generic")
         self.predictor_name = spec.predictor or default_predictor(task, reader_type)
-        self.predictor = Predictor.from_archive(archive, self.predictor_name)
+        self.predictor = Predictor.from_archive(
+            archive,
+            self.predictor_name,  # type: ignore[arg-type]  # why: allennlp annotates it str, defaults it to None
+        )
         if self.predictor_name is None:
             self.predictor_name = type(self.predictor).__name__
         archive.model.eval()

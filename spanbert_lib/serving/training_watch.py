@@ -222,7 +222,9 @@ def _parse_log_tail(text: str) -> Dict[str, Any]:
     epoch_line = max((i for i, line in enumerate(lines) if _EPOCH_LINE.search(line)), default=None)
     if epoch_line is None:
         return found
-    epoch, last = map(int, _EPOCH_LINE.search(lines[epoch_line]).groups())
+    match = _EPOCH_LINE.search(lines[epoch_line])
+    assert match is not None  # epoch_line is a line it matches
+    epoch, last = map(int, match.groups())
     found.update(epoch=epoch + 1, num_epochs=last + 1, phase="training")
     for line in lines[epoch_line + 1 :]:
         if "Validating" in line:

@@ -94,6 +94,8 @@ class ArchiveSource:
         """Refuses an archive that is not a model archive of the component's task."""
         import spanbert_lib.plugin  # noqa: F401  (the registered names the archive's config is checked against)
 
+        if self.path is None:
+            raise ValueError(f"{self.component}: no model archive to check")
         try:
             found = archive_model_type(self.path)
         except UnsafeArchiveConfigError as error:

@@ -8,7 +8,7 @@ without writing the boundaries into the Doc. Whitespace tokens are not words.
 """
 
 from dataclasses import dataclass
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 from spacy.pipeline import Sentencizer
 from spacy.tokens import Doc, Span, Token
@@ -54,7 +54,9 @@ def sentences_of(doc: Doc) -> List[Span]:
 
 def doc_words(doc: Doc) -> DocWords:
     """The Doc's sentences of (non-whitespace) tokens, with their character offsets."""
-    sentences, offsets, tokens = [], [], []
+    sentences: List[List[str]] = []
+    offsets: List[Tuple[int, int]] = []
+    tokens: List[Token] = []
     for sentence in sentences_of(doc):
         words = [token for token in sentence if not token.is_space]
         if words:

@@ -12,7 +12,7 @@ Each sentence is an instance of the model, with its neighbours as context; a sen
 an instance is predicted in overlapping windows, as the ``spanbert_span_ner`` predictor does.
 """
 
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Set
 
 from spacy.language import Language
 from spacy.tokens import Doc, Span, SpanGroup
@@ -25,7 +25,8 @@ from spanbert_lib.spacy_components.doc_words import DocWords, token_span
 def best_non_overlapping(spans: List[Span], scores: List[float]) -> List[Span]:
     """The highest-scoring spans that share no token, greedily (ties: earlier, then longer, first)."""
     order = sorted(range(len(spans)), key=lambda i: (-scores[i], spans[i].start, -(spans[i].end - spans[i].start)))
-    taken, chosen = set(), []
+    taken: Set[int] = set()
+    chosen: List[Span] = []
     for index in order:
         tokens = set(range(spans[index].start, spans[index].end))
         if not tokens & taken:

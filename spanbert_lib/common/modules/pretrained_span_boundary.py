@@ -178,6 +178,12 @@ def _encoder_layer_norm_eps(model_config: Dict[str, Any], archive: Path) -> floa
         config = config_from_settings(encoder_config)
     else:
         model_name = spec.get("model_name")
+        if model_name is None:
+            raise UserInputError(
+                "cannot read the encoder configuration of the archived model: its encoder has neither config "
+                "nor model_name; run `allennlp export-encoder` on the archive and use its output directory instead",
+                path=archive,
+            )
         try:
             config = transformers.AutoConfig.from_pretrained(model_name)
         except (OSError, ValueError, TypeError) as error:

@@ -7,7 +7,7 @@ mention of their cluster (coreference). Pure functions shared by the predictors 
 
 import functools
 from dataclasses import dataclass
-from typing import List, Sequence
+from typing import List, Sequence, Tuple
 
 from spanbert_lib.common.span_types import Span
 
@@ -86,7 +86,8 @@ def tokenize_text(text: str, pipeline_name: str = DEFAULT_SPACY_PIPELINE) -> Tok
     if not text.strip():
         return TokenizedText(text, [], [])
     document = spacy_pipeline(pipeline_name)(text)
-    sentences, offsets = [], []
+    sentences: List[List[str]] = []
+    offsets: List[Span] = []
     for sentence in document.sents:
         words = [token for token in sentence if not token.is_space]
         if words:
@@ -168,7 +169,7 @@ def resolved_text(text: str, char_clusters: Sequence[Sequence[Span]]) -> str:
     `str`
         The resolved text.
     """
-    replacements = []
+    replacements: List[Tuple[int, int, str]] = []
     for cluster in char_clusters:
         if len(cluster) < 2:
             continue

@@ -6,7 +6,7 @@ Shapes: `B` documents, `S` segments, `L` segment length, `P` wordpieces of a doc
 indexer's flattened layout), `H` hidden size.
 """
 
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Optional, cast
 
 import torch
 from allennlp.modules.token_embedders import PretrainedTransformerEmbedder, TokenEmbedder
@@ -68,7 +68,7 @@ class SegmentedTransformerEmbedder(TokenEmbedder):
         self.autocast_dtype = autocast_dtype
         self.segment_encoder = PretrainedTransformerEmbedder(
             model_name,
-            max_length=None,
+            max_length=None,  # type: ignore[arg-type]  # why: allennlp annotates it int, defaults it to None
             train_parameters=train_parameters,
             last_layer_only=last_layer_only,
             override_weights_file=override_weights_file,
@@ -82,7 +82,7 @@ class SegmentedTransformerEmbedder(TokenEmbedder):
     def get_output_dim(self) -> int:
         return self.segment_encoder.get_output_dim()
 
-    def encode_segments(self, input_ids: torch.LongTensor, segment_mask: torch.BoolTensor) -> torch.Tensor:
+    def encode_segments(self, input_ids: torch.Tensor, segment_mask: torch.Tensor) -> torch.Tensor:
         """
         Encodes each segment on its own; rows whose mask is all False (padding segments) are not
         encoded and get zeros.
@@ -115,10 +115,10 @@ class SegmentedTransformerEmbedder(TokenEmbedder):
 
     def forward(
         self,
-        input_ids: torch.LongTensor,
-        segment_mask: torch.BoolTensor,  # type: ignore
-        piece_positions: torch.LongTensor,
-        mask: torch.BoolTensor,
+        input_ids: torch.Tensor,
+        segment_mask: torch.Tensor,
+        piece_positions: torch.Tensor,
+        mask: torch.Tensor,
         **unused: torch.Tensor,
     ) -> torch.Tensor:
         """
@@ -143,5 +143,6 @@ class SegmentedTransformerEmbedder(TokenEmbedder):
         batch_size, num_segments, length = input_ids.shape
         states = self.encode_segments(input_ids, segment_mask)
         flat_states = states.view(batch_size, num_segments * length, states.size(-1))
-        pieces = util.batched_index_select(flat_states, piece_positions)
+        positions = cast(torch.LongTensor, piece_positions)  # allennlp's annotation; any int64 tensor is taken
+        pieces = util.batched_index_select(flat_states, positions)
         return pieces * mask.unsqueeze(-1).to(pieces.dtype)

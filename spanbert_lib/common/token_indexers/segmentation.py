@@ -23,7 +23,7 @@ of segment ``s`` sits at row ``s``, column ``1 + p - segment_starts[s]`` (column
 """
 
 from dataclasses import dataclass
-from typing import Optional, Sequence, Tuple
+from typing import Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -207,7 +207,7 @@ def _greedy_segments(
 
 
 def segment_words(
-    words: Sequence[str], sentence_ids: Sequence[int], tokenizer, max_segment_len: int
+    words: Sequence[str], sentence_ids: Union[Sequence[int], np.ndarray], tokenizer, max_segment_len: int
 ) -> SegmentedDocument:
     """
     Tokenises ``words`` (one call of a Hugging Face fast ``tokenizer`` with
@@ -222,11 +222,11 @@ def segment_words(
         )
     if tokenizer.cls_token_id is None or tokenizer.sep_token_id is None:
         raise ValueError(f"tokenizer {type(tokenizer).__name__} has no CLS/SEP tokens")
-    sentence_ids = np.asarray(sentence_ids, dtype=np.int64)
+    sentence_array = np.asarray(sentence_ids, dtype=np.int64)
     num_words = len(words)
-    if sentence_ids.shape != (num_words,):
+    if sentence_array.shape != (num_words,):
         raise ValueError(
-            f"got {sentence_ids.shape[0] if sentence_ids.ndim else 'no'} sentence ids for {num_words} words"
+            f"got {sentence_array.shape[0] if sentence_array.ndim else 'no'} sentence ids for {num_words} words"
         )
     pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
     if num_words == 0:
@@ -249,7 +249,7 @@ def segment_words(
     counts = np.bincount(piece_word_ids, minlength=num_words)
     word_bounds = np.cumsum(counts)  # (W,) one past each word's last piece
     word_starts = word_bounds - counts
-    new_sentence = np.concatenate(([False], sentence_ids[1:] != sentence_ids[:-1]))
+    new_sentence = np.concatenate(([False], sentence_array[1:] != sentence_array[:-1]))
     word_sentence = np.cumsum(new_sentence)
     sentence_end_words = np.concatenate((np.flatnonzero(new_sentence), [num_words]))
     sentence_bounds = np.concatenate((word_starts[sentence_end_words[:-1]], [word_bounds[-1]]))

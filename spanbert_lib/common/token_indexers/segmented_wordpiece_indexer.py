@@ -9,7 +9,7 @@ ends second, and keeps the maps between words and pieces.
 """
 
 import logging
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, cast
 
 import numpy as np
 import torch
@@ -125,7 +125,7 @@ class SegmentedWordpieceIndexer(TokenIndexer):
 
     def segment_tokens(self, tokens: Sequence[Token]) -> SegmentedDocument:
         """The segmentation of a field's tokens (see the class docstring for sentence ids)."""
-        sentence_ids = [getattr(token, "sentence_id", None) for token in tokens]
+        sentence_ids: List[Optional[int]] = [getattr(token, "sentence_id", None) for token in tokens]
         missing = sum(sentence_id is None for sentence_id in sentence_ids)
         if missing == len(tokens):
             sentence_ids = [0] * len(tokens)
@@ -137,7 +137,8 @@ class SegmentedWordpieceIndexer(TokenIndexer):
                 f"sentence_tokens() or none"
             )
         words = [token.ensure_text() for token in tokens]
-        return self._counted(segment_words(words, sentence_ids, self._tokenizer, self._max_segment_len))
+        known_ids = cast(List[int], sentence_ids)  # none is None past the check above
+        return self._counted(segment_words(words, known_ids, self._tokenizer, self._max_segment_len))
 
     def _counted(self, document: SegmentedDocument) -> SegmentedDocument:
         if document.num_cut_words:

@@ -83,7 +83,8 @@ def document_window(
     num_words = sum(len(sentence) for sentence in sentences)
     if not 0 <= start < end <= num_words:
         raise ValueError(f"window [{start}, {end}) is empty or outside the document's {num_words} words")
-    windowed_clusters, cut = None, []
+    windowed_clusters: Optional[List[List[Span]]] = None
+    cut: List[Span] = []
     if clusters is not None:
         windowed_clusters = []
         for cluster in clusters:

@@ -77,11 +77,11 @@ def label_candidate_spans(
     unique_rows, first = np.unique(rows[reachable], return_index=True)
     labels[unique_rows] = cluster_index[reachable[first]]
 
-    several = []
+    several: List[Span] = []
     if len(unique_rows) < len(reachable):
         pairs = np.unique(np.stack((rows[reachable], cluster_index[reachable]), axis=1), axis=0)
         rows_in_clusters, counts = np.unique(pairs[:, 0], return_counts=True)
-        several = [tuple(int(v) for v in candidates.spans[row]) for row in rows_in_clusters[counts > 1]]
+        several = [(int(start), int(end)) for start, end in candidates.spans[rows_in_clusters[counts > 1]]]
 
     def as_spans(selected: np.ndarray) -> List[Span]:
         return [(int(s), int(e)) for s, e in zip(starts[selected], ends[selected])]

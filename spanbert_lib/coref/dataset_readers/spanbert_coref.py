@@ -8,7 +8,7 @@ import logging
 import os
 import zlib
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Union
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Union, cast
 
 import numpy as np
 import torch
@@ -17,6 +17,7 @@ from allennlp.data import Instance
 from allennlp.data.dataset_readers import DatasetReader
 from allennlp.data.fields import MetadataField, TensorField, TextField
 from allennlp.data.token_indexers import TokenIndexer
+from allennlp.data.tokenizers import Token
 
 from spanbert_lib.common.candidate_spans import enumerate_candidate_spans
 from spanbert_lib.common.data_files import resolve_data_files
@@ -273,7 +274,8 @@ class SpanBertCorefReader(DatasetReader):
             stats.skipped_empty.append(document.describe())
             logger.warning("skipping %s: it has no words", document.describe())
             return None
-        sentences, speakers, clusters = document.sentences, document.speakers, document.clusters
+        sentences, speakers = document.sentences, document.speakers
+        clusters: Optional[Clusters] = document.clusters
         word_offset = 0
         if self.max_training_segments is not None:
             window = self._training_window(document, read_index)
@@ -289,6 +291,8 @@ class SpanBertCorefReader(DatasetReader):
     def _training_window(self, document: ConllDocument, read_index: int) -> Optional[DocumentWindow]:
         """A random run of ``max_training_segments`` segments; None if the document is not
         longer (or, absurdly, every run lies inside one word longer than the run)."""
+        # __init__ checked that a window needs the segmenter; _document_instance calls this only with windows
+        assert self._segmenter is not None and self.max_training_segments is not None
         segmented = self._segmenter.segment(document.sentences)
         if segmented.num_segments <= self.max_training_segments:
             return None
@@ -319,7 +323,7 @@ class SpanBertCorefReader(DatasetReader):
             )
         return window
 
-    def text_to_instance(  # type: ignore[override]
+    def text_to_instance(
         self,
         sentences: List[List[str]],
         gold_clusters: Optional[Sequence[Sequence[Span]]] = None,
@@ -390,7 +394,7 @@ class SpanBertCorefReader(DatasetReader):
         sentence_ids = np.repeat(np.arange(len(sentences), dtype=np.int64), lengths)
         candidates = enumerate_candidate_spans(sentence_ids, self.max_span_width)
         fields: Dict[str, Any] = {
-            "text": TextField(sentence_tokens(sentences), self._token_indexers),
+            "text": TextField(cast(List[Token], sentence_tokens(sentences)), self._token_indexers),  # SentenceTokens
             "spans": TensorField(torch.from_numpy(candidates.spans), padding_value=-1),
         }
         unreachable: List[Span] = []

@@ -1,6 +1,6 @@
 """The CoNLL-2012 scorer's metrics as an allennlp ``Metric`` accumulated over documents."""
 
-from typing import Dict, Sequence
+from typing import Dict, Sequence, cast
 
 import torch
 from allennlp.training.metrics import Metric
@@ -31,9 +31,9 @@ class ConllCorefScores(Metric):
     def __init__(self) -> None:
         self._accumulator = CorefScoreAccumulator(max_repeated_mentions=None)
 
-    def __call__(
+    def __call__(  # type: ignore[override]  # why: takes clusters, not allennlp's tensors
         self,
-        predicted_clusters: Sequence[DocumentClusters],  # type: ignore[override]
+        predicted_clusters: Sequence[DocumentClusters],
         gold_clusters: Sequence[DocumentClusters],
     ) -> None:
         """
@@ -78,9 +78,10 @@ class ConllCorefScores(Metric):
         metrics: Dict[str, float] = {}
         for name in ALL_METRICS + ("mentions",):
             prefix = "mention" if name == "mentions" else name
+            per_metric = cast(Dict[str, float], scores[name])  # all but conll_f1 are {recall, precision, f1}
             for kind in ("precision", "recall", "f1"):
-                metrics[f"{prefix}_{kind}"] = float(scores[name][kind])
-        metrics["conll_f1"] = float(scores["conll_f1"])
+                metrics[f"{prefix}_{kind}"] = float(per_metric[kind])
+        metrics["conll_f1"] = float(cast(float, scores["conll_f1"]))
         if reset:
             self.reset()
         return metrics

@@ -56,9 +56,9 @@ def align_mentions(
     response_id: Dict[Span, int] = {}
     matched = repeated = 0
     response_spans: List[List[Span]] = []
-    for cluster in response_clusters:
+    for response_cluster in response_clusters:
         kept = []
-        for span in map(_span, cluster):
+        for span in map(_span, response_cluster):
             if span in response_id:
                 repeated += 1
                 continue

@@ -104,13 +104,14 @@ class CorefScoreAccumulator:
             ``{"muc"|"bcub"|"ceafm"|"ceafe"|"blanc"|"mentions": {"recall", "precision", "f1"},
             "conll_f1": float}``, all fractions in [0, 1].
         """
-        result: Dict[str, Union[float, Dict[str, float]]] = {}
+        per_metric: Dict[str, Dict[str, float]] = {}
         for name in METRICS + ("mentions",):
             recall, precision, f1 = prf(*self.counts[name])
-            result[name] = {"recall": recall, "precision": precision, "f1": f1}
+            per_metric[name] = {"recall": recall, "precision": precision, "f1": f1}
         recall, precision, f1 = blanc_scores(self.counts["blanc"])
-        result["blanc"] = {"recall": recall, "precision": precision, "f1": f1}
-        result["conll_f1"] = sum(result[name]["f1"] for name in ("muc", "bcub", "ceafe")) / 3
+        per_metric["blanc"] = {"recall": recall, "precision": precision, "f1": f1}
+        result: Dict[str, Union[float, Dict[str, float]]] = {**per_metric}
+        result["conll_f1"] = sum(per_metric[name]["f1"] for name in ("muc", "bcub", "ceafe")) / 3
         return result
 
 

@@ -13,9 +13,7 @@ Shapes: `K` kept spans of one document, `C` antecedent slots per kept span.
 import torch
 
 
-def antecedent_labels(
-    span_labels: torch.LongTensor, antecedents: torch.LongTensor, mask: torch.BoolTensor
-) -> torch.BoolTensor:
+def antecedent_labels(span_labels: torch.Tensor, antecedents: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """
     Which antecedent slots of each kept span are correct, the dummy included.
 
@@ -40,7 +38,7 @@ def antecedent_labels(
     return torch.cat([dummy, correct], dim=1)
 
 
-def marginal_log_likelihood_loss(scores_with_dummy: torch.Tensor, labels: torch.BoolTensor) -> torch.Tensor:
+def marginal_log_likelihood_loss(scores_with_dummy: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     """
     The loss of the module docstring, summed over the kept spans.
 

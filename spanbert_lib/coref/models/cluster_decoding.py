@@ -15,8 +15,8 @@ from spanbert_lib.common.span_types import Span
 
 
 def predicted_antecedents(
-    scores_with_dummy: torch.Tensor, antecedents: torch.LongTensor
-) -> Tuple[torch.LongTensor, torch.LongTensor]:
+    scores_with_dummy: torch.Tensor, antecedents: torch.Tensor
+) -> Tuple[torch.Tensor, torch.Tensor]:
     """
     Each kept span's best-scoring antecedent. Ties go to the dummy.
 
@@ -38,7 +38,7 @@ def predicted_antecedents(
     return best, torch.where(best >= 0, chosen, torch.full_like(chosen, -1))
 
 
-def cluster_roots(antecedent_spans: torch.LongTensor) -> torch.LongTensor:
+def cluster_roots(antecedent_spans: torch.Tensor) -> torch.Tensor:
     """
     The first span of each kept span's antecedent chain.
 
@@ -64,7 +64,7 @@ def cluster_roots(antecedent_spans: torch.LongTensor) -> torch.LongTensor:
 
 
 def clusters_from_antecedents(
-    spans: torch.LongTensor, antecedent_spans: torch.LongTensor, singletons: Optional[torch.BoolTensor] = None
+    spans: torch.Tensor, antecedent_spans: torch.Tensor, singletons: Optional[torch.Tensor] = None
 ) -> List[List[Span]]:
     """
     The clusters the antecedent links form, and optionally single-mention clusters.

@@ -27,7 +27,7 @@ SELECTION_ROWS = 256
 _BUCKET_BOUNDARIES = (1, 2, 3, 4, 5, 8, 16, 32, 64)
 
 
-def bucket_distance(distances: torch.LongTensor) -> torch.LongTensor:
+def bucket_distance(distances: torch.Tensor) -> torch.Tensor:
     """
     Semi-log buckets of Lee et al.: ``0, 1, 2, 3, 4`` each their own bucket, then
     ``5-7 -> 5, 8-15 -> 6, 16-31 -> 7, 32-63 -> 8, 64+ -> 9`` (negative values -> 0).
@@ -63,9 +63,9 @@ class TopAntecedents:
         `[K, C]` coarse scores (``-inf`` where masked; differentiable in training).
     """
 
-    indices: torch.LongTensor
-    mask: torch.BoolTensor
-    offsets: torch.LongTensor
+    indices: torch.Tensor
+    mask: torch.Tensor
+    offsets: torch.Tensor
     scores: torch.Tensor
 
 
@@ -101,8 +101,8 @@ class CoarseAntecedentScorer(torch.nn.Module):
         self,
         span_embeddings: torch.Tensor,
         mention_scores: torch.Tensor,
-        antecedents: torch.LongTensor,
-        mask: torch.BoolTensor,
+        antecedents: torch.Tensor,
+        mask: torch.Tensor,
     ) -> torch.Tensor:
         """
         Differentiable coarse scores of given pairs. Dropout on both sides of the bilinear

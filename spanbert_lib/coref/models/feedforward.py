@@ -118,7 +118,7 @@ class FeedForwardScorer(torch.nn.Module):
                 hidden = self.dropout(hidden)
         return self.output_layer(hidden).squeeze(-1)
 
-    def forward(self, inputs: torch.Tensor) -> torch.Tensor:  # type: ignore[override]
+    def forward(self, inputs: torch.Tensor) -> torch.Tensor:
         """
         # Parameters
 

@@ -23,7 +23,7 @@ def with_dummy(scores: torch.Tensor) -> torch.Tensor:
 
 
 def attend_antecedents(
-    span_embeddings: torch.Tensor, antecedents: torch.LongTensor, scores_with_dummy: torch.Tensor
+    span_embeddings: torch.Tensor, antecedents: torch.Tensor, scores_with_dummy: torch.Tensor
 ) -> torch.Tensor:
     """
     ``a_i``, each kept span's attention-weighted sum of its antecedents. The weighted sum uses
@@ -67,7 +67,7 @@ class GatedSpanRefiner(torch.nn.Module):
     def forward(
         self,
         span_embeddings: torch.Tensor,
-        antecedents: torch.LongTensor,  # type: ignore
+        antecedents: torch.Tensor,
         scores_with_dummy: torch.Tensor,
     ) -> torch.Tensor:
         """

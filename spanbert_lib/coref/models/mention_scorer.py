@@ -55,8 +55,8 @@ class MentionScorer(torch.nn.Module):
 
     def forward(
         self,
-        span_embeddings: torch.Tensor,  # type: ignore[override]
-        widths: torch.LongTensor,
+        span_embeddings: torch.Tensor,
+        widths: torch.Tensor,
     ) -> torch.Tensor:
         """
         # Parameters
@@ -78,9 +78,9 @@ class MentionScorer(torch.nn.Module):
         self,
         span_embedder: SpanEmbedder,
         states: torch.Tensor,
-        piece_starts: torch.LongTensor,
-        piece_ends: torch.LongTensor,
-        widths: torch.LongTensor,
+        piece_starts: torch.Tensor,
+        piece_ends: torch.Tensor,
+        widths: torch.Tensor,
         budget: int = 2**23,
     ) -> torch.Tensor:
         """

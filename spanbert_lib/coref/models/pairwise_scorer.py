@@ -46,9 +46,9 @@ class SpanMetadata:
         `[]` the document's genre id.
     """
 
-    speakers: torch.LongTensor
-    segments: torch.LongTensor
-    genre: torch.LongTensor
+    speakers: torch.Tensor
+    segments: torch.Tensor
+    genre: torch.Tensor
 
 
 class PairFeatures(torch.nn.Module):
@@ -120,8 +120,8 @@ class PairFeatures(torch.nn.Module):
         return sum(embedding.embedding_dim for embedding in self._enabled())
 
     def indices(
-        self, rows: torch.LongTensor, antecedents: torch.LongTensor, metadata: SpanMetadata
-    ) -> List[Tuple[torch.nn.Embedding, torch.LongTensor]]:
+        self, rows: torch.Tensor, antecedents: torch.Tensor, metadata: SpanMetadata
+    ) -> List[Tuple[torch.nn.Embedding, torch.Tensor]]:
         """
         Each enabled feature's embedding and its values, in concatenation order.
 
@@ -156,8 +156,8 @@ class PairFeatures(torch.nn.Module):
 
     def forward(
         self,
-        rows: torch.LongTensor,
-        antecedents: torch.LongTensor,  # type: ignore
+        rows: torch.Tensor,
+        antecedents: torch.Tensor,
         metadata: SpanMetadata,
     ) -> Optional[torch.Tensor]:
         """
@@ -186,8 +186,8 @@ class PairFeatures(torch.nn.Module):
         return self.dropout(torch.cat(parts, dim=-1))
 
     def projected_table(
-        self, rows: torch.LongTensor, antecedents: torch.LongTensor, metadata: SpanMetadata, project
-    ) -> Optional[Tuple[torch.Tensor, torch.LongTensor]]:
+        self, rows: torch.Tensor, antecedents: torch.Tensor, metadata: SpanMetadata, project
+    ) -> Optional[Tuple[torch.Tensor, torch.Tensor]]:
         """
         ``project`` applied to ``phi``, WITHOUT dropout, as a table of every combination of the
         feature values (at most 2 * num_genres * segment distances * 10 rows) and each pair's row.
@@ -210,21 +210,23 @@ class PairFeatures(torch.nn.Module):
             ``(table [V, H], index [R, C])`` with ``project(phi)`` of pair ``(r, c)`` equal to
             ``table[index[r, c]]``, or None when no feature is enabled.
         """
-        table, index, offset = None, None, 0
+        table: Optional[torch.Tensor] = None
+        index: Optional[torch.Tensor] = None  # None exactly when table is
+        offset = 0
         for embedding, values in self.indices(rows, antecedents, metadata):
             projected = project(embedding.weight, offset)  # [V, H]
             offset += embedding.embedding_dim
-            if table is None:
+            if table is None or index is None:
                 table, index = projected, values
             else:
                 table = (table.unsqueeze(1) + projected.unsqueeze(0)).reshape(-1, projected.size(-1))
                 index = index * embedding.num_embeddings + values
-        if table is None:
+        if table is None or index is None:
             return None
         return table, index.expand(*antecedents.shape)
 
     def projected_lookup(
-        self, rows: torch.LongTensor, antecedents: torch.LongTensor, metadata: SpanMetadata, project
+        self, rows: torch.Tensor, antecedents: torch.Tensor, metadata: SpanMetadata, project
     ) -> Optional[torch.Tensor]:
         """
         ``project`` applied to ``phi`` of each pair, WITHOUT dropout (:meth:`projected_table`
@@ -285,7 +287,7 @@ class PairwiseScorer(torch.nn.Module):
     def forward(
         self,
         span_embeddings: torch.Tensor,
-        antecedents: torch.LongTensor,  # type: ignore
+        antecedents: torch.Tensor,
         metadata: SpanMetadata,
         budget: int = 2**23,
     ) -> torch.Tensor:
@@ -350,7 +352,7 @@ class PairwiseScorer(torch.nn.Module):
         return torch.cat(blocks, dim=0)
 
     def _inference(
-        self, span_embeddings: torch.Tensor, antecedents: torch.LongTensor, metadata: SpanMetadata, budget: int
+        self, span_embeddings: torch.Tensor, antecedents: torch.Tensor, metadata: SpanMetadata, budget: int
     ) -> torch.Tensor:
         """
         :meth:`forward` without gradients or dropout: the same scores, faster. The FFNN's hidden

@@ -19,9 +19,7 @@ import torch
 from spanbert_lib.coref.models.chunking import row_chunks
 
 
-def crossing_pairs(
-    starts: torch.LongTensor, ends: torch.LongTensor, budget: int = 2**22
-) -> Tuple[torch.LongTensor, torch.LongTensor]:
+def crossing_pairs(starts: torch.Tensor, ends: torch.Tensor, budget: int = 2**22) -> Tuple[torch.Tensor, torch.Tensor]:
     """
     All pairs of crossing spans, each crossing pair once, the earlier-starting span first.
 
@@ -61,7 +59,7 @@ def crossing_pairs(
     return torch.cat(firsts), torch.cat(seconds)
 
 
-def greedy_non_crossing(starts: torch.LongTensor, ends: torch.LongTensor) -> torch.BoolTensor:
+def greedy_non_crossing(starts: torch.Tensor, ends: torch.Tensor) -> torch.Tensor:
     """
     Whether the greedy pass keeps each span: a span is kept iff it crosses no kept span listed
     before it.
@@ -101,8 +99,8 @@ def greedy_non_crossing(starts: torch.LongTensor, ends: torch.LongTensor) -> tor
 
 
 def prune_non_crossing(
-    scores: torch.Tensor, starts: torch.LongTensor, ends: torch.LongTensor, num_to_keep: int
-) -> torch.LongTensor:
+    scores: torch.Tensor, starts: torch.Tensor, ends: torch.Tensor, num_to_keep: int
+) -> torch.Tensor:
     """
     The spans the greedy non-crossing pass keeps, at most ``num_to_keep``. Ties in
     score are broken by index (the earlier span first).

@@ -21,8 +21,8 @@ from spanbert_lib.coref.models.weighted_bags import weighted_bag_sum
 
 
 def flat_span_pieces(
-    piece_starts: torch.LongTensor, piece_ends: torch.LongTensor
-) -> Tuple[torch.LongTensor, torch.LongTensor, torch.LongTensor]:
+    piece_starts: torch.Tensor, piece_ends: torch.Tensor
+) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """
     Every wordpiece of every span, spans one after another.
 
@@ -50,7 +50,7 @@ def flat_span_pieces(
     return pieces, span_ids, offsets
 
 
-def segment_softmax(logits: torch.Tensor, segment_ids: torch.LongTensor, num_segments: int) -> torch.Tensor:
+def segment_softmax(logits: torch.Tensor, segment_ids: torch.Tensor, num_segments: int) -> torch.Tensor:
     """
     Softmax of ``logits`` within each group of equal ``segment_ids``.
 
@@ -115,8 +115,8 @@ class SpanEmbedder(torch.nn.Module):
         return sum(self.part_dims)
 
     def head_attention(
-        self, head_logits: torch.Tensor, piece_starts: torch.LongTensor, piece_ends: torch.LongTensor
-    ) -> Tuple[torch.LongTensor, torch.LongTensor, torch.Tensor]:
+        self, head_logits: torch.Tensor, piece_starts: torch.Tensor, piece_ends: torch.Tensor
+    ) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """
         The head attention over each span's wordpieces, in ``F.embedding_bag``'s form.
 
@@ -143,9 +143,9 @@ class SpanEmbedder(torch.nn.Module):
     def forward(
         self,
         states: torch.Tensor,
-        piece_starts: torch.LongTensor,  # type: ignore[override]
-        piece_ends: torch.LongTensor,
-        widths: torch.LongTensor,
+        piece_starts: torch.Tensor,
+        piece_ends: torch.Tensor,
+        widths: torch.Tensor,
     ) -> torch.Tensor:
         """
         # Parameters

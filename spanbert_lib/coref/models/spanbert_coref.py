@@ -37,7 +37,7 @@ it its own learning rate with the parameter groups of ``training_configs/common/
 import logging
 import math
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, cast
 
 import torch
 import torch.nn.functional as F
@@ -70,10 +70,10 @@ class DocumentOutput:
     """What :meth:`SpanBertCoreference._document` returns for one document (``k`` kept spans,
     ``c`` antecedent slots)."""
 
-    top_spans: torch.LongTensor  # (k, 2) word offsets
-    antecedents: torch.LongTensor  # (k, c) indices into top_spans
-    slots: torch.LongTensor  # (k,) chosen slot, -1 for none
-    antecedent_spans: torch.LongTensor  # (k,) chosen kept span, -1 for none
+    top_spans: torch.Tensor  # (k, 2) word offsets
+    antecedents: torch.Tensor  # (k, c) indices into top_spans
+    slots: torch.Tensor  # (k,) chosen slot, -1 for none
+    antecedent_spans: torch.Tensor  # (k,) chosen kept span, -1 for none
     mention_scores: torch.Tensor  # (k,) mention score (logit) of each kept span
     loss: Optional[torch.Tensor]
     gold_kept: int  # gold mentions among the kept spans
@@ -269,14 +269,14 @@ class SpanBertCoreference(Model):
 
     # ------------------------------------------------------------------ forward
 
-    def forward(  # type: ignore[override]
+    def forward(
         self,
         text: TextFieldTensors,
-        spans: torch.LongTensor,
-        span_labels: Optional[torch.LongTensor] = None,
-        speaker_ids: Optional[torch.LongTensor] = None,
-        sentence_ids: Optional[torch.LongTensor] = None,
-        genre: Optional[torch.LongTensor] = None,
+        spans: torch.Tensor,
+        span_labels: Optional[torch.Tensor] = None,
+        speaker_ids: Optional[torch.Tensor] = None,
+        sentence_ids: Optional[torch.Tensor] = None,
+        genre: Optional[torch.Tensor] = None,
         metadata: Optional[List[Dict[str, Any]]] = None,
     ) -> Dict[str, Any]:
         """
@@ -317,7 +317,8 @@ class SpanBertCoreference(Model):
             )
         output = self._pad_outputs(documents, spans.device)
         if span_labels is not None:
-            output["loss"] = torch.stack([document.loss for document in documents]).sum()
+            losses = [cast(torch.Tensor, document.loss) for document in documents]  # set as there are span_labels
+            output["loss"] = torch.stack(losses).sum()
             for document in documents:
                 if document.gold_total:
                     self._pruned_mention_recall(document.gold_kept / document.gold_total)
@@ -327,7 +328,7 @@ class SpanBertCoreference(Model):
             output["clusters"] = clusters
             gold = [item.get("clusters") for item in metadata]
             if all(item is not None for item in gold):
-                self._conll_scores(clusters, gold)
+                self._conll_scores(clusters, cast(List[List[List[Span]]], gold))
                 for document_clusters in clusters:
                     self._predicted_mentions(sum(len(cluster) for cluster in document_clusters))
         return output
@@ -353,10 +354,10 @@ class SpanBertCoreference(Model):
         states: torch.Tensor,
         word_maps: Dict[str, torch.Tensor],
         index: int,
-        spans: torch.LongTensor,
-        span_labels: Optional[torch.LongTensor],
-        speaker_ids: Optional[torch.LongTensor],
-        genre: Optional[torch.LongTensor],
+        spans: torch.Tensor,
+        span_labels: Optional[torch.Tensor],
+        speaker_ids: Optional[torch.Tensor],
+        genre: Optional[torch.Tensor],
         metadata: Optional[Dict[str, Any]],
     ) -> DocumentOutput:
         """One document: ``states`` ``(P, H)``, ``spans`` ``(N, 2)`` (padded), ``span_labels``
@@ -399,6 +400,7 @@ class SpanBertCoreference(Model):
         )
         scores = self._antecedent_scores(span_embeddings, top, span_metadata)
         for _ in range(self.coref_depth - 1):
+            assert self._refiner is not None  # made in __init__ when coref_depth > 1
             span_embeddings = self._refiner(span_embeddings, top.indices, scores)
             scores = self._antecedent_scores(span_embeddings, top, span_metadata)
 
@@ -417,7 +419,7 @@ class SpanBertCoreference(Model):
             top_spans, top.indices, slots, antecedent_spans, mention_scores.detach(), loss, gold_kept, gold_total
         )
 
-    def _prune(self, scores: torch.Tensor, candidates: torch.LongTensor, num_words: int) -> torch.LongTensor:
+    def _prune(self, scores: torch.Tensor, candidates: torch.Tensor, num_words: int) -> torch.Tensor:
         """`[k]` indices (document order) of the kept candidates among ``candidates`` `[N, 2]`
         with mention ``scores`` `[N]`: the best non-crossing ones, at most ``top_span_ratio * W``,
         and in eval mode with ``min_mention_score`` only those scoring above it."""
@@ -431,13 +433,13 @@ class SpanBertCoreference(Model):
     def _mention_loss(
         self,
         states: torch.Tensor,
-        piece_starts: torch.LongTensor,
-        piece_ends: torch.LongTensor,
-        widths: torch.LongTensor,
-        labels: torch.LongTensor,
-        kept: torch.LongTensor,
+        piece_starts: torch.Tensor,
+        piece_ends: torch.Tensor,
+        widths: torch.Tensor,
+        labels: torch.Tensor,
+        kept: torch.Tensor,
         kept_scores: torch.Tensor,
-        kept_labels: torch.LongTensor,
+        kept_labels: torch.Tensor,
     ) -> torch.Tensor:
         """
         Binary cross-entropy (summed) of mention scores against "is a gold mention", over the kept
@@ -466,7 +468,7 @@ class SpanBertCoreference(Model):
         return with_dummy(top.scores + fine)
 
     def _check_candidates(
-        self, candidates: torch.LongTensor, num_words: int, metadata: Optional[Dict[str, Any]], index: int
+        self, candidates: torch.Tensor, num_words: int, metadata: Optional[Dict[str, Any]], index: int
     ) -> None:
         if candidates.numel() == 0:
             return
@@ -487,11 +489,11 @@ class SpanBertCoreference(Model):
 
     def _span_speakers(
         self,
-        speaker_ids: Optional[torch.LongTensor],
-        top_spans: torch.LongTensor,
+        speaker_ids: Optional[torch.Tensor],
+        top_spans: torch.Tensor,
         metadata: Optional[Dict[str, Any]],
         index: int,
-    ) -> torch.LongTensor:
+    ) -> torch.Tensor:
         if speaker_ids is None:
             if self.use_speaker:
                 raise ValueError(
@@ -502,8 +504,8 @@ class SpanBertCoreference(Model):
         return speaker_ids[top_spans[:, 0]]
 
     def _genre(
-        self, genre: Optional[torch.LongTensor], metadata: Optional[Dict[str, Any]], index: int, device: torch.device
-    ) -> torch.LongTensor:
+        self, genre: Optional[torch.Tensor], metadata: Optional[Dict[str, Any]], index: int, device: torch.device
+    ) -> torch.Tensor:
         if genre is None:
             if self.use_genre:
                 raise ValueError(
@@ -572,9 +574,9 @@ class SpanBertCoreference(Model):
 
 
 def decode_clusters(
-    top_spans: torch.LongTensor,
-    antecedent_indices: torch.LongTensor,
-    predicted_slots: torch.LongTensor,
+    top_spans: torch.Tensor,
+    antecedent_indices: torch.Tensor,
+    predicted_slots: torch.Tensor,
     mention_scores: Optional[torch.Tensor] = None,
     singleton_threshold: float = 0.0,
 ) -> List[List[List[Span]]]:

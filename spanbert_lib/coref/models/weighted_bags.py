@@ -11,10 +11,10 @@ import torch.nn.functional as F
 
 
 def weighted_bag_sum(
-    indices: torch.LongTensor,
+    indices: torch.Tensor,
     table: torch.Tensor,
     weights: torch.Tensor,
-    offsets: Optional[torch.LongTensor] = None,
+    offsets: Optional[torch.Tensor] = None,
 ) -> torch.Tensor:
     """
     ``F.embedding_bag(indices, table, offsets, mode="sum", per_sample_weights=weights)`` in ``table``'s

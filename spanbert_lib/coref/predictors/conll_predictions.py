@@ -19,15 +19,17 @@ loaded: both as a :class:`~spanbert_lib.common.errors.UserInputError` naming the
 
 import logging
 import os
-from typing import Dict, Iterable, Iterator, List, Sequence
+from typing import Dict, Iterable, Iterator, List, Sequence, cast
 
 from allennlp.common.checks import ConfigurationError
 from allennlp.common.file_utils import cached_path
 from allennlp.data import Instance
+from allennlp.data.fields import MetadataField
 from allennlp.models import Model
 from allennlp.models.archival import CONFIG_NAME, load_archive
 
 from spanbert_lib.common.errors import EmptyInputError, UserInputError
+from spanbert_lib.common.span_types import Span
 from spanbert_lib.coref.dataset_readers import clusters_in_document, conll_paths
 from spanbert_lib.coref.dataset_readers.conll_format import (
     MIN_COLUMNS_WITH_WORDS,
@@ -146,7 +148,7 @@ def predict_documents(model: Model, reader, input_path: str, batch_size: int = 1
     for batch in _batches(reader.read(input_path), batch_size):
         outputs = model.forward_on_instances(batch)
         for instance, output in zip(batch, outputs):
-            metadata = instance["metadata"].metadata  # type: ignore[attr-defined]
+            metadata = cast(MetadataField, instance["metadata"]).metadata
             index = next(with_words)
             expected = documents[index].document_id
             if (metadata["doc_key"], metadata["part"]) != expected:
@@ -154,7 +156,8 @@ def predict_documents(model: Model, reader, input_path: str, batch_size: int = 1
                     f"reader returned document {metadata['doc_key']!r} part "
                     f"{metadata['part']!r} where {expected} was expected"
                 )
-            clusters[index] = clusters_in_document(metadata, output["clusters"])
+            # a list: forward_on_instances turns only tensors into arrays, whatever allennlp's annotation says
+            clusters[index] = clusters_in_document(metadata, cast(List[List[Span]], output["clusters"]))
     return list(zip(documents, clusters))
 
 

@@ -1,6 +1,6 @@
 """The ``spanbert_coref`` predictor: coreference clusters of a raw or pre-tokenised document."""
 
-from typing import Any, List, Optional
+from typing import TYPE_CHECKING, Any, List, Optional, cast
 
 from allennlp.common.util import JsonDict, sanitize
 from allennlp.data import DatasetReader, Instance
@@ -15,6 +15,9 @@ from spanbert_lib.common.predictors.text_views import (
     resolved_text,
     tokenize_text,
 )
+
+if TYPE_CHECKING:
+    from spanbert_lib.coref.dataset_readers.spanbert_coref import SpanBertCorefReader
 
 
 @Predictor.register("spanbert_coref")
@@ -106,7 +109,8 @@ class SpanBertCorefPredictor(Predictor):
         return self._instance(tokenized, json_dict)
 
     def _instance(self, tokenized: TokenizedText, json_dict: JsonDict) -> Instance:
-        return self._dataset_reader.text_to_instance(  # type: ignore[call-arg]
+        reader = cast("SpanBertCorefReader", self._dataset_reader)  # a spanbert_coref reader
+        return reader.text_to_instance(
             tokenized.sentences,
             speakers=json_dict.get("speakers"),
             genre=json_dict.get("genre"),
@@ -123,11 +127,12 @@ class SpanBertCorefPredictor(Predictor):
         instances = [self._instance(tokenized[index], inputs[index]) for index in to_run]
         outputs = self._model.forward_on_instances(instances) if instances else []
         for index, output in zip(to_run, outputs):
-            results[index] = self._result(tokenized[index], output["clusters"])
+            # a list: forward_on_instances turns only tensors into arrays, whatever allennlp's annotation says
+            results[index] = self._result(tokenized[index], cast(List[List[Any]], output["clusters"]))
         for index, item in enumerate(tokenized):
             if results[index] is None:
                 results[index] = self._result(item, [])
-        return results  # type: ignore[return-value]
+        return cast(List[JsonDict], results)  # every slot filled
 
     def predict_instance(self, instance: Instance) -> JsonDict:
         output = self._model.forward_on_instance(instance)

@@ -2,7 +2,7 @@
 
 import logging
 from dataclasses import dataclass
-from typing import Any, Dict, Iterator, List, Optional, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Tuple, cast
 
 import numpy as np
 from allennlp.data.dataset_readers.dataset_reader import DatasetReader
@@ -119,7 +119,7 @@ class OpenEntityReader(DatasetReader):
                 self.max_seq_length,
             )
 
-    def text_to_instance(  # type: ignore[override]
+    def text_to_instance(
         self,
         sentence: str,
         start: int,
@@ -192,7 +192,11 @@ class OpenEntityReader(DatasetReader):
         window = ids[window_start:window_end]
         type_id = self._tokenizer.single_sequence_token_type_id
         body = [
-            Token(text=text, text_id=piece_id, type_id=type_id)
+            Token(
+                text=text,
+                text_id=piece_id,
+                type_id=type_id,  # type: ignore[arg-type]  # why: allennlp annotates it int, defaults it to None
+            )
             for text, piece_id in zip(self._hf_tokenizer.convert_ids_to_tokens(window), window)
         ]
         tokens_field = TextField(
@@ -219,4 +223,4 @@ class OpenEntityReader(DatasetReader):
         return Instance(fields)
 
     def apply_token_indexers(self, instance: Instance) -> None:
-        instance["tokens"].token_indexers = self._token_indexers  # type: ignore[attr-defined]
+        cast(TextField, instance["tokens"]).token_indexers = self._token_indexers

@@ -43,8 +43,8 @@ class LooseMicroF1(Metric):
     def __call__(
         self,
         predictions: torch.Tensor,
-        gold_labels: torch.Tensor,  # type: ignore[override]
-        mask: Optional[torch.BoolTensor] = None,
+        gold_labels: torch.Tensor,
+        mask: Optional[torch.Tensor] = None,
     ) -> None:
         """
         Adds a batch to the counts.
@@ -58,7 +58,8 @@ class LooseMicroF1(Metric):
         mask : `torch.BoolTensor`, optional (default = `None`)
             `[B]`; False: example ignored.
         """
-        predictions, gold_labels, mask = self.detach_tensors(predictions, gold_labels, mask)
+        predictions, gold_labels = self.detach_tensors(predictions, gold_labels)
+        mask = None if mask is None else mask.detach()
         if predictions.shape != gold_labels.shape or predictions.dim() < 2:
             raise ConfigurationError(
                 f"loose_micro_f1: predictions {tuple(predictions.shape)} and gold labels "

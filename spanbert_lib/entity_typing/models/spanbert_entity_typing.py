@@ -79,11 +79,11 @@ class SpanBertEntityTyping(Model):
         self._metric = LooseMicroF1()
         initializer(self)
 
-    def forward(  # type: ignore[override]
+    def forward(
         self,
         tokens: TextFieldTensors,
-        mention_span: torch.LongTensor,
-        labels: Optional[torch.LongTensor] = None,
+        mention_span: torch.Tensor,
+        labels: Optional[torch.Tensor] = None,
         metadata: Optional[List[Dict[str, Any]]] = None,
     ) -> Dict[str, torch.Tensor]:
         """

@@ -1,9 +1,10 @@
 """The ``spanbert_entity_typing`` predictor: the types of a mention given by character offsets."""
 
-from typing import Any, Dict, List
+from typing import Any, Dict, List, cast
 
 from allennlp.common.util import JsonDict, sanitize
 from allennlp.data import Instance
+from allennlp.data.fields import MetadataField, TextField
 from allennlp.predictors.predictor import Predictor
 
 
@@ -47,22 +48,20 @@ class SpanBertEntityTypingPredictor(Predictor):
                 f"entity_typing predictor input lacks {', '.join(missing)} (give 'sentence' and the "
                 "mention's character offsets 'start', 'end', end exclusive)"
             )
-        return self._dataset_reader.text_to_instance(  # type: ignore[call-arg]
-            json_dict["sentence"], json_dict["start"], json_dict["end"]
-        )
+        return self._dataset_reader.text_to_instance(json_dict["sentence"], json_dict["start"], json_dict["end"])
 
     def _result(self, instance: Instance, output: Dict[str, Any]) -> JsonDict:
         names = self._model.vocab.get_index_to_token_vocabulary(getattr(self._model, "_label_namespace", "labels"))
         probs = [float(p) for p in output["probs"]]
         order = sorted(range(len(probs)), key=lambda i: -probs[i])
         predicted = output["predicted"]
-        metadata = instance["metadata"]
+        metadata = cast(MetadataField, instance["metadata"])
         return sanitize(
             {
-                "mention": metadata["mention"],  # type: ignore[index]
+                "mention": metadata["mention"],
                 "types": [names[i] for i in order if predicted[i]],
                 "probabilities": {names[i]: probs[i] for i in order},
-                "tokens": [token.text for token in instance["tokens"].tokens],  # type: ignore[attr-defined]
+                "tokens": [token.text for token in cast(TextField, instance["tokens"]).tokens],
             }
         )
 

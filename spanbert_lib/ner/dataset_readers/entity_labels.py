@@ -4,7 +4,7 @@ words, :func:`spanbert_lib.common.candidate_spans.enumerate_sentence_spans`), ve
 """
 
 from dataclasses import dataclass, field
-from typing import List, Sequence
+from typing import List, Sequence, cast
 
 import numpy as np
 
@@ -45,5 +45,5 @@ def label_sentence_spans(candidates: CandidateSpans, entities: Sequence[Entity])
     rows = candidates.lookup(starts, ends)
     found = rows >= 0
     labels[rows[found]] = names[found]
-    unreachable = [tuple(entities[i]) for i in np.flatnonzero(~found).tolist()]
-    return EntitySpanLabels(labels.tolist(), unreachable)  # type: ignore[arg-type]
+    unreachable = [cast(Entity, tuple(entities[i])) for i in np.flatnonzero(~found).tolist()]
+    return EntitySpanLabels(labels.tolist(), unreachable)

@@ -41,7 +41,7 @@ def merge_tag_layers(layers: Sequence[Sequence[str]], where: Optional[Sequence[s
     `LayeredEntities`
         The merged entities and what the merge dropped.
     """
-    rows = []  # (start, end, layer, label)
+    rows: List[Tuple[int, int, int, str]] = []  # (start, end, layer, label)
     for layer_index, tags in enumerate(layers):
         prefixes, types, names = parse_tags(tags, where)
         starts, ends = chunk_boundaries(prefixes, types)
@@ -138,6 +138,7 @@ class DocumentBuilder:
         where = [f"{self.document.path}:{line}" for line in self._lines]
         merged = merge_tag_layers(list(zip(*self._tags)), where)
         document = self.document
+        assert document.entities is not None  # the builder starts it as []
         document.sentences.append(self._words)
         document.entities.append(merged.entities)
         document.sentence_lines.append(self._lines[0])

@@ -7,7 +7,7 @@ optionally with the neighbouring sentences' words as context.
 import logging
 import os
 from dataclasses import dataclass
-from typing import Any, Dict, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Tuple, Union, cast
 
 import numpy as np
 from allennlp.common.checks import ConfigurationError
@@ -175,7 +175,8 @@ class SpanNerReader(DatasetReader):
         if isinstance(file_path, (list, tuple)):
             paths = [path for part in file_path for path in resolve_data_files(part, pattern=self.file_pattern)]
             return list(dict.fromkeys(paths))
-        return resolve_data_files(file_path, pattern=self.file_pattern)
+        single = cast(Union[str, os.PathLike], file_path)  # lists and tuples are handled above
+        return resolve_data_files(single, pattern=self.file_pattern)
 
     def _read(self, file_path) -> Iterator[Instance]:
         stats = NerReadStats()
@@ -185,9 +186,11 @@ class SpanNerReader(DatasetReader):
             if cached[0] is not document:
                 cached = (document, self._encode([word for sentence in document.sentences for word in sentence]))
                 stats.words_without_pieces += cached[1].words_without_pieces
+            encoded = cached[1]
+            assert encoded is not None  # encoded with its document above
             sentence = document.sentences[index]
             instance = self._make_instance(
-                cached[1],
+                encoded,
                 sentence,
                 start,
                 start + len(sentence),
@@ -235,7 +238,7 @@ class SpanNerReader(DatasetReader):
 
     # --- instances -----------------------------------------------------------------------------
 
-    def text_to_instance(  # type: ignore[override]
+    def text_to_instance(
         self,
         words: List[str],
         entities: Optional[Sequence[Entity]] = None,
@@ -320,7 +323,7 @@ class SpanNerReader(DatasetReader):
         return EncodedDocument(
             piece_ids,
             np.concatenate(([0], np.cumsum(counts))),
-            self._hf_tokenizer.convert_ids_to_tokens(piece_ids.tolist()),
+            cast(List[str], self._hf_tokenizer.convert_ids_to_tokens(piece_ids.tolist())),  # one per id of a list
             int(empty.size),
         )
 
@@ -360,7 +363,11 @@ class SpanNerReader(DatasetReader):
         first_piece, last_piece = int(offsets[window.first]), int(offsets[window.last])
         type_id = self._tokenizer.single_sequence_token_type_id
         body = [
-            Token(text=text, text_id=piece_id, type_id=type_id)
+            Token(
+                text=text,
+                text_id=piece_id,
+                type_id=type_id,  # type: ignore[arg-type]  # why: allennlp annotates it int, defaults it to None
+            )
             for text, piece_id in zip(
                 encoded.piece_texts[first_piece:last_piece], encoded.piece_ids[first_piece:last_piece].tolist()
             )
@@ -378,7 +385,7 @@ class SpanNerReader(DatasetReader):
         fields: Dict[str, Field] = {"tokens": tokens_field, "spans": spans_field}
         gold: Optional[List[Entity]] = None
         if entities is not None:
-            gold = [tuple(entity) for entity in entities]  # type: ignore[misc]
+            gold = [cast(Entity, tuple(entity)) for entity in entities]  # (start, end, label)
             labels = label_sentence_spans(candidates, gold)
             fields["span_labels"] = SequenceLabelField(
                 labels.labels, spans_field, label_namespace=self._label_namespace
@@ -432,4 +439,4 @@ class SpanNerReader(DatasetReader):
         return np.diff(self._encode(list(words)).piece_offsets) if words else np.zeros(0, dtype=np.int64)
 
     def apply_token_indexers(self, instance: Instance) -> None:
-        instance["tokens"].token_indexers = self._token_indexers  # type: ignore[attr-defined]
+        cast(TextField, instance["tokens"]).token_indexers = self._token_indexers

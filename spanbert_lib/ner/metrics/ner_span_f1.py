@@ -6,7 +6,7 @@ entities, plus the same three numbers per label. Values are fractions in [0, 1];
 """
 
 from collections import Counter
-from typing import Dict, Hashable, Iterable, List, Sequence, Tuple
+from typing import Dict, Hashable, Iterable, List, Optional, Sequence, Tuple, cast
 
 import torch.distributed as dist
 from allennlp.common.util import is_distributed
@@ -31,7 +31,7 @@ def _entity_set(entities: Iterable[Sequence]) -> set:
 
 
 def count_entities(
-    predicted: Sequence[Iterable[Sequence]], gold: Sequence[Iterable[Sequence]]
+    predicted: Sequence[Iterable[Sequence]], gold: Sequence[Optional[Iterable[Sequence]]]
 ) -> Tuple[Counter, Counter, Counter]:
     """
     Per-label entity counts of aligned sentences; repeated entities within a sentence count once.
@@ -50,7 +50,9 @@ def count_entities(
     """
     if len(predicted) != len(gold):
         raise ValueError(f"ner_span_f1: {len(predicted)} predicted sentences but {len(gold)} gold sentences")
-    correct, guessed, expected = Counter(), Counter(), Counter()
+    correct: Counter = Counter()
+    guessed: Counter = Counter()
+    expected: Counter = Counter()
     for sentence_predicted, sentence_gold in zip(predicted, gold):
         predicted_set, gold_set = _entity_set(sentence_predicted), _entity_set(sentence_gold or ())
         correct.update(label for _, _, label in predicted_set & gold_set)
@@ -102,10 +104,10 @@ class NerSpanF1(Metric):
     def __init__(self) -> None:
         self.reset()
 
-    def __call__(
+    def __call__(  # type: ignore[override]  # why: takes entity spans, not allennlp's tensors
         self,
-        predicted: Sequence[Iterable[Sequence]],  # type: ignore[override]
-        gold: Sequence[Iterable[Sequence]],
+        predicted: Sequence[Iterable[Sequence]],
+        gold: Sequence[Optional[Iterable[Sequence]]],
     ) -> None:
         """
         Adds the entities of a batch of sentences.
@@ -123,7 +125,8 @@ class NerSpanF1(Metric):
         if is_distributed():
             gathered: List = [None] * dist.get_world_size()
             dist.all_gather_object(gathered, counts)
-            counts = tuple(sum((worker[k] for worker in gathered), Counter()) for k in range(3))
+            summed: Tuple[Counter, ...] = tuple(sum((worker[k] for worker in gathered), Counter()) for k in range(3))
+            counts = cast(Tuple[Counter, Counter, Counter], summed)  # (correct, predicted, gold)
         self._correct.update(counts[0])
         self._predicted.update(counts[1])
         self._gold.update(counts[2])

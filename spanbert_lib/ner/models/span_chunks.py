@@ -16,8 +16,6 @@ are stacked into ``R`` rows of ``P = max(size)`` slots; rows are never empty (an
 spans has no row). Everything is index arithmetic on tensors, no Python loop over spans.
 """
 
-from typing import Optional
-
 import torch
 
 
@@ -59,7 +57,7 @@ class SpanChunkLayout:
         self.passes = passes
         self.sizes = sizes
 
-    def pack(self, values: torch.Tensor, fill: Optional[float] = 0) -> torch.Tensor:
+    def pack(self, values: torch.Tensor, fill: float = 0) -> torch.Tensor:
         """``values`` ``[B, S, *rest]`` -> ``[R, P, *rest]``, ``fill`` at empty slots."""
         rest = values.shape[2:]
         grid = values.new_full((self.num_rows * self.num_slots, *rest), fill)

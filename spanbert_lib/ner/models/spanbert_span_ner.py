@@ -195,11 +195,11 @@ class SpanBertSpanNer(Model):
         word_features = self.span_extractor(word_states, row_spans, mask[rows], row_mask)
         return layout.unpack(torch.cat([word_features, entity_states], dim=-1))  # [B, S, D]
 
-    def forward(  # type: ignore[override]
+    def forward(
         self,
         tokens: TextFieldTensors,
-        spans: torch.LongTensor,
-        span_labels: Optional[torch.LongTensor] = None,
+        spans: torch.Tensor,
+        span_labels: Optional[torch.Tensor] = None,
         metadata: Optional[List[Dict[str, Any]]] = None,
     ) -> Dict[str, Any]:
         """
@@ -212,7 +212,7 @@ class SpanBertSpanNer(Model):
         instance, decoded ``(start, end, label)`` word spans), ``entity_scores`` and ``words``.
         """
         sampled = self.training and span_labels is not None and self.negative_spans_per_instance is not None
-        if sampled:
+        if sampled and span_labels is not None:  # (sampled implies labels)
             spans, span_labels = self.sample_training_spans(spans, span_labels)
         span_mask = spans[..., 0] >= 0
         logits = self.classifier(self.dropout(self.span_features(tokens, spans)))  # [B, S, K]
@@ -253,6 +253,7 @@ class SpanBertSpanNer(Model):
             return logits
         shift = logits.new_full((logits.size(0),), self.outside_logit_bias)  # [B]
         if corrects_prior:
+            assert self.negative_spans_per_instance  # part of corrects_prior
             candidates = span_mask.sum(dim=1).to(logits.dtype)  # [B]
             shift = shift + torch.log((candidates / self.negative_spans_per_instance).clamp(min=1.0))
         outside = torch.zeros(logits.size(-1), dtype=logits.dtype, device=logits.device)
@@ -265,6 +266,8 @@ class SpanBertSpanNer(Model):
         instance, in their original order: spans ``[B, S, 2]``, span_labels ``[B, S]`` ->
         ``[B, S', 2]`` (``-1`` padding) and ``[B, S']``.
         """
+        if self.negative_spans_per_instance is None:
+            raise ValueError("sample_training_spans needs negative_spans_per_instance (the model has none)")
         span_mask = spans[..., 0] >= 0
         negative = span_mask & (span_labels == self.outside_index)
         noise = torch.rand(span_mask.shape, device=spans.device).masked_fill(~negative, 2.0)

@@ -1,7 +1,7 @@
 """The ``spanbert_span_ner`` predictor: entities of a raw or pre-tokenised text."""
 
 from dataclasses import dataclass
-from typing import Any, Dict, List, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Sequence, Tuple, cast
 
 import numpy as np
 import torch
@@ -18,6 +18,10 @@ from spanbert_lib.common.predictors.text_views import (
     tokenize_text,
 )
 from spanbert_lib.ner.predictors.long_sentence_windows import Window, central_windows, overlapping_windows
+
+if TYPE_CHECKING:
+    from spanbert_lib.ner.dataset_readers.span_ner_reader import SpanNerReader
+    from spanbert_lib.ner.models.spanbert_span_ner import SpanBertSpanNer
 
 ScoredEntity = Tuple[int, int, str, float]
 
@@ -114,6 +118,10 @@ class SpanBertSpanNerPredictor(Predictor):
         self.spacy_model = spacy_model
         self.batch_size = batch_size
 
+    @property
+    def _reader(self) -> "SpanNerReader":
+        return cast("SpanNerReader", self._dataset_reader)  # a span-NER reader, as the class docstring says
+
     def predict(self, text: str) -> JsonDict:
         """
         Entities of a raw text.
@@ -165,7 +173,7 @@ class SpanBertSpanNerPredictor(Predictor):
     def _plan(self, tokenized: TokenizedText) -> Tuple[List[str], List[SentencePlan]]:
         """The words the model sees (a word longer than an instance becomes the unknown token) and
         the windows of each sentence."""
-        reader = self._dataset_reader
+        reader = self._reader
         words = tokenized.words
         counts = reader.word_piece_counts(words)  # [W]
         budget = reader.wordpiece_budget
@@ -202,7 +210,7 @@ class SpanBertSpanNerPredictor(Predictor):
             for window_start, window_end in plan.windows:
                 first, last = plan.first_word + window_start, plan.first_word + window_end
                 instances.append(
-                    self._dataset_reader.text_to_instance(  # type: ignore[call-arg]
+                    self._reader.text_to_instance(
                         model_words[first:last],
                         left_context=model_words[max(0, first - context) : first] if context else None,
                         right_context=model_words[last : last + context] if context else None,
@@ -257,7 +265,7 @@ class SpanBertSpanNerPredictor(Predictor):
             ]
         # every candidate span of the sentence takes its label and score from its most central window,
         # then the model's decoding runs once over the whole sentence
-        width = self._dataset_reader.max_span_width
+        width = self._reader.max_span_width
         spans = enumerate_sentence_spans(plan.num_words, width).spans  # [S, 2]
         owner = central_windows(spans, np.asarray(plan.windows), plan.num_words)  # [S]
         labels = np.zeros(len(spans), dtype=np.int64)
@@ -271,7 +279,7 @@ class SpanBertSpanNerPredictor(Predictor):
             labels[owned] = np.asarray(output["predicted_labels"])[rows]
             scores[owned] = np.asarray(output["predicted_scores"])[rows]
         covered = owner >= 0
-        entities, entity_scores = self._model.decode(  # type: ignore[attr-defined]
+        entities, entity_scores = cast("SpanBertSpanNer", self._model).decode(
             [{"word_spans": spans[covered], "words": words}],
             torch.from_numpy(labels[covered]).unsqueeze(0),
             torch.from_numpy(scores[covered]).unsqueeze(0),

@@ -17,7 +17,7 @@ import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator, List, Tuple, Union
+from typing import Iterable, Iterator, List, Optional, Tuple, Union
 
 from spanbert_lib.common.errors import InvalidEncodingError
 from spanbert_lib.common.text_files import ENCODING_ERRORS, decoded_lines
@@ -135,7 +135,7 @@ def iter_documents(
     files: Iterable[Union[str, os.PathLike]],
     document_separator: str = "blank_line",
     encoding_errors: str = "strict",
-    stats: CorpusFileStats = None,
+    stats: Optional[CorpusFileStats] = None,
 ) -> Iterator[Document]:
     """
     Streams the non-empty documents of ``files`` in order; at most one file's current document is

@@ -20,14 +20,14 @@ comes from the same document (counted as ``random_from_same_document``).
 import random
 from collections import deque
 from dataclasses import dataclass
-from typing import Deque, Iterator, List, Optional, Tuple
+from typing import Deque, Dict, Iterator, List, Optional, Tuple, cast
 
 import numpy as np
 import torch
 from allennlp.common.checks import ConfigurationError
 from allennlp.data import Instance
 from allennlp.data.dataset_readers import DatasetReader
-from allennlp.data.fields import TensorField
+from allennlp.data.fields import Field, TensorField
 
 from spanbert_lib.pretraining.dataset_readers.block_packing import (
     first_boundary_at_least,
@@ -140,6 +140,7 @@ class NspCorpusReader(WordpieceCorpusReader):
         starts = self._splitter.sentence_starts([d.document.text for d in batch])
         result = []
         for tokenized, sentence_starts in zip(batch, starts):
+            assert tokenized.word_start_chars is not None  # this reader sets _needs_char_offsets
             word_sentence = word_sentence_ids(tokenized.word_start_chars, sentence_starts)
             first_word = np.flatnonzero(np.diff(word_sentence, prepend=-1) != 0)
             bounds = np.append(tokenized.boundaries[first_word], tokenized.boundaries[-1])
@@ -152,11 +153,13 @@ class NspCorpusReader(WordpieceCorpusReader):
         for document in documents:
             for instance in self._document_pairs(document, stats):
                 stats.instances += 1
-                stats.tokens += len(instance["input_ids"].tensor)
-                stats.extra["random_next"] += int(instance["next_sentence_label"].tensor.item() == IS_RANDOM)
+                stats.tokens += len(cast(TensorField, instance["input_ids"]).tensor)
+                label = cast(TensorField, instance["next_sentence_label"]).tensor
+                stats.extra["random_next"] += int(label.item() == IS_RANDOM)
                 yield instance
 
     def _random_other(self, document: _SentencedDocument, stats: ReadStats) -> _SentencedDocument:
+        assert self._rng is not None  # set while reading (_read, document_to_instances)
         for _ in range(10):
             candidate = self._pool[self._rng.randrange(len(self._pool))]
             if candidate is not document:
@@ -166,6 +169,7 @@ class NspCorpusReader(WordpieceCorpusReader):
 
     def _document_pairs(self, document: _SentencedDocument, stats: ReadStats) -> Iterator[Instance]:
         rng = self._rng
+        assert rng is not None  # set while reading (_read, document_to_instances)
         max_tokens = self.max_sequence_length - 3
         bounds = document.sentence_bounds
         num_sentences = document.num_sentences
@@ -241,7 +245,7 @@ class NspCorpusReader(WordpieceCorpusReader):
         word_ids = np.concatenate(([-1], a_words, [-1], b_words, [-1]))
         segment_ids = np.zeros(len(input_ids), dtype=np.int64)
         segment_ids[a1 - a0 + 2 :] = 1
-        fields = {
+        fields: Dict[str, Field] = {
             "input_ids": TensorField(torch.from_numpy(input_ids.astype(np.int64)), padding_value=self.pad_token_id),
             "word_ids": TensorField(torch.from_numpy(word_ids.astype(np.int64)), padding_value=-1),
             "segment_ids": TensorField(torch.from_numpy(segment_ids), padding_value=0),
@@ -274,9 +278,7 @@ class NspCorpusReader(WordpieceCorpusReader):
         finally:
             self._rng, self._pool = saved_rng, saved_pool
 
-    def text_to_instance(  # type: ignore[override]
-        self, first: str, second: str, is_next: Optional[bool] = None
-    ) -> Instance:
+    def text_to_instance(self, first: str, second: str, is_next: Optional[bool] = None) -> Instance:
         """
         One pair; too long pairs are truncated as in reading.
 

@@ -7,10 +7,13 @@ annotation does not need disabled.
 """
 
 from pathlib import Path
-from typing import Dict, List, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 import numpy as np
 from allennlp.common.checks import ConfigurationError
+
+if TYPE_CHECKING:
+    from spacy.language import Language
 
 PHRASE_ANNOTATIONS = ("named_entity", "noun_phrase")
 # Components producing the annotation; shared embedding layers they listen to are kept as well.
@@ -53,7 +56,7 @@ class SpacyPhraseAnnotator:
         self.annotation = annotation
         self.spacy_model = spacy_model
         self.batch_size = batch_size
-        self._nlp = None
+        self._nlp: Optional["Language"] = None
 
     def __getstate__(self):
         state = dict(self.__dict__)
@@ -61,7 +64,7 @@ class SpacyPhraseAnnotator:
         return state
 
     @property
-    def nlp(self):
+    def nlp(self) -> "Language":
         """The spaCy pipeline, loaded on first use with the components the annotation does not need disabled."""
         if self._nlp is None:
             import spacy

@@ -5,14 +5,14 @@ half-segments, and drop next sentence prediction).
 """
 
 import logging
-from typing import Iterator, List, Optional, Tuple
+from typing import Dict, Iterator, List, Optional, Tuple, cast
 
 import numpy as np
 import torch
 from allennlp.common.checks import ConfigurationError
 from allennlp.data import Instance
 from allennlp.data.dataset_readers import DatasetReader
-from allennlp.data.fields import TensorField
+from allennlp.data.fields import Field, TensorField
 
 from spanbert_lib.common.modules.entity_aware.entity_vocabulary import ENTITY_PAD, ENTITY_UNK, EntityVocabulary
 from spanbert_lib.pretraining.dataset_readers.block_packing import dense_ranks, pack_blocks, phrase_token_spans
@@ -119,7 +119,7 @@ class PretrainingCorpusReader(WordpieceCorpusReader):
             spans = phrase_spans[index] if phrase_spans is not None else None
             for instance in self._document_blocks(tokenized, spans, stats):
                 stats.instances += 1
-                stats.tokens += len(instance["input_ids"].tensor)
+                stats.tokens += len(cast(TensorField, instance["input_ids"]).tensor)
                 yield instance
 
     def _document_blocks(
@@ -129,6 +129,7 @@ class PretrainingCorpusReader(WordpieceCorpusReader):
         stats.truncated_words += truncated
         token_phrase = None
         if phrase_spans is not None:
+            assert tokenized.word_start_chars is not None  # _needs_char_offsets, as there is an annotator
             word_phrase = word_phrase_ids(tokenized.word_start_chars, phrase_spans)
             token_phrase = word_phrase[tokenized.word_index]
         phrase_entity_ids = None
@@ -144,6 +145,7 @@ class PretrainingCorpusReader(WordpieceCorpusReader):
             phrases = dense_ranks(token_phrase[start:end]) if token_phrase is not None else None
             entities = None
             if phrase_entity_ids is not None:
+                assert token_phrase is not None  # both come from phrase_spans
                 phrase_of_token, first, last = phrase_token_spans(token_phrase[start:end])
                 entities = (phrase_entity_ids[phrase_of_token], np.stack([first, last], axis=1) + 1)  # +1: [CLS]
             yield self._block_instance(tokenized.input_ids[start:end], words - words[0], phrases, entities)
@@ -156,7 +158,7 @@ class PretrainingCorpusReader(WordpieceCorpusReader):
         entities: Optional[Tuple[np.ndarray, np.ndarray]] = None,
     ) -> Instance:
         """Wraps a block's `[n]` arrays in specials: fields of length ``n + 2``."""
-        fields = {
+        fields: Dict[str, Field] = {
             "input_ids": TensorField(
                 torch.from_numpy(np.concatenate(([self.cls_token_id], input_ids, [self.sep_token_id]))),
                 padding_value=self.pad_token_id,
@@ -191,7 +193,7 @@ class PretrainingCorpusReader(WordpieceCorpusReader):
         spans = self._annotator.char_spans([text]) if self._annotator else [None]
         return list(self._document_blocks(tokenized[0], spans[0], ReadStats()))
 
-    def text_to_instance(self, text: str) -> Instance:  # type: ignore[override]
+    def text_to_instance(self, text: str) -> Instance:
         """
         The first block of a text (what a predictor sees).
 

@@ -7,10 +7,13 @@ script: one sentence per line).
 """
 
 import re
-from typing import List
+from typing import TYPE_CHECKING, List, Optional
 
 import numpy as np
 from allennlp.common.checks import ConfigurationError
+
+if TYPE_CHECKING:
+    from spacy.language import Language
 
 SENTENCE_SPLITTERS = ("spacy_sentencizer", "line")
 _NEWLINE = re.compile("\n")
@@ -33,7 +36,7 @@ class SentenceSplitter:
             raise ConfigurationError(f"sentence_splitter must be one of {SENTENCE_SPLITTERS}, got {method!r}")
         self.method = method
         self.batch_size = batch_size
-        self._nlp = None
+        self._nlp: Optional["Language"] = None
 
     def __getstate__(self):
         state = dict(self.__dict__)

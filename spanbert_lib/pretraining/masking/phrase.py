@@ -49,6 +49,8 @@ class PhraseMasker(Masker):
         phrase_ids: Optional[np.ndarray] = None,
         generator: Optional[torch.Generator] = None,
     ) -> SpanSelection:
+        if phrase_ids is None:  # mask() checks it first (requires_phrase_ids)
+            raise ValueError("phrase masking needs phrase_ids (entity / noun chunk id per piece)")
         length = word_ids.shape[1]
         maskable = word_ids >= 0
         starts_word = batch_word_starts(word_ids)

@@ -1,7 +1,7 @@
 """The SpanBERT pre-training model: MLM + span boundary objective (+ optional NSP)."""
 
 import logging
-from typing import Dict, Optional
+from typing import Dict, Optional, cast
 
 import torch
 from allennlp.common.checks import ConfigurationError
@@ -131,14 +131,16 @@ class SpanBertPretraining(Model):
         self.masker = masker or Masker.by_name(Masker.default_implementation)()
         self.mask_token_id = tokenizer.mask_token_id
         self.pad_token_id = tokenizer.pad_token_id
-        embeddings = self.encoder.get_input_embeddings()
+        # transformers annotates it as any Module; a BERT-style model's is an Embedding
+        embeddings = cast(torch.nn.Embedding, self.encoder.get_input_embeddings())
         self.vocab_size = embeddings.num_embeddings
         hidden_size = embeddings.embedding_dim
         layer_norm_eps = getattr(self.encoder.config, "layer_norm_eps", 1e-12)
 
         self.mlm_weight, self.sbo_weight, self.nsp_weight = mlm_weight, sbo_weight, nsp_weight
         self.mlm_head = MaskedLanguageModelHead(embeddings, layer_norm_eps=layer_norm_eps)
-        self.sbo_head = self.sbo_decoder = None
+        self.sbo_head: Optional[SpanBoundaryHead] = None
+        self.sbo_decoder: Optional[TiedVocabularyDecoder] = None  # None exactly when sbo_head is
         if sbo_weight > 0:
             self.sbo_head = SpanBoundaryHead(
                 hidden_size, sbo_position_embedding_dim, sbo_max_span_width, layer_norm_eps=layer_norm_eps
@@ -152,7 +154,8 @@ class SpanBertPretraining(Model):
 
         self.entity_mlm_weight = entity_mlm_weight
         self.entity_masking_probability = entity_masking_probability
-        self.entity_encoder = self.entity_head = None
+        self.entity_encoder: Optional[EntityAwareTransformer] = None
+        self.entity_head: Optional[EntityPredictionHead] = None  # None exactly when entity_encoder is
         if entity_mlm_weight > 0:
             if entity_vocabulary is None:
                 raise ConfigurationError(
@@ -206,7 +209,7 @@ class SpanBertPretraining(Model):
                 self._generators[key] = torch.Generator(device=device)
             self._generators[key].set_state(generator_state)
 
-    def forward(  # type: ignore
+    def forward(
         self,
         input_ids: torch.Tensor,
         word_ids: torch.Tensor,
@@ -261,7 +264,7 @@ class SpanBertPretraining(Model):
         if targets.numel():
             self._mlm_metrics(mlm_logits, targets, mlm_loss)
 
-        if self.sbo_head is not None:
+        if self.sbo_head is not None and self.sbo_decoder is not None:
             span_starts = masked.span_starts[batch_index, position].unsqueeze(0)  # [1, N]
             span_ends = masked.span_ends[batch_index, position].unsqueeze(0)
             # Flatten the batch: gather boundaries from each target's own sequence.
@@ -308,6 +311,7 @@ class SpanBertPretraining(Model):
         ``NUM_SPECIAL_ENTITIES``), encodes words and entities together and returns
         ``(word_states [B, L, H], entity MLM loss)``.
         """
+        assert self.entity_encoder is not None and self.entity_head is not None  # forward checked it
         entity_mask = entity_ids != ENTITY_PAD  # [B, E]
         draws = torch.rand(entity_ids.shape, generator=generator, device=entity_ids.device)
         chosen = (draws < self.entity_masking_probability) & (entity_ids >= NUM_SPECIAL_ENTITIES)

@@ -183,8 +183,11 @@ class QuestionWindowTokenizer:
         self._start_ids = [t.text_id for t in start]
         self._mid_ids = [t.text_id for t in mid]
         self._end_ids = [t.text_id for t in end]
-        self._first_type = allennlp_tokenizer.sequence_pair_first_token_type_id
-        self._second_type = allennlp_tokenizer.sequence_pair_second_token_type_id
+        first_type = allennlp_tokenizer.sequence_pair_first_token_type_id
+        second_type = allennlp_tokenizer.sequence_pair_second_token_type_id
+        assert first_type is not None and second_type is not None  # allennlp reads both off a dummy pair
+        self._first_type: int = first_type
+        self._second_type: int = second_type
         self.num_special_tokens = len(self._start_ids) + len(self._mid_ids) + len(self._end_ids)
 
         self.max_seq_length = max_seq_length

@@ -150,9 +150,9 @@ def locate_answer(
     """
     if not text.strip():
         return None, "not_found"
-    at_claim = claimed_start is not None and 0 <= claimed_start and context.startswith(text, claimed_start)
-    if at_claim and not (prefer_whole_words and not _whole_words(context, claimed_start, text)):
-        return claimed_start, "exact"
+    if claimed_start is not None and 0 <= claimed_start and context.startswith(text, claimed_start):
+        if not (prefer_whole_words and not _whole_words(context, claimed_start, text)):
+            return claimed_start, "exact"
     occurrences = []
     position = context.find(text)
     while position != -1:

@@ -137,7 +137,7 @@ class WindowedQAReader(DatasetReader):
         last_context: Optional[str] = None
         passage: Optional[TokenizedPassage] = None
         for example in self.shard_iterable(self.examples(file_path)):
-            if example.context is not last_context:
+            if passage is None or example.context is not last_context:
                 passage = self._tokenize_passage(example.context, example.location, example.qid)
                 last_context = example.context
             yield self._make_instance(example, passage)
@@ -147,7 +147,7 @@ class WindowedQAReader(DatasetReader):
         self,
         question: str,
         passage: str,
-        question_id: Optional[str] = None,  # type: ignore
+        question_id: Optional[str] = None,
         answer_texts: Optional[List[str]] = None,
         answer_candidates: Optional[List[Tuple[str, Optional[int]]]] = None,
         is_impossible: bool = False,

@@ -6,7 +6,7 @@ keys of the official scripts.
 Shapes: `B` questions in a batch, `Q` questions seen since the last reset.
 """
 
-from typing import Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import torch
@@ -37,7 +37,7 @@ def _gather(columns: List[list]) -> List[list]:
     when not distributed)."""
     if not is_distributed():
         return columns
-    gathered: List[List[list]] = [None] * dist.get_world_size()  # type: ignore[list-item]
+    gathered: List[Any] = [None] * dist.get_world_size()  # all_gather_object puts each worker's columns in
     dist.all_gather_object(gathered, columns)
     return [[value for worker in gathered for value in worker[c]] for c in range(len(columns))]
 
@@ -56,9 +56,9 @@ class SquadV1Metrics(Metric):
         self._f1_sum = 0.0
         self._count = 0
 
-    def __call__(
+    def __call__(  # type: ignore[override]  # why: takes answer strings, not allennlp's tensors
         self,
-        best_span_strings: Sequence[str],  # type: ignore[override]
+        best_span_strings: Sequence[str],
         answer_texts: Sequence[Sequence[str]],
     ) -> None:
         """
@@ -120,14 +120,15 @@ class SquadV2Metrics(Metric):
     """
 
     supports_distributed = True
+    _with_scores: Optional[bool]  # whether the batches since the last reset gave no-answer scores (None: no batch)
 
     def __init__(self, na_prob_thresh: float = 1.0) -> None:
         self._na_prob_thresh = na_prob_thresh
         self.reset()
 
-    def __call__(
+    def __call__(  # type: ignore[override]  # why: takes answer strings, not allennlp's tensors
         self,
-        best_span_strings: Sequence[str],  # type: ignore[override]
+        best_span_strings: Sequence[str],
         answer_texts: Sequence[Sequence[str]],
         no_answer_scores: Optional[Scores] = None,
     ) -> None:
@@ -201,7 +202,7 @@ class SquadV2Metrics(Metric):
         self._has_answer: List[bool] = []
         self._answered: List[bool] = []
         self._na_scores: List[float] = []
-        self._with_scores: Optional[bool] = None
+        self._with_scores = None
 
 
 def _best_threshold(

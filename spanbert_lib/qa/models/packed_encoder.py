@@ -14,11 +14,14 @@ Shapes: `S` sequences (windows), `T` positions of the longest, `R` real wordpiec
 sequences, `K` wanted wordpieces, `H` hidden size.
 """
 
-from typing import List, Optional
+from typing import TYPE_CHECKING, List, Optional, cast
 
 import torch
 import torch.nn.functional as F
 import transformers
+
+if TYPE_CHECKING:
+    from transformers.models.bert.modeling_bert import BertLayer
 
 
 def supports_packed_inference(encoder: torch.nn.Module) -> bool:
@@ -121,7 +124,8 @@ def _encode_packed(
         input_ids=input_ids[None].long(), token_type_ids=token_type_ids[None].long(), position_ids=position_ids[None]
     )[0]
     layers = encoder.encoder.layer
-    for index, layer in enumerate(layers):
+    for index, module in enumerate(layers):
+        layer = cast("BertLayer", module)  # the layers of a BertModel
         rows, row_lengths = hidden, lengths
         if wanted is not None and index == len(layers) - 1:
             rows = hidden[wanted]

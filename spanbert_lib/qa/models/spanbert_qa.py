@@ -6,7 +6,7 @@ cross-entropies over the windows; the answer is decoded over all windows of a qu
 
 import inspect
 import logging
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple, cast
 
 import torch
 import torch.nn.functional as F
@@ -124,7 +124,7 @@ class SpanBertQuestionAnswering(Model):
     def forward(
         self,
         input_ids: torch.Tensor,
-        token_type_ids: torch.Tensor,  # type: ignore[override]
+        token_type_ids: torch.Tensor,
         attention_mask: torch.Tensor,
         context_token_index: torch.Tensor,
         max_context_mask: torch.Tensor,
@@ -290,9 +290,11 @@ class SpanBertQuestionAnswering(Model):
         best_scores = [n_best[0]["score"] if n_best else float("-inf") for n_best in n_best_lists]
         no_answer_scores = [null - best for null, best in zip(nulls.tolist(), best_scores)]
         threshold = self.null_score_threshold
-        answers, spans, non_null = [], [], []
+        answers: List[str] = []
+        spans: List[Tuple[int, int]] = []
+        non_null: List[str] = []
         for n_best, no_answer in zip(n_best_lists, no_answer_scores):
-            best = n_best[0] if n_best else {"text": "", "start": -1, "end": -1}
+            best: Dict[str, Any] = n_best[0] if n_best else {"text": "", "start": -1, "end": -1}
             non_null.append(best["text"])
             abstain = not n_best or (threshold is not None and no_answer > threshold)
             answers.append("" if abstain else best["text"])
@@ -300,10 +302,16 @@ class SpanBertQuestionAnswering(Model):
 
         golds = [meta.get("answers") for meta in metadata]
         if all(gold is not None for gold in golds):
+            gold_answers = cast(List[List[str]], golds)  # none is None
             if threshold is None:
-                self._squad_metrics(answers, golds)
+                self._squad_metrics(answers, gold_answers)
+            elif isinstance(self._squad_metrics, SquadV2Metrics):
+                self._squad_metrics(non_null, gold_answers, no_answer_scores)
             else:
-                self._squad_metrics(non_null, golds, no_answer_scores)
+                raise ValueError(
+                    "null_score_threshold was set on a model built without one, whose SQuAD v1.1 metrics take no "
+                    "no-answer scores; build the model with a null_score_threshold to evaluate with it"
+                )
         return {
             "question_id": [meta["id"] for meta in metadata],
             "best_span_str": answers,

@@ -23,11 +23,12 @@ every question) and score that file with ``--na-prob-file``: its ``best_f1`` is 
 with ``model.null_score_threshold`` set to its ``best_f1_thresh``.
 """
 
-from typing import List, Optional
+from typing import List, Optional, cast
 
 import torch
 from allennlp.common.util import JsonDict
 from allennlp.data import Instance
+from allennlp.data.fields import TensorField
 from allennlp.models import Model
 from allennlp.predictors import Predictor
 
@@ -126,13 +127,15 @@ class SpanBertQAPredictor(Predictor):
                 if not isinstance(value, str)
             ]
             raise QADataError(f"{named}needs 'question' and 'passage' (or 'context') strings: {'; '.join(problems)}")
-        return self._dataset_reader.text_to_instance(question, passage, question_id=question_id)
+        reader = cast(WindowedQAReader, self._dataset_reader)  # the constructor's
+        return reader.text_to_instance(question, passage, question_id=question_id)
 
     def predict_instance(self, instance: Instance) -> JsonDict:
         return self.predict_batch_instance([instance])[0]
 
     def predict_batch_instance(self, instances: List[Instance]) -> List[JsonDict]:
-        order = sorted(range(len(instances)), key=lambda i: tuple(instances[i]["input_ids"].tensor.shape))
+        shapes = [tuple(cast(TensorField, instance["input_ids"]).tensor.shape) for instance in instances]
+        order = sorted(range(len(instances)), key=lambda i: shapes[i])
         outputs: List[Optional[JsonDict]] = [None] * len(instances)
         device_type = next(self._model.parameters()).device.type
         with (
@@ -143,7 +146,7 @@ class SpanBertQAPredictor(Predictor):
                 group = order[begin : begin + self.max_questions_per_forward]
                 for i, output in zip(group, super().predict_batch_instance([instances[i] for i in group])):
                     outputs[i] = output
-        return outputs  # type: ignore[return-value]
+        return cast(List[JsonDict], outputs)  # every slot filled
 
     def dump_line(self, outputs: JsonDict) -> str:
         if self._writers:

@@ -41,7 +41,7 @@ class EntityMarkerAwareIndexer(PretrainedTransformerIndexer):
         super().__init__(
             model_name,
             namespace=namespace,
-            max_length=max_length,
+            max_length=max_length,  # type: ignore[arg-type]  # why: allennlp annotates it int, defaults it to None
             tokenizer_kwargs=marker_tokenizer_kwargs(tokenizer_kwargs),
             **kwargs,
         )

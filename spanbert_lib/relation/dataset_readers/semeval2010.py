@@ -5,10 +5,11 @@ reader out (wordpieces with entity markers, subject/object spans, the directed r
 
 import re
 from dataclasses import dataclass
-from typing import Any, Dict, Iterator, List, Optional, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Tuple, cast
 
 from allennlp.common.checks import ConfigurationError
 from allennlp.data.dataset_readers.dataset_reader import DatasetReader
+from allennlp.data.fields import MetadataField
 from allennlp.data.instance import Instance
 
 from spanbert_lib.common.errors import EmptyInputError, UserInputError
@@ -259,7 +260,7 @@ class SemEval2010Task8Reader(TacredReader):
         for record in self.shard_iterable(records):
             yield self._record_to_instance(record.sentence, record.relation, record.example_id, path, record.line)
 
-    def text_to_instance(  # type: ignore[override]
+    def text_to_instance(  # type: ignore[override]  # why: a tagged sentence, not TacredReader's tokens
         self,
         sentence: str,
         relation: Optional[str] = None,
@@ -325,6 +326,6 @@ class SemEval2010Task8Reader(TacredReader):
                 message[len(prefix) :] if message.startswith(prefix) else message, path=path, line=line, record=record
             ) from None
         # where an unknown gold label is reported from: file and line of the sentence
-        metadata = instance["metadata"].metadata  # type: ignore[attr-defined]
+        metadata = cast(MetadataField, instance["metadata"]).metadata
         metadata[RECORD_SOURCE_KEY] = record_source(path, line, record)
         return instance

@@ -1,7 +1,7 @@
 """The TACRED reader: official JSON in, wordpieces with entity markers and entity spans out."""
 
 import json
-from typing import Any, Dict, Iterable, List, Optional, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Tuple, cast
 
 import numpy as np
 from allennlp.common.checks import ConfigurationError
@@ -104,7 +104,7 @@ class TacredReader(DatasetReader):
         for position, record in self.shard_iterable(enumerate(records)):
             yield self._example_to_instance(parse_tacred_record(record, file_path, position))
 
-    def text_to_instance(  # type: ignore[override]
+    def text_to_instance(
         self,
         tokens: List[str],
         subj_start: int,
@@ -227,4 +227,4 @@ class TacredReader(DatasetReader):
         return piece_ids, spans[0], spans[1], window_around(word_ids, keep, self._budget)
 
     def apply_token_indexers(self, instance: Instance) -> None:
-        instance["tokens"].token_indexers = self._token_indexers  # type: ignore[attr-defined]
+        cast(TextField, instance["tokens"]).token_indexers = self._token_indexers

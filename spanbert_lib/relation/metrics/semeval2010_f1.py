@@ -53,11 +53,11 @@ def official_scores_from_confusion(
         ``{"macro_precision", "macro_recall", "macro_f1"}`` (fractions).
     """
     confusion = confusion.double()
-    relation_of_label = torch.as_tensor(relation_of_label, dtype=torch.long)
-    is_relation = relation_of_label >= 0
+    relation_ids = torch.as_tensor(relation_of_label, dtype=torch.long)
+    is_relation = relation_ids >= 0
     # label -> relation one-hot [L, R]; Other rows stay zero
-    to_relation = torch.zeros(len(relation_of_label), num_relations, dtype=torch.double)
-    to_relation[is_relation.nonzero().squeeze(1), relation_of_label[is_relation]] = 1.0
+    to_relation = torch.zeros(len(relation_ids), num_relations, dtype=torch.double)
+    to_relation[is_relation.nonzero().squeeze(1), relation_ids[is_relation]] = 1.0
     correct = confusion.diagonal() @ to_relation  # [R]
     predicted = confusion.sum(dim=0) @ to_relation
     gold = confusion.sum(dim=1) @ to_relation
@@ -140,14 +140,13 @@ class SemEval2010MacroF1(Metric):
                 f"label that is not SemEval-2010 Task 8's: {error}"
             ) from None
         self._num_labels = len(labels)
-        self._confusion: Optional[torch.Tensor] = None
         self.reset()
 
     def __call__(
         self,
         predictions: torch.Tensor,
-        gold_labels: torch.Tensor,  # type: ignore[override]
-        mask: Optional[torch.BoolTensor] = None,
+        gold_labels: torch.Tensor,
+        mask: Optional[torch.Tensor] = None,
     ) -> None:
         """
         Adds a batch to the confusion matrix.
@@ -161,7 +160,8 @@ class SemEval2010MacroF1(Metric):
         mask : `torch.BoolTensor`, optional (default = `None`)
             `[B]`; examples where it is False are ignored.
         """
-        predictions, gold_labels, mask = self.detach_tensors(predictions, gold_labels, mask)
+        predictions, gold_labels = self.detach_tensors(predictions, gold_labels)
+        mask = None if mask is None else mask.detach()
         if predictions.dim() == gold_labels.dim() + 1:
             predictions = predictions.argmax(dim=-1)
         gold = gold_labels.reshape(-1).long()
@@ -171,7 +171,7 @@ class SemEval2010MacroF1(Metric):
             gold, predicted = gold[keep], predicted[keep]
         pairs = torch.bincount(gold * self._num_labels + predicted, minlength=self._num_labels**2)
         confusion = pairs.reshape(self._num_labels, self._num_labels).cpu()
-        self._confusion += dist_reduce_sum(confusion)  # type: ignore[operator]
+        self._confusion += dist_reduce_sum(confusion)
 
     def get_metric(self, reset: bool = False) -> Dict[str, float]:
         scores = official_scores_from_confusion(self._confusion, self._relation_of_label, len(SEMEVAL2010_RELATIONS))

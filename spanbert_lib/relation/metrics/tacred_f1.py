@@ -136,8 +136,8 @@ class TacredF1(Metric):
     def __call__(
         self,
         predictions: torch.Tensor,
-        gold_labels: torch.Tensor,  # type: ignore[override]
-        mask: Optional[torch.BoolTensor] = None,
+        gold_labels: torch.Tensor,
+        mask: Optional[torch.Tensor] = None,
     ) -> None:
         """
         Adds a batch to the counts.
@@ -152,7 +152,8 @@ class TacredF1(Metric):
         mask : `torch.BoolTensor`, optional (default = `None`)
             `[B, ...]`; examples where it is False are ignored.
         """
-        predictions, gold_labels, mask = self.detach_tensors(predictions, gold_labels, mask)
+        predictions, gold_labels = self.detach_tensors(predictions, gold_labels)
+        mask = None if mask is None else mask.detach()
         if predictions.dim() == gold_labels.dim() + 1:
             if predictions.size(-1) <= self._negative:
                 raise ConfigurationError(

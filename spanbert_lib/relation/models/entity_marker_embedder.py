@@ -1,6 +1,6 @@
 """A ``pretrained_transformer`` token embedder whose embedding matrix has rows for the entity markers."""
 
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, cast
 
 import torch
 from allennlp.common import cached_transformers
@@ -57,7 +57,8 @@ class EntityMarkerAwareEmbedder(PretrainedTransformerEmbedder):
         super().__init__(model_name, tokenizer_kwargs=full_kwargs, **kwargs)
         # the same (cached) tokenizer object as allennlp's PretrainedTransformerTokenizer builds
         tokenizer = cached_transformers.get_tokenizer(model_name, **full_kwargs)
-        embeddings = self.transformer_model.get_input_embeddings()
+        # transformers annotates it as any Module; a BERT-style model's is an Embedding
+        embeddings = cast(torch.nn.Embedding, self.transformer_model.get_input_embeddings())
         if embeddings.num_embeddings < len(tokenizer):
             raise ConfigurationError(
                 f"entity_marker_aware embedder: {model_name} could not be resized to "

@@ -91,12 +91,12 @@ class SpanBertEntityPairRelationClassifier(Model):
         embeddings = getattr(self.encoder, "word_embeddings", None)
         return None if embeddings is None else embeddings.num_embeddings
 
-    def forward(  # type: ignore[override]
+    def forward(
         self,
         tokens: TextFieldTensors,
-        subject_span: torch.LongTensor,
-        object_span: torch.LongTensor,
-        label: Optional[torch.LongTensor] = None,
+        subject_span: torch.Tensor,
+        object_span: torch.Tensor,
+        label: Optional[torch.Tensor] = None,
         metadata: Optional[List[Dict[str, Any]]] = None,
     ) -> Dict[str, torch.Tensor]:
         """

@@ -1,6 +1,6 @@
 """The SpanBERT relation classifier (section 4.1): encoder, dropout, linear layer over [CLS] or the entity starts."""
 
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, cast
 
 import torch
 import torch.nn.functional as F
@@ -106,12 +106,12 @@ class SpanBertRelationClassifier(Model):
         self._metrics = dict(metrics or {})
         initializer(self)
 
-    def forward(  # type: ignore[override]
+    def forward(
         self,
         tokens: TextFieldTensors,
-        subject_span: Optional[torch.LongTensor] = None,
-        object_span: Optional[torch.LongTensor] = None,
-        label: Optional[torch.LongTensor] = None,
+        subject_span: Optional[torch.Tensor] = None,
+        object_span: Optional[torch.Tensor] = None,
+        label: Optional[torch.Tensor] = None,
         metadata: Optional[List[Dict[str, Any]]] = None,
     ) -> Dict[str, torch.Tensor]:
         """
@@ -140,11 +140,11 @@ class SpanBertRelationClassifier(Model):
                     "spanbert_relation_classifier: entity_start pooling needs subject_span and object_span"
                 )
             starts = torch.stack([subject_span[:, 0], object_span[:, 0]], dim=1)  # [B, 2]
-            pooled = batched_index_select(encoded, starts).flatten(1)  # [B, 2H]
+            pooled = batched_index_select(encoded, cast(torch.LongTensor, starts)).flatten(1)  # [B, 2H]
         logits = self._classifier(self._dropout(pooled))
         if label is not None:
             for metric in self._metrics.values():
-                metric(logits, label)
+                metric(logits, label)  # type: ignore[call-arg]  # why: allennlp's Metric.__call__ has no mask default
         return relation_outputs(logits, label, self._tacred)
 
     def make_output_human_readable(self, output_dict: Dict[str, torch.Tensor]) -> Dict[str, Any]:

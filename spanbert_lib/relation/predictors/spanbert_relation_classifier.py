@@ -1,13 +1,17 @@
 """Predicting the relation between two marked entities of a sentence."""
 
-from typing import Any, Dict, List
+from typing import TYPE_CHECKING, Any, Dict, List, cast
 
 import numpy
 from allennlp.common.util import JsonDict, sanitize
 from allennlp.data import Instance
+from allennlp.data.fields import MetadataField
 from allennlp.predictors.predictor import Predictor
 
 from spanbert_lib.relation.predictors.raw_text import tokenize_with_entities
+
+if TYPE_CHECKING:
+    from spanbert_lib.relation.dataset_readers.tacred import TacredReader
 
 _TOKEN_KEYS = ("subj_start", "subj_end", "obj_start", "obj_end")
 
@@ -47,7 +51,8 @@ class SpanBertRelationClassifierPredictor(Predictor):
             )
         else:
             raise ValueError("relation predictor input needs either 'token' (TACRED style) or 'sentence' (raw text)")
-        return self._dataset_reader.text_to_instance(  # type: ignore[call-arg]
+        reader = cast("TacredReader", self._dataset_reader)  # a spanbert_tacred reader, as the docstring says
+        return reader.text_to_instance(
             tokens=fields["token"],
             subj_start=fields["subj_start"],
             subj_end=fields["subj_end"],
@@ -62,7 +67,7 @@ class SpanBertRelationClassifierPredictor(Predictor):
         labels = self._model.vocab.get_index_to_token_vocabulary("labels")
         probs = numpy.asarray(output["probs"])
         output["class_probabilities"] = {labels[i]: float(p) for i, p in enumerate(probs)}
-        output["tokens"] = instance["metadata"]["wordpieces"]  # type: ignore[index]
+        output["tokens"] = cast(MetadataField, instance["metadata"])["wordpieces"]
         return sanitize(output)
 
     def predict_instance(self, instance: Instance) -> JsonDict:

@@ -1,11 +1,16 @@
 """Predicting the SemEval-2010 Task 8 relation of a sentence with ``<e1>``/``<e2>``-tagged nominals."""
 
+from typing import TYPE_CHECKING, cast
+
 from allennlp.common.util import JsonDict
 from allennlp.data import Instance
 from allennlp.predictors.predictor import Predictor
 
 from spanbert_lib.common.errors import UserInputError
 from spanbert_lib.relation.predictors.spanbert_relation_classifier import SpanBertRelationClassifierPredictor
+
+if TYPE_CHECKING:
+    from spanbert_lib.relation.dataset_readers.semeval2010 import SemEval2010Task8Reader
 
 
 @Predictor.register("spanbert_semeval2010_task8")
@@ -27,6 +32,5 @@ class SpanBertSemEval2010Task8Predictor(SpanBertRelationClassifierPredictor):
                 "<e1>...</e1> and <e2>...</e2> around the two nominals",
                 record=None if "id" not in json_dict else str(json_dict["id"]),
             )
-        return self._dataset_reader.text_to_instance(  # type: ignore[call-arg]
-            sentence=sentence, example_id=json_dict.get("id")
-        )
+        reader = cast("SemEval2010Task8Reader", self._dataset_reader)  # as the class docstring says
+        return reader.text_to_instance(sentence=sentence, example_id=json_dict.get("id"))

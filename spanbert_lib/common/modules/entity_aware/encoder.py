@@ -42,13 +42,16 @@ Parameter names: ``transformer.*`` (the HF model's own names), ``entity_embeddin
 ``self_attentions.{i}.{word_to_entity,entity_to_word,entity_to_entity}_query.*``.
 """
 
-from typing import Optional, Tuple
+from typing import Optional, Protocol, Sequence, Tuple, cast
 
 import torch
 import transformers
 from allennlp.common import Registrable
 
-from spanbert_lib.common.modules.entity_aware.entity_aware_attention import EntityAwareSelfAttention
+from spanbert_lib.common.modules.entity_aware.entity_aware_attention import (
+    BertStyleSelfAttention,
+    EntityAwareSelfAttention,
+)
 from spanbert_lib.common.modules.entity_aware.entity_embeddings import EntityEmbeddings
 from spanbert_lib.common.modules.entity_aware.entity_vocabulary import ENTITY_PAD, NUM_SPECIAL_ENTITIES
 
@@ -66,7 +69,24 @@ class EntityAwareEncoder(torch.nn.Module, Registrable):
         raise NotImplementedError
 
 
-def _check_layers(model: transformers.PreTrainedModel, model_name: str) -> torch.nn.ModuleList:
+class _BertStyleEmbeddings(Protocol):
+    position_embeddings: torch.nn.Embedding
+
+
+class _BertStyleAttention(Protocol):
+    self: BertStyleSelfAttention
+    output: torch.nn.Module  # (context, layer input) -> attended
+
+
+class _BertStyleLayer(Protocol):
+    """What the encoder runs of an HF layer (:func:`_check_layers` checks that a model's layers have it)."""
+
+    attention: _BertStyleAttention
+    intermediate: torch.nn.Module
+    output: torch.nn.Module  # (intermediate, attended) -> the layer's output
+
+
+def _check_layers(model: transformers.PreTrainedModel, model_name: str) -> Sequence[_BertStyleLayer]:
     layers = getattr(getattr(model, "encoder", None), "layer", None)
     problem = None
     if layers is None or getattr(model, "embeddings", None) is None:
@@ -94,7 +114,7 @@ def _check_layers(model: transformers.PreTrainedModel, model_name: str) -> torch
             f"entity_aware_transformer needs a BERT/RoBERTa-style model, but {model_name} "
             f"(model_type {model.config.model_type!r}) does not fit: {problem}"
         )
-    return layers
+    return cast(Sequence[_BertStyleLayer], layers)  # checked above
 
 
 @EntityAwareEncoder.register("entity_aware_transformer")
@@ -191,7 +211,7 @@ class EntityAwareTransformer(EntityAwareEncoder):
         self.model_name = model_name
         self.entity_aware_attention = entity_aware_attention
         config = transformer.config
-        embeddings = transformer.embeddings
+        embeddings = cast(_BertStyleEmbeddings, transformer.embeddings)  # _check_layers checked it
         padding_idx = getattr(embeddings, "padding_idx", None)  # RoBERTa-style position numbering
         self.entity_embeddings = EntityEmbeddings(
             entity_vocab_size,
@@ -212,12 +232,14 @@ class EntityAwareTransformer(EntityAwareEncoder):
 
     @property
     def layers(self) -> torch.nn.ModuleList:
-        return self.transformer.encoder.layer
+        encoder = cast(torch.nn.Module, self.transformer.encoder)  # _check_layers checked encoder.layer
+        return cast(torch.nn.ModuleList, encoder.layer)
 
     @property
     def word_embeddings(self) -> torch.nn.Embedding:
         """The HF model's word embedding matrix (e.g. to tie an MLM decoder)."""
-        return self.transformer.get_input_embeddings()
+        # transformers annotates it as any Module; a BERT-style model's is an Embedding (see _check_layers)
+        return cast(torch.nn.Embedding, self.transformer.get_input_embeddings())
 
     @property
     def entity_vocab_size(self) -> int:
@@ -226,7 +248,7 @@ class EntityAwareTransformer(EntityAwareEncoder):
     def get_output_dim(self) -> int:
         return self.transformer.config.hidden_size
 
-    def forward(  # type: ignore
+    def forward(
         self,
         token_ids: torch.Tensor,
         mask: Optional[torch.Tensor] = None,
@@ -260,7 +282,8 @@ class EntityAwareTransformer(EntityAwareEncoder):
         """
         batch_size, num_words = token_ids.shape
         word_mask = token_ids.new_ones((batch_size, num_words), dtype=torch.bool) if mask is None else mask.bool()
-        hidden = self.transformer.embeddings(input_ids=token_ids, token_type_ids=type_ids)  # [B, L, H]
+        embeddings = cast(torch.nn.Module, self.transformer.embeddings)  # _check_layers checked it
+        hidden = embeddings(input_ids=token_ids, token_type_ids=type_ids)  # [B, L, H]
         num_entities = 0
         key_mask = word_mask
         if entity_ids is not None:
@@ -271,19 +294,22 @@ class EntityAwareTransformer(EntityAwareEncoder):
         if num_entities:
             if entity_spans is None:
                 raise ValueError("entity_ids need entity_spans (LongTensor[B, E, 2], inclusive wordpiece positions)")
+            assert entity_mask is not None  # set above, as there are entity_ids
             entities = self.entity_embeddings(entity_ids, entity_spans, entity_mask, num_words)  # [B, E, H]
             hidden = torch.cat([hidden, entities.to(hidden.dtype)], dim=1)
             key_mask = torch.cat([word_mask, entity_mask], dim=1)
-        if bool(key_mask.all()):
-            key_mask = None  # no padding: lets scaled_dot_product_attention skip the mask
+        # None when nothing is padded: lets scaled_dot_product_attention skip the mask
+        attention_mask: Optional[torch.Tensor] = None if bool(key_mask.all()) else key_mask
 
-        for layer, self_attention in zip(self.layers, self.self_attentions):
-            context = self_attention(layer.attention.self, hidden, num_words, key_mask)
+        for module, self_attention in zip(self.layers, self.self_attentions):
+            layer = cast(_BertStyleLayer, module)  # _check_layers checked it
+            context = self_attention(layer.attention.self, hidden, num_words, attention_mask)
             attended = layer.attention.output(context, hidden)
             hidden = layer.output(layer.intermediate(attended), attended)
 
         word_states = hidden[:, :num_words]
         if entity_ids is None:
             return word_states, None
+        assert entity_mask is not None  # set above, as there are entity_ids
         entity_states = hidden[:, num_words:] * entity_mask.unsqueeze(-1).to(hidden.dtype)
         return word_states, entity_states

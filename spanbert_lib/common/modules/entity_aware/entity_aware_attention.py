@@ -32,10 +32,21 @@ layer (``d``-dimensional queries from ``Q``).
 """
 
 import math
-from typing import Optional, Tuple
+from typing import Optional, Protocol, Tuple
 
 import torch
 import torch.nn.functional as F
+
+
+class BertStyleSelfAttention(Protocol):
+    """What :class:`EntityAwareSelfAttention` reads of an HF layer's ``attention.self`` (BERT/RoBERTa style)."""
+
+    num_attention_heads: int
+    attention_head_size: int
+    query: torch.nn.Linear
+    key: torch.nn.Linear
+    value: torch.nn.Linear
+    dropout: torch.nn.Dropout
 
 
 class EntityAwareSelfAttention(torch.nn.Module):
@@ -52,7 +63,7 @@ class EntityAwareSelfAttention(torch.nn.Module):
         The three extra queries; False: the plain attention of the layer (LUKE's ablation).
     """
 
-    def __init__(self, self_attention: torch.nn.Module, entity_aware: bool = True) -> None:
+    def __init__(self, self_attention: BertStyleSelfAttention, entity_aware: bool = True) -> None:
         super().__init__()
         self.num_heads = int(self_attention.num_attention_heads)
         self.head_size = int(self_attention.attention_head_size)
@@ -81,7 +92,7 @@ class EntityAwareSelfAttention(torch.nn.Module):
         return states.view(states.size(0), states.size(1), self.num_heads, self.head_size).transpose(1, 2)
 
     def fused_projection(
-        self, self_attention: torch.nn.Module, first: torch.nn.Linear, second: torch.nn.Linear
+        self, self_attention: BertStyleSelfAttention, first: torch.nn.Linear, second: torch.nn.Linear
     ) -> Tuple[torch.Tensor, torch.Tensor]:
         """
         One ``[4 H, H]`` weight (and ``[4 H]`` bias) for everything a token of one type needs:
@@ -110,7 +121,11 @@ class EntityAwareSelfAttention(torch.nn.Module):
         return weight, bias
 
     def forward(
-        self, self_attention: torch.nn.Module, hidden: torch.Tensor, num_words: int, key_mask: Optional[torch.Tensor]
+        self,
+        self_attention: BertStyleSelfAttention,
+        hidden: torch.Tensor,
+        num_words: int,
+        key_mask: Optional[torch.Tensor],
     ) -> torch.Tensor:
         """
         The attention of one layer over ``[words; entities]``.

@@ -53,7 +53,10 @@ class MentionFeatures(torch.nn.Module):
         self.span_extractor = None if use_entities else default_span_extractor(hidden_size, span_extractor)
 
     def get_output_dim(self) -> int:
-        return self.hidden_size if self.use_entities else self.span_extractor.get_output_dim()
+        if self.use_entities:
+            return self.hidden_size
+        assert self.span_extractor is not None  # made in __init__ without use_entities
+        return self.span_extractor.get_output_dim()
 
     def forward(self, encoder: EntityAwareEncoder, tokens: TextFieldTensors, mentions: torch.Tensor) -> torch.Tensor:
         token_ids, mask, type_ids = wordpiece_inputs(tokens)
@@ -61,6 +64,7 @@ class MentionFeatures(torch.nn.Module):
         if len(self.entity_ids) != mentions.size(1):
             raise ValueError(f"{mentions.size(1)} mentions per example but {len(self.entity_ids)} entity ids")
         if not self.use_entities:
+            assert self.span_extractor is not None  # made in __init__ without use_entities
             word_states, _ = encoder(token_ids, mask, type_ids)
             return self.span_extractor(word_states, mentions, mask)
         entity_ids = mentions.new_tensor(self.entity_ids).expand(mentions.size(0), -1)  # [B, M]
