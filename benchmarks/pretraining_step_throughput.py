@@ -8,11 +8,19 @@ Also printed: the SBO share of our own step, (MLM+SBO - MLM only) / MLM only, wh
 the encoder grows (the SBO head costs about as much as the MLM head; the encoder dominates).
 
     .venv/bin/python -m benchmarks.pretraining_step_throughput [--layers 6 --hidden 384 --batch 4 --steps 4 --threads 2]
+    python -m benchmarks.pretraining_step_throughput --device cuda --dtype bfloat16 --batch 64 --steps 20 \
+        --results results/pretraining_step_throughput_gpu.json        # on a GPU: also model FLOPs utilisation
 
 Vocabulary: the 30,522-entry WordPiece vocabulary of the MiniLM package; sequences are 512
 tokens with SpanBERT's geometric span masks (15 %). HF computes vocabulary logits for every
 position (its MLM head has no notion of which tokens are masked); ours only for masked ones. The ratios are also
 written to ``results/pretraining_step_throughput.json`` (``--results``), the table the documentation shows.
+
+On a GPU (``--device cuda``, optionally ``--dtype bfloat16``: autocast, weights in float32) the table also gives
+tokens/s and the model FLOPs utilisation (MFU): the FLOPs the step needs (:func:`model_flops`: forward and backward
+of the encoder and of the heads at the masked positions, counted the same for both sides, so HF's logits at
+unmasked positions count as waste) over the step's time and the GPU's dense peak (``--peak-tflops``; default
+989.4, an H100 SXM's bf16 dense peak; 494.7 for tf32).
 """
 
 import argparse
@@ -28,6 +36,24 @@ from evidence.results import RESULTS_DIR, table, write_results
 
 RESULTS = RESULTS_DIR / "pretraining_step_throughput.json"
 COLUMNS = ["comparison", "time ratio"]
+GPU_COLUMNS = ["step", "ms per step", "tokens/s", "model TFLOP/s", "MFU %"]
+
+
+def model_flops(
+    layers: int, hidden: int, intermediate: int, length: int, tokens: int, masked: int, vocab: int, sbo: bool
+) -> float:
+    """
+    FLOPs of one training step (forward + backward = 3 x forward) of a BERT encoder with its MLM head (and the SBO
+    head, whose MLP is two hidden x hidden layers over [left boundary; right boundary; position] inputs of 3 x
+    hidden, then the tied vocabulary projection) at the ``masked`` positions; matrix products only (2 FLOPs per
+    multiply-add). Per token and layer: Q, K, V and output projections (4 h^2), the feed-forward (2 h i), the
+    attention scores and their weighted sum (2 L h).
+    """
+    per_token_layer = 2 * (4 * hidden * hidden + 2 * hidden * intermediate) + 2 * 2 * length * hidden
+    encoder = layers * tokens * per_token_layer
+    mlm = masked * 2 * (hidden * hidden + hidden * vocab)
+    sbo_head = masked * 2 * (3 * hidden * hidden + hidden * hidden + hidden * vocab) if sbo else 0
+    return 3.0 * (encoder + mlm + sbo_head)
 
 
 def results_rows(hf: float, mlm: float, sbo: float) -> List[List]:
@@ -54,15 +80,17 @@ def make_batch(batch_size: int, length: int, vocab_size: int, seed: int = 0):
     return input_ids, word_ids
 
 
-def time_steps(step, steps: int) -> float:
-    """Mean wall seconds of one of ``steps`` consecutive steps, after a warm-up step."""
-    step()
+def time_steps(step, steps: int, device: str = "cpu") -> float:
+    """Mean wall seconds of one of ``steps`` consecutive steps, after warm-up steps (three on a GPU)."""
+    synchronize = torch.cuda.synchronize if device.startswith("cuda") else None
+    for _ in range(3 if synchronize else 1):
+        step()
 
     def run() -> None:
         for _ in range(steps):
             step()
 
-    return time_call(run).wall_seconds / steps
+    return time_call(run, synchronize=synchronize).wall_seconds / steps
 
 
 def main() -> None:
@@ -74,6 +102,9 @@ def main() -> None:
     parser.add_argument("--length", type=int, default=512)
     parser.add_argument("--steps", type=int, default=4)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--device", default="cpu", help="cpu or cuda")
+    parser.add_argument("--dtype", default="float32", choices=("float32", "bfloat16"), help="autocast dtype")
+    parser.add_argument("--peak-tflops", type=float, default=989.4, help="the GPU's dense peak for --dtype")
     parser.add_argument("--results", type=Path, default=RESULTS, help=f"results file (default {RESULTS})")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
@@ -97,15 +128,25 @@ def main() -> None:
     )
     input_ids, word_ids = make_batch(args.batch, args.length, 30522)
     tokens = input_ids.numel()
+    device = torch.device(args.device)
+    input_ids, word_ids = input_ids.to(device), word_ids.to(device)
+    on_gpu = device.type == "cuda"
+    if on_gpu:
+        torch.backends.cuda.matmul.allow_tf32 = True
+        torch.backends.cudnn.allow_tf32 = True
+    autocast = torch.autocast(device.type, dtype=torch.bfloat16, enabled=args.dtype == "bfloat16")
 
     def ours(sbo_weight: float):
         torch.manual_seed(0)
         model = SpanBertPretraining(Vocabulary(), TransformerSpec(tokenizer_dir, config=dims), sbo_weight=sbo_weight)
+        model.to(device)
         optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
 
         def step():
             optimizer.zero_grad()
-            model(input_ids=input_ids, word_ids=word_ids)["loss"].backward()
+            with autocast:
+                loss = model(input_ids=input_ids, word_ids=word_ids)["loss"]
+            loss.backward()
             optimizer.step()
 
         return step
@@ -113,22 +154,28 @@ def main() -> None:
     def huggingface():
         torch.manual_seed(0)
         model = BertForMaskedLM(BertConfig(vocab_size=30522, **dims))
+        model.to(device)
         model.train()
         optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
-        masked = Masker.by_name("geometric_span")().mask(
-            input_ids, word_ids, mask_token_id=103, vocab_size=30522, generator=torch.Generator().manual_seed(0)
-        )
 
         def step():
             optimizer.zero_grad()
-            model(input_ids=masked.input_ids, labels=masked.labels).loss.backward()
+            with autocast:
+                loss = model(input_ids=masked.input_ids, labels=masked.labels).loss
+            loss.backward()
             optimizer.step()
 
         return step
 
+    masked = Masker.by_name("geometric_span")().mask(
+        input_ids.cpu(), word_ids.cpu(), mask_token_id=103, vocab_size=30522, generator=torch.Generator().manual_seed(0)
+    )
+    masked_positions = int((masked.labels != -100).sum())
+    masked.input_ids, masked.labels = masked.input_ids.to(device), masked.labels.to(device)
+    where = f"{torch.cuda.get_device_name(device)}, {args.dtype}" if on_gpu else f"{args.threads} threads"
     print(
         f"batch {args.batch} x {args.length} tokens, {args.layers} layers, hidden {args.hidden}, "
-        f"vocab 30522, {args.threads} threads, {args.steps} timed steps each"
+        f"vocab 30522, {where}, {args.steps} timed steps each"
     )
     results = {}
     for name, make in (
@@ -136,7 +183,7 @@ def main() -> None:
         ("ours MLM only", lambda: ours(0.0)),
         ("ours MLM + SBO", lambda: ours(1.0)),
     ):
-        seconds = time_steps(make(), args.steps)
+        seconds = time_steps(make(), args.steps, args.device)
         results[name] = seconds
         print(f"  {name:<28} {seconds * 1000:8.1f} ms/step  {tokens / seconds:10.0f} tokens/s")
     hf, mlm, sbo = (results[k] for k in ("HF BertForMaskedLM (MLM)", "ours MLM only", "ours MLM + SBO"))
@@ -146,17 +193,38 @@ def main() -> None:
         f"(goal: <= 1.10x the time)"
     )
     print(f"SBO share of our own step: {100 * (sbo - mlm) / mlm:+.1f}% over MLM only")
+    gpu_tables = {}
+    if on_gpu:
+        rows = []
+        for name, seconds in results.items():
+            flops = model_flops(
+                args.layers, args.hidden, 4 * args.hidden, args.length, tokens, masked_positions, 30522, "SBO" in name
+            )
+            tflops = flops / seconds / 1e12
+            rows.append([name, round(1000 * seconds, 1), round(tokens / seconds), round(tflops, 1),
+                         round(100 * tflops / args.peak_tflops, 1)])  # fmt: skip
+            print(f"  {name:<28} {tflops:6.1f} model TFLOP/s, MFU {100 * tflops / args.peak_tflops:.1f} %")
+        gpu_tables["gpu"] = table(GPU_COLUMNS, rows)
     write_results(
         args.results,
         "Pre-training step time: spanbert_pretraining (MLM + SBO) against Hugging Face BertForMaskedLM",
         "benchmarks.pretraining_step_throughput",
-        {"ratios": table(COLUMNS, results_rows(hf, mlm, sbo))},
+        {"ratios": table(COLUMNS, results_rows(hf, mlm, sbo)), **gpu_tables},
         [
             f"forward + backward + AdamW step, batch {args.batch} x {args.length} tokens, {args.layers} layers, "
-            f"hidden {args.hidden}, vocabulary 30522, {args.threads} torch threads, mean of {args.steps} steps "
-            "after a warm-up step",
+            f"hidden {args.hidden}, vocabulary 30522, {where}, mean of {args.steps} steps "
+            "after warm-up steps",
             "the same batch and masked positions (geometric span masks, 15 %) on both sides; HF computes "
             "vocabulary logits at every position, ours at the masked ones",
+            *(
+                [
+                    f"MFU: model FLOPs of the step (encoder, and the heads at the {masked_positions:,} masked "
+                    f"positions; the same count for HF) over time x {args.peak_tflops} TFLOP/s (the dense peak); "
+                    f"{args.dtype} autocast, TF32 matrix products allowed"
+                ]
+                if on_gpu
+                else []
+            ),
         ],
         steps={
             name: {"ms_per_step": round(1000 * seconds, 1), "tokens_per_s": round(tokens / seconds)}

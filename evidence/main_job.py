@@ -98,19 +98,28 @@ def progress_callback(listener: Callable[[str, Dict[str, Any]], None]):
 def following_trainings(listener: Callable[[str, Dict[str, Any]], None]) -> Iterator[None]:
     """
     Every allennlp trainer built inside the ``with`` block also reports to ``listener`` (see
-    :func:`progress_callback`). The callback is given to the trainer when it is built rather than named in the
-    config, so the configs the runs save are the ones a user would train with.
+    :func:`progress_callback`).
+    """
+    with trainer_callback_added(progress_callback(listener)):
+        yield
+
+
+@contextlib.contextmanager
+def trainer_callback_added(callback_class: type) -> Iterator[None]:
+    """
+    Every allennlp trainer built inside the ``with`` block also gets ``callback_class(serialization_dir)``. The
+    callback is given to the trainer when it is built rather than named in the config, so the configs the runs save
+    are the ones a user would train with.
     """
     from allennlp.training import GradientDescentTrainer
 
-    callback_class = progress_callback(listener)
     original_init = GradientDescentTrainer.__init__
 
-    def init_with_progress(trainer, *args, callbacks=None, **kwargs):
+    def init_with_callback(trainer, *args, callbacks=None, **kwargs):
         callbacks = [*(callbacks or []), callback_class(kwargs.get("serialization_dir"))]
         original_init(trainer, *args, callbacks=callbacks, **kwargs)
 
-    GradientDescentTrainer.__init__ = init_with_progress
+    GradientDescentTrainer.__init__ = init_with_callback
     try:
         yield
     finally:

@@ -87,6 +87,19 @@ def test_heldout_accuracy_is_the_models_own_metric_under_the_same_seed(trained_r
     assert any(not torch.equal(a.positions, c.positions) for a, c in zip(first, third))
 
 
+def test_heldout_evaluation_of_a_model_without_the_sbo_head(tmp_path):
+    run = _train(tmp_path / "mlm_only", **{"model.sbo_weight": 0.0, "trainer.num_epochs": 1})
+    archive = load_archive(str(run / "model.tar.gz"))
+    instances = list(DatasetReader.from_params(archive.config["dataset_reader"]).read(HELDOUT))
+    evaluation = evaluate_heldout(archive.model, instances, seeds=[0, 1], batch_size=8)
+    assert evaluation.num_predictions > 100
+    assert all(block.sbo_predictions is None and block.sbo_target_log_probs is None for block in evaluation.blocks)
+    assert 0.0 <= evaluation.accuracy("mlm", replaced_by_mask=True) <= 1.0
+    assert evaluation.perplexity("mlm") > 1.0
+    with pytest.raises(ValueError, match="no SBO head"):
+        evaluation.accuracy("sbo")
+
+
 def test_report_writes_summary_and_curves(trained_run, tmp_path, capsys):
     report = _load_report_script()
     out = tmp_path / "out"
