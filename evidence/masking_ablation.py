@@ -378,7 +378,7 @@ def report(args: argparse.Namespace) -> Dict[str, Any]:
                     finetunes.setdefault(task.key, {}).setdefault(objective.key, {})[seed] = finetune_scores(
                         task, run_dir
                     )
-    none_point = next(iter(adaptations.values()))["curve"][0] if adaptations else None
+    first: Optional[Dict[str, Any]] = next(iter(adaptations.values()), None)  # the unigram baseline is the same in all
     rows = []
     for objective in OBJECTIVES.values():
         adaptation = adaptations.get(objective.key)
@@ -407,14 +407,13 @@ def report(args: argparse.Namespace) -> Dict[str, Any]:
                 max(len(coref), len(ner)) or None,
             ]
         )
-    if none_point is not None:
-        rows[-1][1] = None  # the base encoder has no MLM head: nothing to measure at [MASK]
+    if first is not None:
         rows.insert(
             0,
             [
-                f"unigram baseline (always `{_token(adaptations)}`)",
-                round(100 * next(iter(adaptations.values()))["final"]["unigram_accuracy_at_mask"], 1),
-                next(iter(adaptations.values()))["final"]["unigram_perplexity_at_mask"],
+                f"unigram baseline (always `{first['unigram_token']}`)",
+                round(100 * first["final"]["unigram_accuracy_at_mask"], 1),
+                first["final"]["unigram_perplexity_at_mask"],
                 None,
                 None,
                 None,
@@ -439,8 +438,8 @@ def report(args: argparse.Namespace) -> Dict[str, Any]:
     ]
     if adaptations:
         plot_curves(adaptations, PLOT if args.results == str(DEFAULT_RESULTS) else out / PLOT.name)
-    device = next(iter(adaptations.values()))["device"] if adaptations else "?"
-    steps = next(iter(adaptations.values()))["overrides"] if adaptations else {}
+    device = first["device"] if first else "?"
+    steps = first["overrides"] if first else {}
     notes = [
         f"adaptation: {args.steps} optimizer steps of {args.batch_size} blocks of 128 wordpieces "
         f"({args.steps * args.batch_size * 128 / 1e6:.0f} M wordpieces seen), config {PRETRAINING_CONFIG} "
@@ -482,10 +481,6 @@ def report(args: argparse.Namespace) -> Dict[str, Any]:
         adaptations=adaptations,
         finetunes=finetunes,
     )
-
-
-def _token(adaptations: Dict[str, Any]) -> str:
-    return next(iter(adaptations.values())).get("unigram_token", "the")
 
 
 def plot_curves(adaptations: Dict[str, Dict[str, Any]], path: Path) -> None:
