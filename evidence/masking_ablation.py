@@ -140,8 +140,15 @@ def prepare_corpus(out: Path, small: bool) -> Dict[str, Any]:
 
 
 def adaptation_overrides(objective: Objective, corpus: Path, args: argparse.Namespace) -> Dict[str, Any]:
+    """
+    The pre-training config's overrides for one objective; with ``--patience N``, training also stops once the
+    held-out MLM accuracy (allennlp's validation, the objective's own masks) has not improved for N points.
+    """
     epochs = args.steps // args.steps_per_point
+    patience = getattr(args, "patience", None)
+    stopping = {"trainer.patience": patience, "trainer.validation_metric": "+mlm_accuracy"} if patience else {}
     return {
+        **stopping,
         "train_data_path": str(corpus / "train"),
         "validation_data_path": str(corpus / "heldout.txt"),
         "dataset_reader.document_separator": "file",
@@ -275,6 +282,7 @@ def adaptation_run(objective: Objective, args: argparse.Namespace) -> Run:
     arguments = ["adapt", objective.key, "--out", str(out), "--steps", str(args.steps)]
     arguments += ["--steps-per-point", str(args.steps_per_point), "--batch-size", str(args.batch_size)]
     arguments += ["--heldout-blocks", str(args.heldout_blocks)]
+    arguments += ["--patience", str(args.patience)] if args.patience else []
     return Run(
         name=f"adapt_{objective.key}",
         system=objective.key,
@@ -440,11 +448,18 @@ def report(args: argparse.Namespace) -> Dict[str, Any]:
         plot_curves(adaptations, PLOT if args.results == str(DEFAULT_RESULTS) else out / PLOT.name)
     device = first["device"] if first else "?"
     steps = first["overrides"] if first else {}
+    ran = {key: adaptation["curve"][-1]["step"] for key, adaptation in adaptations.items()}
+    stopped = [f"{key} after {step}" for key, step in ran.items() if step < args.steps]
     notes = [
         f"adaptation: {args.steps} optimizer steps of {args.batch_size} blocks of 128 wordpieces "
         f"({args.steps * args.batch_size * 128 / 1e6:.0f} M wordpieces seen), config {PRETRAINING_CONFIG} "
         f"(its optimiser and schedule, warm-up {steps.get('trainer.learning_rate_scheduler.warmup_steps')} steps), "
-        f"seed 1, on {device}",
+        f"seed 1, on {device}"
+        + (
+            f"; stopped early (patience {steps['trainer.patience']} points): {', '.join(stopped)}"
+            if "trainer.patience" in steps and stopped
+            else ""
+        ),
         f"corpus: {len(corpus['novels'])} Gutenberg novels, {corpus['words']['train']:,} words trained on; the last "
         f"5 % of each ({corpus['words']['heldout']:,} words) held out",
         "at [MASK]: the held-out positions shown to the model as [MASK], with the same geometric-span masks for "
@@ -553,6 +568,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--steps", type=int, default=3000)
     parser.add_argument("--steps-per-point", type=int, default=250)
     parser.add_argument("--batch-size", type=int, default=64)
+    parser.add_argument(
+        "--patience", type=int, default=None, help="stop an adaptation after N points without held-out improvement"
+    )
     parser.add_argument("--heldout-blocks", type=int, default=256, help="held-out blocks of each curve point")
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
     parser.add_argument("--parallel", type=int, default=1, help="trainings at a time (a GPU takes several)")

@@ -141,3 +141,16 @@ def test_report_tables_every_objective_from_finished_runs(tmp_path):
     assert spanbert[3] is None and spanbert[5] == "35.0 ± 7.1" and spanbert[6] == 2.0
     assert rows["whole words, MLM"][1:] == [None] * 7
     assert (out / masking_ablation.PLOT.name).exists()
+
+
+def test_adaptation_overrides_set_the_objective_the_budget_and_optional_early_stopping(tmp_path):
+    args = argparse.Namespace(steps=600, steps_per_point=50, batch_size=16, patience=None)
+    objective = masking_ablation.OBJECTIVES["spanbert"]
+    overrides = masking_ablation.adaptation_overrides(objective, tmp_path, args)
+    assert overrides["model.masker"] == masking_ablation.GEOMETRIC and overrides["model.sbo_weight"] == 1.0
+    assert overrides["trainer.num_epochs"] * overrides["data_loader.batches_per_epoch"] == 600
+    assert overrides["data_loader.batch_size"] == 16
+    assert "trainer.patience" not in overrides
+    args.patience = 3
+    stopping = masking_ablation.adaptation_overrides(objective, tmp_path, args)
+    assert stopping["trainer.patience"] == 3 and stopping["trainer.validation_metric"] == "+mlm_accuracy"
