@@ -576,7 +576,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--parallel", type=int, default=1, help="trainings at a time (a GPU takes several)")
     parser.add_argument("--threads", type=int, default=1, help="torch threads of each training")
     parser.add_argument("--objectives", nargs="+", choices=tuple(OBJECTIVES), default=list(OBJECTIVES))
-    parser.add_argument("--tasks", nargs="+", choices=tuple(TASKS), default=list(TASKS))
+    parser.add_argument("--tasks", nargs="*", choices=tuple(TASKS), default=list(TASKS), help="none: adapt only")
     parser.add_argument("--small", action="store_true", help="smoke run: a few steps, 3 training files, 1 seed")
     args = parser.parse_args(argv)
     if args.small:
