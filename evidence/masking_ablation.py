@@ -439,6 +439,8 @@ def report(args: argparse.Namespace) -> Dict[str, Any]:
         "adaptation minutes",
         "seeds",
     ]
+    measured = [index for index in range(len(columns)) if index == 0 or any(row[index] is not None for row in rows)]
+    columns, rows = [columns[i] for i in measured], [[row[i] for i in measured] for row in rows]
     curve_rows = [
         [key, point["step"], round(100 * point["mlm_accuracy_at_mask"], 1), point["mlm_perplexity_at_mask"]]
         for key, adaptation in adaptations.items()
