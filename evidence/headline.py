@@ -101,6 +101,19 @@ def pre_training() -> List[str]:
     ]
 
 
+def masking_objective() -> List[str]:
+    conll = "coref CoNLL F1 (with singletons)"
+    rows = {name: row("masking_ablation", "ablation", name) for name in ("geometric spans, MLM + SBO", "no adaptation")}
+    others = [row("masking_ablation", "ablation", name) for name in ("geometric spans, MLM", "random wordpieces")]
+    return [
+        "what adapting the encoder buys (masking ablation)",
+        "MiniLM adapted on nine novels with each masking objective, then LitBank coreference; dev CoNLL F1, seed 1",
+        f"**{rows['geometric spans, MLM + SBO'][conll]}** SpanBERT's objective",
+        f"no adaptation {rows['no adaptation'][conll]}; geometric spans without SBO {others[0][conll]}; "
+        f"random wordpieces {others[1][conll]}",
+    ]
+
+
 def failure_paths() -> List[str]:
     total = next(r for r in rows_of("failure_sweep", "by_command") if "all" in str(r["command"]))
     return [
@@ -131,6 +144,7 @@ COMPARISONS: Sequence[Callable[[], List[str]]] = (
     extractive_qa,
     relations,
     pre_training,
+    masking_objective,
     speed,
     failure_paths,
 )

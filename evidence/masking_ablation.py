@@ -520,7 +520,7 @@ def plot_curves(adaptations: Dict[str, Dict[str, Any]], path: Path) -> None:
     axis.axhline(unigram, color="grey", linestyle="--", label="unigram baseline")
     axis.set_xlabel("optimizer steps")
     axis.set_ylabel("held-out MLM accuracy at [MASK] (%)")
-    axis.set_title("MiniLM adapted on nine novels: the same geometric masks for every objective")
+    axis.set_title("MiniLM adapted on nine novels (the same held-out masks for all)")
     axis.legend(fontsize=8)
     axis.grid(alpha=0.3)
     figure.tight_layout()
@@ -530,8 +530,16 @@ def plot_curves(adaptations: Dict[str, Dict[str, Any]], path: Path) -> None:
 
 
 def run_command(args: argparse.Namespace) -> str:
-    command = f"{command_line('evidence.masking_ablation')} run --steps {args.steps} --batch-size {args.batch_size}"
-    return command + f" --seeds {' '.join(map(str, args.seeds))}"
+    """The ``run`` command that gives these results (its options that change them)."""
+    parts = [f"{command_line('evidence.masking_ablation')} run", f"--steps {args.steps}"]
+    parts += [f"--steps-per-point {args.steps_per_point}", f"--batch-size {args.batch_size}"]
+    parts += [f"--heldout-blocks {args.heldout_blocks}"]
+    if getattr(args, "patience", None):
+        parts.append(f"--patience {args.patience}")
+    if list(getattr(args, "tasks", TASKS)) != list(TASKS):
+        parts.append(" ".join(["--tasks", *args.tasks]))
+    parts.append(" ".join(["--seeds", *map(str, args.seeds)]))
+    return " ".join(parts)
 
 
 # ------------------------------------------------------------------------------------------------------ main

@@ -131,7 +131,15 @@ def test_report_tables_every_objective_from_finished_runs(tmp_path):
         run.mkdir(parents=True)
         metrics = {"best_validation_f1": f1, "best_validation_precision": 0.2, "best_validation_recall": 0.6}
         (run / "metrics.json").write_text(json.dumps(metrics | {"training_duration": "0:01:40.5"}))
-    args = argparse.Namespace(out=str(out), results=str(out / "results.json"), steps=2, batch_size=2, seeds=[1, 2])
+    args = argparse.Namespace(
+        out=str(out),
+        results=str(out / "results.json"),
+        steps=2,
+        steps_per_point=1,
+        batch_size=2,
+        heldout_blocks=4,
+        seeds=[1, 2],
+    )
     results = masking_ablation.report(args)
 
     table = results["tables"]["ablation"]
