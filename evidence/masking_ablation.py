@@ -36,6 +36,7 @@ command resumes. On a machine with a GPU every training uses it (``--parallel`` 
 import argparse
 import json
 import os
+import shlex
 import sys
 import time
 from dataclasses import dataclass
@@ -346,21 +347,21 @@ def finetune_scores(task: Task, run_dir: Path) -> Dict[str, float]:
         return {
             "conll_f1": dev["gold_with_singletons"]["conll_f1"],
             "conll_f1_without_singletons": dev["gold_without_singletons"]["conll_f1"],
-            "training_seconds": metrics["training_duration_seconds"]
-            if "training_duration_seconds" in metrics
-            else _seconds(metrics["training_duration"]),
+            "training_seconds": training_seconds(metrics),
         }
     return {
         "f1": round(100 * metrics["best_validation_f1"], 2),
         "precision": round(100 * metrics["best_validation_precision"], 2),
         "recall": round(100 * metrics["best_validation_recall"], 2),
-        "training_seconds": _seconds(metrics["training_duration"]),
+        "training_seconds": training_seconds(metrics),
     }
 
 
-def _seconds(duration: str) -> float:
-    hours, minutes, seconds = duration.split(":")
-    return round(int(hours) * 3600 + int(minutes) * 60 + float(seconds), 1)
+def training_seconds(metrics: Dict[str, Any]) -> float:
+    """A training's wall seconds from allennlp's ``metrics.json`` (its ``H:MM:SS`` duration)."""
+    from evidence.main_job_report import _seconds
+
+    return round(_seconds(metrics["training_duration"]), 1)
 
 
 # ---------------------------------------------------------------------------------------------------- report
@@ -531,7 +532,8 @@ def plot_curves(adaptations: Dict[str, Dict[str, Any]], path: Path) -> None:
 
 def run_command(args: argparse.Namespace) -> str:
     """The ``run`` command that gives these results (its options that change them)."""
-    parts = [f"{command_line('evidence.masking_ablation')} run", f"--steps {args.steps}"]
+    module = shlex.join(shlex.split(command_line("evidence.masking_ablation"))[:3])  # without this process's argv
+    parts = [f"{module} run", f"--steps {args.steps}"]
     parts += [f"--steps-per-point {args.steps_per_point}", f"--batch-size {args.batch_size}"]
     parts += [f"--heldout-blocks {args.heldout_blocks}"]
     if getattr(args, "patience", None):
