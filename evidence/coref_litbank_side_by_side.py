@@ -1,6 +1,7 @@
 """
-LitBank coreference, eight systems side by side in one run, several seeds each: this library's ``spanbert_coref``
-(``training_configs/coref/litbank_minilm.jsonnet``, singletons on; and ``ours_coarse``,
+LitBank coreference, nine systems side by side in one run, several seeds each: this library's ``spanbert_coref``
+(``training_configs/coref/litbank_minilm.jsonnet``, singletons on; ``ours_agreement``,
+``litbank_minilm_agreement.jsonnet``: with the pair feature of agreement in gender and number; ``ours_coarse``,
 ``litbank_minilm_coarse.jsonnet``: the coarse antecedent score alone, F-coref's way; ``ours_topk`` and
 ``ours_coarse_topk``: the same configs predicting with the top 0.4 spans per word instead of the spans scored as
 mentions, ``model.min_mention_score`` null, as before that option existed), allennlp-models' ``coref``
@@ -25,13 +26,13 @@ training documents, with warm-up and decay spread over them), so an equal number
 authors wrote it, only shorter; a CPU-time budget would cut some systems mid-schedule (or, for the slow ones, after a
 few documents) and would depend on this machine's load. The CPU time each system spent is reported beside its scores.
 
-Runs go seed-major (every system of seed 1, then of seed 2, ...), in the order ours, ours_topk, ours_coarse,
-ours_coarse_topk, allennlp-models, F-coref, LingMess, Maverick, so an interrupted run still compares systems; a run
-whose result exists is not run again (start the same command to resume; fastcoref's runs, F-coref and LingMess, also
-go on from their last epoch checkpoint, ``evidence/baselines/epoch_checkpoints.py``, so a run longer than a session
-takes two), and a failed run does not stop the others. A
-seed sets allennlp's seeds and our reader's ``window_seed`` for the allennlp systems, and ``--seed`` of the anchors'
-adapters. Each training has one torch thread; ``--parallel N`` runs N at a time (the anchors take up to ~5 GB each).
+Runs go seed-major (every system of seed 1, then of seed 2, ...), in the order ours, ours_agreement, ours_topk,
+ours_coarse, ours_coarse_topk, allennlp-models, F-coref, LingMess, Maverick, so an interrupted run still compares
+systems; a run whose result exists is not run again (start the same command to resume; fastcoref's runs, F-coref and
+LingMess, also go on from their last epoch checkpoint, ``evidence/baselines/epoch_checkpoints.py``, so a run longer
+than a session takes two), and a failed run does not stop the others. A seed sets allennlp's seeds and our reader's
+``window_seed`` for the allennlp systems, and ``--seed`` of the anchors' adapters. Each training has one torch
+thread; ``--parallel N`` runs N at a time (the anchors take up to ~5 GB each).
 
 Measured per run: training CPU and wall seconds (ours: the ``allennlp train`` process; allennlp-models: its
 ``train_model`` call - both validate on the dev documents after every epoch, as their configs say; the anchors: their
@@ -71,10 +72,12 @@ from evidence.summary import format_mean_std, mean_std, seed_overrides, seed_tab
 
 CONFIG = "training_configs/coref/litbank_minilm.jsonnet"
 COARSE_CONFIG = "training_configs/coref/litbank_minilm_coarse.jsonnet"
+AGREEMENT_CONFIG = "training_configs/coref/litbank_minilm_agreement.jsonnet"
 BASELINE_MODULE = "evidence.coref_litbank_baseline"
 COREF_FILES = ("coref_train.jsonl", "coref_dev.jsonl", "coref_dev_key.conll", "coref_dev_key_no_singletons.conll")
 OURS, OURS_COARSE, THEIRS = "spanbert_coref", "spanbert_coref coarse-only", "allennlp-models coref"
 OURS_TOPK, OURS_COARSE_TOPK = "spanbert_coref top-k only", "spanbert_coref coarse-only top-k only"
+OURS_AGREEMENT = "spanbert_coref + agreement"
 # predicting with the top 0.4 spans per word, as before min_mention_score (the configs' default before it)
 TOPK_ONLY = (("model.min_mention_score", None),)
 FCOREF, LINGMESS, MAVERICK = "fastcoref F-coref", "fastcoref LingMess", "Maverick mes"
@@ -98,6 +101,7 @@ class System:
 
 SYSTEMS = (
     System("ours", OURS, config=CONFIG),
+    System("ours_agreement", OURS_AGREEMENT, config=AGREEMENT_CONFIG),
     System("ours_topk", OURS_TOPK, config=CONFIG, overrides=TOPK_ONLY),
     System("ours_coarse", OURS_COARSE, config=COARSE_CONFIG),
     System("ours_coarse_topk", OURS_COARSE_TOPK, config=COARSE_CONFIG, overrides=TOPK_ONLY),

@@ -1,5 +1,10 @@
 """Coreference models; importing this package registers the ``spanbert_coref`` model."""
 
+from spanbert_lib.coref.models.agreement import (  # noqa: F401
+    AGREEMENT_CLASSES,
+    AgreementHead,
+    agreement_values,
+)
 from spanbert_lib.coref.models.antecedent_loss import (  # noqa: F401
     antecedent_labels,
     marginal_log_likelihood_loss,

@@ -1,7 +1,8 @@
 """
 The fine antecedent score of Lee et al.: ``s_a(i, j) = FFNN([g_i; g_j; g_i * g_j; phi(i, j)])``
 with ``phi`` the pair features of Joshi et al. 2019 (same speaker, genre, segment distance,
-bucketed antecedent distance), each switchable.
+bucketed antecedent distance) and, optionally, agreement in gender and number (``agreement``),
+each switchable.
 
 The FFNN's first layer is applied part by part: ``W_1 g_i`` and ``W_2 g_j`` once per span,
 only ``W_3 (g_i * g_j)`` per pair; the features take few values, so (without feature dropout)
@@ -21,6 +22,7 @@ from typing import List, Optional, Tuple
 
 import torch
 
+from spanbert_lib.coref.models.agreement import NUM_AGREEMENT_VALUES, agreement_values
 from spanbert_lib.coref.models.chunking import row_chunks
 from spanbert_lib.coref.models.coarse_antecedents import NUM_DISTANCE_BUCKETS, bucket_distance
 from spanbert_lib.coref.models.feedforward import FeedForwardScorer
@@ -44,20 +46,27 @@ class SpanMetadata:
         `[K]` segment of each kept span's first wordpiece.
     genre : `torch.LongTensor`
         `[]` the document's genre id.
+    attributes : `torch.Tensor`, optional (default = `None`)
+        `[K, A]` agreement distribution of each kept span (``agreement.span_attributes``); needed
+        by the agreement feature.
+    fixed_classes : `torch.LongTensor`, optional (default = `None`)
+        `[K]` agreement class of each kept span that is a third-person pronoun, -1 for the others.
     """
 
     speakers: torch.Tensor
     segments: torch.Tensor
     genre: torch.Tensor
+    attributes: Optional[torch.Tensor] = None
+    fixed_classes: Optional[torch.Tensor] = None
 
 
 class PairFeatures(torch.nn.Module):
     """
     ``phi(i, j)``: the concatenation of the enabled embeddings, each of ``feature_size``, in
     this order: same speaker (2 values), genre (``num_genres``), segment distance
-    (``seg(i) - seg(j)`` clipped to ``0 .. num_segment_distances - 1``) and antecedent distance
-    (``i - j`` in kept spans, bucketed as :func:`bucket_distance`). Dropout applies to the
-    concatenation.
+    (``seg(i) - seg(j)`` clipped to ``0 .. num_segment_distances - 1``), antecedent distance
+    (``i - j`` in kept spans, bucketed as :func:`bucket_distance`) and agreement in gender and
+    number (:func:`~.agreement.agreement_values`). Dropout applies to the concatenation.
 
     # Parameters
 
@@ -75,6 +84,9 @@ class PairFeatures(torch.nn.Module):
         Number of segment distance values (larger distances are clipped to the last).
     use_distance : `bool`, optional (default = `True`)
         Include the bucketed antecedent distance feature.
+    use_agreement : `bool`, optional (default = `False`)
+        Include the agreement feature (the metadata must then carry ``attributes`` and
+        ``fixed_classes``).
     dropout : `float`, optional (default = `0.0`)
         Dropout on the concatenated features.
     """
@@ -88,6 +100,7 @@ class PairFeatures(torch.nn.Module):
         use_segment_distance: bool = True,
         num_segment_distances: int = 3,
         use_distance: bool = True,
+        use_agreement: bool = False,
         dropout: float = 0.0,
     ) -> None:
         super().__init__()
@@ -101,6 +114,7 @@ class PairFeatures(torch.nn.Module):
             torch.nn.Embedding(num_segment_distances, feature_size) if use_segment_distance else None
         )
         self.distance_embedding = torch.nn.Embedding(NUM_DISTANCE_BUCKETS, feature_size) if use_distance else None
+        self.agreement_embedding = torch.nn.Embedding(NUM_AGREEMENT_VALUES, feature_size) if use_agreement else None
         self.dropout = torch.nn.Dropout(dropout)
         self.num_genres = num_genres
 
@@ -112,6 +126,7 @@ class PairFeatures(torch.nn.Module):
                 self.genre_embedding,
                 self.segment_distance_embedding,
                 self.distance_embedding,
+                self.agreement_embedding,
             )
             if embedding is not None
         ]
@@ -152,6 +167,15 @@ class PairFeatures(torch.nn.Module):
             values.append((self.segment_distance_embedding, distance))
         if self.distance_embedding is not None:
             values.append((self.distance_embedding, bucket_distance(rows.unsqueeze(1) - antecedents)))
+        if self.agreement_embedding is not None:
+            if metadata.attributes is None or metadata.fixed_classes is None:
+                raise ValueError("the agreement pair feature needs the kept spans' attributes and fixed_classes")
+            values.append(
+                (
+                    self.agreement_embedding,
+                    agreement_values(metadata.attributes, metadata.fixed_classes, rows, antecedents),
+                )
+            )
         return values
 
     def forward(
@@ -190,7 +214,7 @@ class PairFeatures(torch.nn.Module):
     ) -> Optional[Tuple[torch.Tensor, torch.Tensor]]:
         """
         ``project`` applied to ``phi``, WITHOUT dropout, as a table of every combination of the
-        feature values (at most 2 * num_genres * segment distances * 10 rows) and each pair's row.
+        feature values (at most 2 * num_genres * segment distances * 10 * 15 rows) and each pair's row.
 
         # Parameters
 

@@ -13,7 +13,8 @@ Per document:
    representations ``g`` and mention scores recomputed with gradient (with ``min_mention_score``,
    prediction keeps only those scoring above it: the spans the model takes for mentions);
 4. coarse scores ``s_c`` choose ``max_top_antecedents`` antecedents per kept span (``c``);
-5. fine scores ``s_a`` (pair FFNN with speaker/genre/segment-distance/distance features) and
+5. fine scores ``s_a`` (pair FFNN with speaker/genre/segment-distance/distance features and,
+   with ``use_agreement``, agreement in gender and number: :mod:`.agreement`) and
    ``coref_depth - 1`` gated refinements of ``g``; the final score of a pair is
    ``s_c + s_a``, the dummy antecedent's 0 (``fine_scoring: false``: ``s_c`` alone, one round -
    the single bilinear antecedent score of F-coref / LingMess, without the per-pair FFNN that
@@ -51,6 +52,14 @@ from allennlp.training.metrics import Average
 from spanbert_lib.common.autocast import autocast_dtype_of
 from spanbert_lib.common.span_types import Span
 from spanbert_lib.coref.metrics import ConllCorefScores
+from spanbert_lib.coref.models.agreement import (
+    AgreementHead,
+    agreement_loss,
+    cluster_agreement_targets,
+    fixed_span_classes,
+    span_attributes,
+    word_agreement_classes,
+)
 from spanbert_lib.coref.models.antecedent_loss import antecedent_labels, marginal_log_likelihood_loss
 from spanbert_lib.coref.models.cluster_decoding import clusters_from_antecedents, predicted_antecedents
 from spanbert_lib.coref.models.coarse_antecedents import CoarseAntecedentScorer, TopAntecedents
@@ -121,6 +130,14 @@ class SpanBertCoreference(Model):
         encoder's ``autocast_dtype``. None: float32. Training is unaffected.
     use_speaker, use_genre, use_segment_distance, use_distance : `bool`, optional (default = `True`)
         Pair features.
+    use_agreement : `bool`, optional (default = `False`)
+        The pair feature of agreement in gender and number (English; :mod:`.agreement`): third-person
+        pronouns carry their class, every other kept span gets the class an agreement head predicts
+        from its embedding, trained on the pronouns of its gold cluster. Needs ``fine_scoring`` and
+        the documents' words (the reader's ``metadata``).
+    agreement_loss_weight : `float`, optional (default = `1.0`)
+        Weight of the agreement head's loss (summed cross-entropy over the kept spans), added to the
+        antecedent loss when ``use_agreement``.
     num_genres : `int`, optional (default = `8`)
         At least the reader's `num_genres` (7 OntoNotes genres + unknown).
     num_segment_distances : `int`, optional (default = `3`)
@@ -172,6 +189,8 @@ class SpanBertCoreference(Model):
         use_segment_distance: bool = True,
         num_segment_distances: int = 3,
         use_distance: bool = True,
+        use_agreement: bool = False,
+        agreement_loss_weight: float = 1.0,
         memory_budget: int = 2**24,
         singletons: bool = False,
         mention_loss_weight: Optional[float] = None,
@@ -199,6 +218,12 @@ class SpanBertCoreference(Model):
                 f"spanbert_coref: fine_scoring false needs coref_depth 1 (got {coref_depth}): the "
                 "higher-order refinements are driven by the fine antecedent scores"
             )
+        if use_agreement and not fine_scoring:
+            raise ConfigurationError(
+                "spanbert_coref: use_agreement needs fine_scoring (the agreement feature is one of the pair FFNN's)"
+            )
+        if agreement_loss_weight < 0:
+            raise ConfigurationError(f"spanbert_coref: agreement_loss_weight must be >= 0, got {agreement_loss_weight}")
         if mention_loss_weight is None:
             mention_loss_weight = 1.0 if singletons else 0.0
         if mention_loss_weight < 0:
@@ -224,8 +249,11 @@ class SpanBertCoreference(Model):
             use_segment_distance=use_segment_distance,
             num_segment_distances=num_segment_distances,
             use_distance=use_distance,
+            use_agreement=use_agreement,
             dropout=dropout,
         )
+        self._agreement_head = AgreementHead(span_dim) if use_agreement else None
+        self.agreement_loss_weight = agreement_loss_weight
         self._pairwise_scorer = (
             PairwiseScorer(span_dim, features, ffnn_size, ffnn_depth, dropout) if fine_scoring else None
         )
@@ -393,11 +421,18 @@ class SpanBertCoreference(Model):
         top = self._coarse_scorer.top_antecedents(
             span_embeddings, mention_scores, self.max_top_antecedents, self.memory_budget
         )
+        candidate_classes = agreement_logits = None
         span_metadata = SpanMetadata(
             speakers=self._span_speakers(speaker_ids, top_spans, metadata, index),
             segments=word_maps["piece_segment_ids"][index][piece_starts[kept]],
             genre=self._genre(genre, metadata, index, states.device),
         )
+        if self._agreement_head is not None:
+            word_classes = word_agreement_classes(self._words(metadata, index, num_words), states.device)
+            candidate_classes = fixed_span_classes(candidates, word_classes)  # [N]
+            agreement_logits = self._agreement_head(span_embeddings)  # [k, A]
+            span_metadata.fixed_classes = candidate_classes[kept]
+            span_metadata.attributes = span_attributes(agreement_logits, span_metadata.fixed_classes)
         scores = self._antecedent_scores(span_embeddings, top, span_metadata)
         for _ in range(self.coref_depth - 1):
             assert self._refiner is not None  # made in __init__ when coref_depth > 1
@@ -414,6 +449,10 @@ class SpanBertCoreference(Model):
                     states, piece_starts, piece_ends, widths, labels, kept, mention_scores, top_labels
                 )
                 loss = loss + self.mention_loss_weight * mention_loss
+            if agreement_logits is not None and candidate_classes is not None and self.agreement_loss_weight > 0:
+                num_clusters = int(labels.max()) + 1 if labels.numel() else 0
+                targets = cluster_agreement_targets(candidate_classes, labels, num_clusters)[kept]
+                loss = loss + self.agreement_loss_weight * agreement_loss(agreement_logits, targets)
             gold_kept, gold_total = int((top_labels >= 0).sum()), int((labels >= 0).sum())
         return DocumentOutput(
             top_spans, top.indices, slots, antecedent_spans, mention_scores.detach(), loss, gold_kept, gold_total
@@ -486,6 +525,16 @@ class SpanBertCoreference(Model):
             )
         if problems:
             raise ValueError(f"spanbert_coref, {self._describe(metadata, index)}: " + "; ".join(problems))
+
+    def _words(self, metadata: Optional[Dict[str, Any]], index: int, num_words: int) -> List[str]:
+        words = metadata.get("words") if metadata else None
+        if words is None or len(words) != num_words:
+            found = "no words" if words is None else f"{len(words)} words"
+            raise ValueError(
+                f"spanbert_coref, {self._describe(metadata, index)}: use_agreement needs the document's "
+                f"{num_words} words in metadata['words'] (the spanbert_coref reader's), got {found}"
+            )
+        return list(words)
 
     def _span_speakers(
         self,
