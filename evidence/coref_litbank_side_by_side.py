@@ -412,6 +412,7 @@ RESULTS = RESULTS_DIR / "coref_litbank.json"
 # how the documentation names each system
 DISPLAY = {
     OURS: "`spanbert_coref` (`litbank_minilm.jsonnet`)",
+    OURS_AGREEMENT: "`spanbert_coref` + agreement (`litbank_minilm_agreement.jsonnet`)",
     OURS_TOPK: "`spanbert_coref`, top 0.4 spans per word",
     OURS_COARSE: "`spanbert_coref`, one antecedent score (`litbank_minilm_coarse.jsonnet`)",
     OURS_COARSE_TOPK: "one antecedent score, top 0.4 spans per word",

@@ -6,10 +6,11 @@ different gender or number side by side ("Tom and his daughter Clara ...") - and
 
 - a gold pronoun is a one-word third-person pronoun mention ("he", "her", "their", "it", ...) with an earlier mention
   in its gold cluster;
-- its predicted antecedent is the closest earlier mention of its predicted cluster;
-- **right**: that mention belongs to the pronoun's gold entity; **wrong**: to another entity (the father's "he"
-  linked to the daughter), or to no gold mention; **unlinked**: the pronoun is in no predicted cluster with an
-  earlier mention.
+- its predicted antecedent is the closest earlier mention of its predicted cluster; that mention's entity is the one
+  of the gold mention it equals or, failing that, of the shortest gold mention that holds it and ends on the same
+  word (its head, for the English noun phrases of these passages: "Clara" in "his daughter Clara");
+- **right**: the antecedent's entity is the pronoun's gold entity; **wrong**: another entity (the father's "he"
+  linked to the daughter), or none; **unlinked**: the pronoun is in no predicted cluster with an earlier mention.
 
 Accuracy is right / gold pronouns, per seed, then mean ± std over seeds. Nothing is tuned on the passages: they
 were written before any of these models was trained, and only read here.
@@ -113,11 +114,25 @@ def gold_pronouns(passage: Passage) -> Iterator[Tuple[Span, int]]:
     yield from sorted(judged)
 
 
+def entity_of_mention(passage: Passage, span: Span) -> Optional[int]:
+    """The gold entity of a predicted mention: that of the gold mention it equals, else of the shortest gold mention
+    holding it that ends on the same word; ``None`` when there is neither."""
+    holders = [
+        (gold[1] - gold[0], gold != span, entity)
+        for entity, cluster in enumerate(passage.clusters)
+        for gold in cluster
+        if gold[0] <= span[0] and gold[1] == span[1]
+    ]
+    exact = [entity for _, inexact, entity in holders if not inexact]
+    if exact:
+        return exact[0]
+    return min(holders)[2] if holders else None
+
+
 def judge(passage: Passage, predicted: Sequence[Sequence[Span]]) -> Dict[str, List[str]]:
     """``{"right": [...], "wrong": [...], "unlinked": [...]}``: each judged pronoun described as
     ``"she (line L) -> his daughter Clara"``."""
     words = passage.words
-    entity_of = {span: entity for entity, cluster in enumerate(passage.clusters) for span in cluster}
     cluster_of = {tuple(span): [tuple(other) for other in cluster] for cluster in predicted for span in cluster}
 
     def text(span: Span) -> str:
@@ -130,7 +145,7 @@ def judge(passage: Passage, predicted: Sequence[Sequence[Span]]) -> Dict[str, Li
             verdicts["unlinked"].append(f"{text(span)} (word {span[0]})")
             continue
         antecedent = max(earlier)
-        verdict = "right" if entity_of.get(antecedent) == entity else "wrong"
+        verdict = "right" if entity_of_mention(passage, antecedent) == entity else "wrong"
         verdicts[verdict].append(f"{text(span)} (word {span[0]}) -> {text(antecedent)}")
     return verdicts
 
@@ -187,9 +202,14 @@ def main(argv: Optional[List[str]] = None) -> int:
         per_system.setdefault(key, {})[seed] = verdicts
         counts = ", ".join(f"{name} {len(items)}" for name, items in verdicts.items())
         print(f"{key} seed {seed}: {counts} of {total} pronouns", flush=True)
+    from evidence.coref_litbank_side_by_side import BY_KEY, DISPLAY
+
     rows = []
-    for key, per_seed in per_system.items():
-        row: List[object] = [key, " ".join(map(str, sorted(per_seed)))]
+    for key, per_seed in sorted(
+        per_system.items(), key=lambda item: list(BY_KEY).index(item[0]) if item[0] in BY_KEY else 99
+    ):
+        name = DISPLAY.get(BY_KEY[key].label, key) if key in BY_KEY else key
+        row: List[object] = [name, " / ".join(map(str, sorted(per_seed)))]
         for name in ("right", "wrong", "unlinked"):
             shares = [100 * len(verdicts[name]) / total for verdicts in per_seed.values()]
             row.append(format_mean_std(mean_std(shares), digits=1))

@@ -82,6 +82,7 @@ EXPECTED = {
     "training_configs/classification/mnli_spanbert_base.jsonnet": (2e-5, 2e-5, 0.01, 0.01),
     "training_configs/classification/sst2_spanbert_base.jsonnet": (2e-5, 2e-5, 0.01, 0.01),
     "training_configs/coref/litbank_minilm.jsonnet": (5e-5, 3e-4, 0.01, 0.0),
+    "training_configs/coref/litbank_minilm_agreement.jsonnet": (5e-5, 3e-4, 0.01, 0.0),
     "training_configs/coref/litbank_minilm_coarse.jsonnet": (5e-5, 3e-4, 0.01, 0.0),
     "training_configs/coref/spanbert_base.jsonnet": (2e-5, 1e-4, 0.01, 0.0),
     "training_configs/coref/spanbert_large.jsonnet": (1e-5, 3e-4, 0.01, 0.0),

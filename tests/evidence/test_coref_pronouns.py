@@ -43,6 +43,19 @@ def test_judged_pronouns_are_those_with_an_earlier_gold_mention(tmp_path):
     assert judge(passage, [])["unlinked"] == ["She (word 5)", "he (word 9)", "her (word 11)"]
 
 
+def test_an_antecedent_is_read_by_the_gold_mention_it_heads(tmp_path):
+    path = tmp_path / "p.txt"
+    path.write_text("[Tom]0 and [[his]0 daughter Clara]1 left .\n[She]1 waved and [he]0 waved at [the old man]2 .\n")
+    (passage,) = parse_passages(path)
+    # "Clara" alone ends "his daughter Clara"; "daughter" ends no gold mention; "old man" ends "the old man"
+    predicted = [[(4, 4), (7, 7)], [(3, 3), (10, 10)], [(14, 15), (0, 0)]]
+    assert judge(passage, predicted) == {
+        "right": ["She (word 7) -> Clara"],
+        "wrong": ["he (word 10) -> daughter"],
+        "unlinked": ["his (word 2)"],
+    }
+
+
 @pytest.mark.parametrize(
     "text, message",
     [
@@ -67,7 +80,7 @@ def test_end_to_end_on_a_model_trained_on_the_fixtures(tmp_path, capsys):
     assert main([str(folder), "--results", str(results)]) == 0
     written = json.loads(results.read_text())
     (row,) = written["tables"]["pronouns"]["rows"]
-    assert row[:2] == ["ours", "1"]
+    assert row[:2] == ["`spanbert_coref` (`litbank_minilm.jsonnet`)", "1"]
     verdicts = written["verdicts"]["ours"]["1"]
     assert sum(len(items) for items in verdicts.values()) == 56  # every judged pronoun has one verdict
     assert "ours seed 1:" in capsys.readouterr().out

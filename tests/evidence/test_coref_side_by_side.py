@@ -37,6 +37,7 @@ def test_runs_go_seed_major_in_the_systems_order(script, tmp_path):
         for seed in (1, 2)
         for key in (
             "ours",
+            "ours_agreement",
             "ours_topk",
             "ours_coarse",
             "ours_coarse_topk",
@@ -46,7 +47,7 @@ def test_runs_go_seed_major_in_the_systems_order(script, tmp_path):
             "maverick",
         )
     ]
-    assert [run.seed for run in runs] == [1] * 8 + [2] * 8
+    assert [run.seed for run in runs] == [1] * 9 + [2] * 9
 
 
 def test_the_top_k_rows_train_our_configs_predicting_with_the_top_k_spans(script, tmp_path):
@@ -88,9 +89,11 @@ def test_an_anchor_trains_on_the_exported_data_with_the_seed_and_epochs(script, 
 
 
 def test_the_small_budget_reaches_every_system(script, tmp_path):
-    ours, _, coarse, _, theirs, fcoref, _, _ = plan(script, tmp_path, [1], budget=script.SMALL)
+    ours, agreement, _, coarse, _, theirs, fcoref, _, _ = plan(script, tmp_path, [1], budget=script.SMALL)
     overrides = json.loads(ours.command[ours.command.index("-o") + 1])
     assert json.loads(coarse.command[coarse.command.index("-o") + 1]) == overrides
+    assert json.loads(agreement.command[agreement.command.index("-o") + 1]) == overrides
+    assert agreement.command[2].endswith("litbank_minilm_agreement.jsonnet")
     assert overrides["train_data_path"].endswith("coref/litbank#files=:3")
     assert overrides["validation_data_path"].endswith("coref/litbank#files=70:71")
     assert overrides["trainer.num_epochs"] == 1 and overrides["dataset_reader.window_seed"] == 1
@@ -103,7 +106,7 @@ def test_the_small_budget_reaches_every_system(script, tmp_path):
 def test_a_longer_budget_with_a_curve_reaches_every_system(script, tmp_path):
     """``--epochs 14 --curve-every 2``: an anchor's fair chance, the same files, its dev predictions every 2 epochs."""
     longer = replace(script.FULL, epochs=14, curve_every=2)
-    ours, _, _, _, theirs, fcoref, _, maverick = plan(script, tmp_path, [1], budget=longer)
+    ours, _, _, _, _, theirs, fcoref, _, maverick = plan(script, tmp_path, [1], budget=longer)
     overrides = json.loads(ours.command[ours.command.index("-o") + 1])
     assert overrides["trainer.num_epochs"] == 14 and overrides["train_data_path"].endswith("#files=:70")
     assert theirs.command[-6:] == ["--epochs", "14", "--train-files", ":70", "--dev-files", "70:80"]
