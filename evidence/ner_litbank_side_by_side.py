@@ -1,10 +1,12 @@
 """
 LitBank nested NER side by side, several seeds each in one run: this library's ``span_ner`` with entity-aware
 attention (LUKE, ``training_configs/ner/litbank_minilm.jsonnet``), with ordinary attention over [words; entities]
-(``litbank_minilm_plain_attention.jsonnet``) and without entity tokens (``litbank_minilm_no_entities.jsonnet``:
-``[x_first; x_last]``, what allennlp's ``enumerate_spans`` + ``EndpointSpanExtractor`` + a linear layer compute),
-beside SpanMarker (PyPI ``span-marker``, ``evidence/baselines/spanmarker_litbank.py``, retrained here from the same
-MiniLM in the other tools' own environment). Writes ``OUT/side_by_side.json`` and the results file
+(``litbank_minilm_plain_attention.jsonnet``), with half of its sampled non-entity spans hard ones overlapping a
+gold entity (``litbank_minilm_hard_negatives.jsonnet``) and without entity tokens
+(``litbank_minilm_no_entities.jsonnet``: ``[x_first; x_last]``, what allennlp's ``enumerate_spans`` +
+``EndpointSpanExtractor`` + a linear layer compute), beside SpanMarker (PyPI ``span-marker``,
+``evidence/baselines/spanmarker_litbank.py``, retrained here from the same MiniLM in the other tools' own
+environment). Writes ``OUT/side_by_side.json`` and the results file
 (``results/ner_litbank.json``; with ``--budgets N``, ``results/ner_litbank_budgets<N>.json``; with ``--out``,
 beside the runs), and prints per-seed scores, mean and standard deviation of every finished run of ``OUT`` (a
 command that trains one system keeps the others' figures; unfinished run folders are listed as left out).
@@ -100,6 +102,12 @@ SYSTEMS = (
         "no entity tokens ([x_first; x_last])",
         config="training_configs/ner/litbank_minilm_no_entities.jsonnet",
         shown="no entity tokens: first and last word states",
+    ),
+    System(
+        "hard_negatives",
+        "entity-aware attention, hard negatives",
+        config="training_configs/ner/litbank_minilm_hard_negatives.jsonnet",
+        shown="entity-aware attention, 12 of the 24 negatives overlapping a gold entity",
     ),
     System(
         "spanmarker",

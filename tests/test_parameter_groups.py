@@ -89,6 +89,7 @@ EXPECTED = {
     "training_configs/entity_typing/open_entity_spanbert_large.jsonnet": (1e-5, 1e-5, 0.01, 0.01),
     "training_configs/ner/conll2003_spanbert_large.jsonnet": (1e-5, 1e-5, 0.01, 0.01),
     "training_configs/ner/litbank_minilm.jsonnet": (5e-5, 5e-4, 0.01, 0.01),
+    "training_configs/ner/litbank_minilm_hard_negatives.jsonnet": (5e-5, 5e-4, 0.01, 0.01),
     "training_configs/ner/litbank_minilm_no_entities.jsonnet": (5e-5, 5e-4, 0.01, 0.01),
     "training_configs/ner/litbank_minilm_plain_attention.jsonnet": (5e-5, 5e-4, 0.01, 0.01),
     "training_configs/pretraining/spanbert_base.jsonnet": (1e-4, 1e-4, 0.1, 0.1),
@@ -108,6 +109,7 @@ EXPECTED = {
 NEW_ENCODER_MODULES = {
     "training_configs/ner/litbank_minilm.jsonnet": ("entity_embeddings",),
     "training_configs/ner/litbank_minilm_plain_attention.jsonnet": ("entity_embeddings",),
+    "training_configs/ner/litbank_minilm_hard_negatives.jsonnet": ("entity_embeddings",),
     "training_configs/ner/litbank_minilm_no_entities.jsonnet": ("entity_embeddings",),  # built, unused, no gradient
 }
 # one fixture config per model of this library

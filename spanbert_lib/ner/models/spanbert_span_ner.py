@@ -20,7 +20,9 @@ as its entity. Without entities there is one pass over the words.
 Training: cross-entropy over the real (unpadded) spans; optionally (``negative_spans_per_instance``,
 off by default, not in LUKE) only over the gold entity spans and a fresh random sample of the
 non-entity spans of each instance, which makes a training step much cheaper (each kept span is
-an entity token of the encoder) - used to fit CPU budgets. Prediction: each span's most probable
+an entity token of the encoder) - used to fit CPU budgets; ``hard_negative_spans_per_instance`` adds
+non-entity spans that overlap a gold entity (a boundary off by a word, a part of a name, a name with
+its neighbour), the mistakes a model trained on random negatives makes most. Prediction: each span's most probable
 label and its probability; :mod:`~spanbert_lib.ner.decoding` (``decoding="flat"`` for CoNLL-2003,
 ``"nested"`` for LitBank) turns them into word-level entities, scored against the readers'
 ``gold_entities`` with ``ner_span_f1`` (exact match, micro P/R/F1; per-label values when the
@@ -73,6 +75,33 @@ def first_rows(spans: np.ndarray, found: np.ndarray) -> np.ndarray:
     return order[np.searchsorted(keys[order], found_keys)]
 
 
+def random_subset(candidates: torch.Tensor, size: int) -> torch.Tensor:
+    """``[B, S]`` bool: up to ``size`` of each row's ``candidates`` (``[B, S]`` bool), chosen at random."""
+    noise = torch.rand(candidates.shape, device=candidates.device).masked_fill(~candidates, 2.0)
+    rank = noise.argsort(dim=1).argsort(dim=1)  # candidates first, in random order
+    return candidates & (rank < size)
+
+
+def overlaps_marked_spans(spans: torch.Tensor, marked: torch.Tensor) -> torch.Tensor:
+    """
+    ``[B, S]`` bool: whether each span shares a position with a ``marked`` span of its instance.
+
+    spans: ``[B, S, 2]`` inclusive positions (``-1`` padding); marked: ``[B, S]`` bool. By prefix sums
+    over positions (``[B, P]``), not an ``[S, S]`` table.
+    """
+    batch, _ = marked.shape
+    positions = int(spans.max().clamp(min=0)) + 2
+    starts, ends = spans[..., 0].clamp(min=0), spans[..., 1].clamp(min=0)
+    boundaries = torch.zeros((batch, positions + 1), dtype=torch.long, device=spans.device)
+    weight = marked.long()
+    boundaries.scatter_add_(1, starts, weight)  # +1 where a marked span starts,
+    boundaries.scatter_add_(1, ends + 1, -weight)  # -1 after it ends
+    covered = (boundaries.cumsum(dim=1) > 0).long()  # [B, P + 1] position inside some marked span
+    prefix = torch.cat([covered.new_zeros((batch, 1)), covered.cumsum(dim=1)], dim=1)  # [B, P + 2]
+    inside = prefix.gather(1, ends + 1) - prefix.gather(1, starts)  # covered positions within each span
+    return (inside > 0) & (spans[..., 0] >= 0)
+
+
 @Model.register("spanbert_span_ner")
 class SpanBertSpanNer(Model):
     """
@@ -98,6 +127,11 @@ class SpanBertSpanNer(Model):
         chosen non-entity spans of each instance (all when it has fewer); None: all spans, as
         LUKE. Training batches then report no precision/recall/F1 (the decoded candidates would
         be a sample); evaluation and prediction always use every span.
+    hard_negative_spans_per_instance : `int`, optional (default = `0`)
+        Training only, with ``negative_spans_per_instance``: also keep up to this many randomly chosen
+        non-entity spans that overlap a gold entity span of the instance (share at least one
+        wordpiece with it), on top of the random negatives, which are then drawn from the other
+        non-entity spans.
     correct_sampled_prior : `bool`, optional (default = `False`)
         With ``negative_spans_per_instance``: outside training, add ``log(max(S / n, 1))`` to each
         span's non-entity logit, ``S`` the instance's candidate spans and ``n`` the negatives kept per
@@ -127,6 +161,7 @@ class SpanBertSpanNer(Model):
         dropout: float = 0.1,
         decoding: str = "flat",
         negative_spans_per_instance: Optional[int] = None,
+        hard_negative_spans_per_instance: int = 0,
         correct_sampled_prior: bool = False,
         outside_logit_bias: float = 0.0,
         label_namespace: str = "labels",
@@ -143,6 +178,15 @@ class SpanBertSpanNer(Model):
             raise ConfigurationError(
                 f"span_ner: negative_spans_per_instance must be >= 0 or null, got {negative_spans_per_instance}"
             )
+        if hard_negative_spans_per_instance < 0:
+            raise ConfigurationError(
+                f"span_ner: hard_negative_spans_per_instance must be >= 0, got {hard_negative_spans_per_instance}"
+            )
+        if hard_negative_spans_per_instance and negative_spans_per_instance is None:
+            raise ConfigurationError(
+                "span_ner: hard_negative_spans_per_instance needs negative_spans_per_instance "
+                "(without it every span is trained on)"
+            )
         labels = vocab.get_token_to_index_vocabulary(label_namespace)
         if outside_label not in labels:
             raise ConfigurationError(
@@ -153,6 +197,7 @@ class SpanBertSpanNer(Model):
         self.use_entities = use_entities
         self.max_entities_per_pass = max_entities_per_pass
         self.negative_spans_per_instance = negative_spans_per_instance
+        self.hard_negative_spans_per_instance = hard_negative_spans_per_instance
         self.correct_sampled_prior = correct_sampled_prior
         self.outside_logit_bias = float(outside_logit_bias)
         hidden = encoder.get_output_dim()
@@ -262,7 +307,8 @@ class SpanBertSpanNer(Model):
 
     def sample_training_spans(self, spans: torch.Tensor, span_labels: torch.Tensor):
         """
-        The gold entity spans and ``negative_spans_per_instance`` random non-entity spans of each
+        The gold entity spans, up to ``hard_negative_spans_per_instance`` random non-entity spans
+        overlapping a gold one and ``negative_spans_per_instance`` random other non-entity spans of each
         instance, in their original order: spans ``[B, S, 2]``, span_labels ``[B, S]`` ->
         ``[B, S', 2]`` (``-1`` padding) and ``[B, S']``.
         """
@@ -270,9 +316,12 @@ class SpanBertSpanNer(Model):
             raise ValueError("sample_training_spans needs negative_spans_per_instance (the model has none)")
         span_mask = spans[..., 0] >= 0
         negative = span_mask & (span_labels == self.outside_index)
-        noise = torch.rand(span_mask.shape, device=spans.device).masked_fill(~negative, 2.0)
-        rank = noise.argsort(dim=1).argsort(dim=1)  # negatives first, in random order
-        keep = span_mask & (~negative | (rank < self.negative_spans_per_instance))
+        keep = span_mask & ~negative
+        if self.hard_negative_spans_per_instance:
+            hard = negative & overlaps_marked_spans(spans, keep)
+            keep |= random_subset(hard, self.hard_negative_spans_per_instance)
+            negative &= ~hard
+        keep |= random_subset(negative, self.negative_spans_per_instance)
         kept = keep.sum(dim=1)
         order = (~keep).long().argsort(dim=1, stable=True)[:, : max(int(kept.max()), 1)]  # kept first, in order
         valid = torch.arange(order.size(1), device=spans.device).unsqueeze(0) < kept.unsqueeze(1)

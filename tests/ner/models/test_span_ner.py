@@ -14,6 +14,7 @@ from allennlp.data import Vocabulary
 from allennlp.models import Model
 
 from spanbert_lib.common.modules.entity_aware import ENTITY_MASK
+from spanbert_lib.ner.models.spanbert_span_ner import overlaps_marked_spans
 from tests import REPO_ROOT, TINY_BERT_DIR
 from tests.entity_model_testing import build_model, tensors_of
 
@@ -202,6 +203,28 @@ class TestSpanNer(ModelTestCase):
         model.eval()
         assert int(model(**tensors)["span_mask"].sum()) == 18 + 26
 
+    def test_hard_negatives_are_the_non_entity_spans_overlapping_a_gold_one(self):
+        outside, per = self.vocab.get_token_index("O", "labels"), self.vocab.get_token_index("PER", "labels")
+        # instance 0: gold (2, 3); (1, 2), (3, 5), (2, 2) overlap it, (4, 5), (6, 6) do not; instance 1: no gold
+        spans = torch.tensor(
+            [[[1, 2], [2, 3], [3, 5], [4, 5], [2, 2], [6, 6]], [[1, 1], [2, 3], [-1, -1], *[[-1, -1]] * 3]]
+        )
+        labels = torch.tensor([[outside, per, outside, outside, outside, outside], [outside, outside, 0, 0, 0, 0]])
+        gold = spans[..., 0].ge(0) & labels.ne(outside)
+        assert overlaps_marked_spans(spans, gold).tolist() == [
+            [True, True, True, False, True, False],
+            [False] * 6,
+        ]
+        model = self.build(negative_spans_per_instance=1, hard_negative_spans_per_instance=2)
+        for seed in range(5):
+            torch.manual_seed(seed)
+            new_spans, new_labels = model.sample_training_spans(spans, labels)
+            kept = [[tuple(s) for s in row if s[0] >= 0] for row in new_spans.tolist()]
+            hard, easy = {(1, 2), (3, 5), (2, 2)}, {(4, 5), (6, 6)}
+            assert (2, 3) in kept[0] and len(kept[0]) == 4  # the gold span, 2 of the 3 hard ones, 1 other
+            assert len(set(kept[0]) & hard) == 2 and len(set(kept[0]) & easy) == 1
+            assert len(kept[1]) == 1  # no gold, so no hard negatives: one random negative
+
     def test_the_sampled_prior_correction_shifts_only_the_non_entity_logit_outside_training(self):
         """log(S / n) on the "O" logit of every span of an instance with S candidates (n negatives kept per
         instance in training); none with S <= n, none in training, none without the option."""
@@ -342,6 +365,12 @@ class TestSpanNer(ModelTestCase):
             Model.from_params(vocab=self.vocab, params=fresh(max_entities_per_pass=0))
         with pytest.raises(ConfigurationError, match="negative_spans_per_instance must be >= 0"):
             Model.from_params(vocab=self.vocab, params=fresh(negative_spans_per_instance=-1))
+        with pytest.raises(ConfigurationError, match="hard_negative_spans_per_instance must be >= 0"):
+            Model.from_params(vocab=self.vocab, params=fresh(hard_negative_spans_per_instance=-1))
+        with pytest.raises(ConfigurationError, match="hard_negative_spans_per_instance needs negative_spans"):
+            Model.from_params(
+                vocab=self.vocab, params=fresh(negative_spans_per_instance=None, hard_negative_spans_per_instance=4)
+            )
         vocab = Vocabulary()
         vocab.add_tokens_to_namespace(["PER", "LOC"], "labels")
         with pytest.raises(ConfigurationError, match="non-entity label 'O' is not in vocabulary"):

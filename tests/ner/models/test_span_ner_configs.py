@@ -2,6 +2,7 @@
 
 import json
 
+import pytest
 from allennlp.commands.train import train_model_from_file
 from allennlp.common import Params
 
@@ -20,6 +21,19 @@ def test_litbank_configs_differ_only_in_entity_aware_attention():
     assert aware["model"]["encoder"].pop("entity_aware_attention") is True
     assert plain["model"]["encoder"].pop("entity_aware_attention") is False
     assert aware == plain
+
+
+def test_the_hard_negatives_config_differs_only_in_its_negatives():
+    shipped, hard = params_of("litbank_minilm.jsonnet"), params_of("litbank_minilm_hard_negatives.jsonnet")
+    assert shipped["model"].pop("negative_spans_per_instance") == 24
+    assert (
+        hard["model"].pop("negative_spans_per_instance"),
+        hard["model"].pop("hard_negative_spans_per_instance"),
+    ) == (
+        12,
+        12,
+    )
+    assert shipped == hard
 
 
 def test_litbank_config_settings():
@@ -47,7 +61,10 @@ def test_litbank_split_is_70_and_10_documents():
     assert sorted(train + dev) == train + dev
 
 
-def test_litbank_recipe_trains_with_the_tiny_encoder(tmp_path):
+@pytest.mark.parametrize(
+    "config, negatives", [("litbank_minilm.jsonnet", (24, 0)), ("litbank_minilm_hard_negatives.jsonnet", (12, 12))]
+)
+def test_litbank_recipe_trains_with_the_tiny_encoder(tmp_path, config, negatives):
     overrides = json.dumps(
         {
             "dataset_reader.model_name": str(TINY_BERT_DIR),
@@ -59,10 +76,9 @@ def test_litbank_recipe_trains_with_the_tiny_encoder(tmp_path):
             "data_loader.batch_sampler.batch_size": 2,
         }
     )
-    model = train_model_from_file(
-        str(CONFIG_DIR / "litbank_minilm.jsonnet"), str(tmp_path / "run"), overrides=overrides
-    )
-    assert model.negative_spans_per_instance == 24 and model.encoder.entity_aware_attention
+    model = train_model_from_file(str(CONFIG_DIR / config), str(tmp_path / "run"), overrides=overrides)
+    assert (model.negative_spans_per_instance, model.hard_negative_spans_per_instance) == negatives
+    assert model.encoder.entity_aware_attention
     metrics = json.loads((tmp_path / "run" / "metrics.json").read_text())
     assert {"best_validation_f1", "validation_precision", "validation_recall"} <= set(metrics)
     assert "validation_f1-PER" in metrics  # per-label values at the end of the epoch
